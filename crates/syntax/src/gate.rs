@@ -1,0 +1,143 @@
+//! The AST-policy gate: the one object through which Go code analysis runs.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tree_sitter::{Node, Parser, Query, QueryCursor, QueryMatch, StreamingIterator, Tree};
+
+/// Whether Go code may be analysed with an AST (`--no-ast` selects `Forbid`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum AstPolicy {
+    #[default]
+    Allow,
+    Forbid,
+}
+
+/// The gate refused: the process runs under the no-AST policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolicyRefused;
+
+impl std::fmt::Display for PolicyRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Go AST analysis is forbidden by the no-AST policy (--no-ast)")
+    }
+}
+impl std::error::Error for PolicyRefused {}
+
+/// What passed through the gate, for tests and diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GateCounters {
+    /// Go files parsed.
+    pub parses: u64,
+    /// Go query executions (one per `run` call).
+    pub query_executions: u64,
+    /// Requests the gate refused.
+    pub refusals: u64,
+}
+
+/// The AST-policy gate. Share one per process (it is `Sync`); it counts what it lets through.
+#[derive(Debug, Default)]
+pub struct AstGate {
+    policy: AstPolicy,
+    parses: AtomicU64,
+    query_executions: AtomicU64,
+    refusals: AtomicU64,
+}
+
+impl AstGate {
+    pub fn new(policy: AstPolicy) -> Self {
+        AstGate { policy, ..Default::default() }
+    }
+
+    pub fn policy(&self) -> AstPolicy {
+        self.policy
+    }
+
+    /// The capability to parse and query Go code, or a refusal under `--no-ast`.
+    pub fn go(&self) -> Result<GoSyntax<'_>, PolicyRefused> {
+        match self.policy {
+            AstPolicy::Allow => Ok(GoSyntax { gate: self }),
+            AstPolicy::Forbid => {
+                self.refusals.fetch_add(1, Ordering::Relaxed);
+                Err(PolicyRefused)
+            }
+        }
+    }
+
+    pub fn counters(&self) -> GateCounters {
+        GateCounters {
+            parses: self.parses.load(Ordering::Relaxed),
+            query_executions: self.query_executions.load(Ordering::Relaxed),
+            refusals: self.refusals.load(Ordering::Relaxed),
+        }
+    }
+}
+
+thread_local! {
+    static GO_PARSER: RefCell<Parser> = RefCell::new({
+        let mut p = Parser::new();
+        p.set_language(&crate::queries::go_language()).expect("tree-sitter-go ABI is compatible");
+        p
+    });
+}
+
+/// Permission to analyse Go code, handed out by [`AstGate::go`].
+#[derive(Clone, Copy, Debug)]
+pub struct GoSyntax<'g> {
+    gate: &'g AstGate,
+}
+
+impl<'g> GoSyntax<'g> {
+    /// Parse Go source. Never fails: syntax errors become `ERROR`/`MISSING` nodes.
+    pub fn parse(&self, source: &[u8]) -> Tree {
+        self.gate.parses.fetch_add(1, Ordering::Relaxed);
+        GO_PARSER.with(|p| p.borrow_mut().parse(source, None)).expect("parser has a language and no timeout")
+    }
+
+    /// A compiled `queries/go/<name>.scm` query.
+    pub fn query(&self, name: &str) -> Result<&'static Query, crate::QueryError> {
+        crate::queries::go_query(name)
+    }
+
+    /// Run `queries/go/<name>.scm` over `node`, calling `each` for every match.
+    /// `max_start_depth` limits where matches may start (e.g. `Some(1)` for top-level only).
+    pub fn run(
+        &self,
+        name: &str,
+        node: Node<'_>,
+        source: &[u8],
+        max_start_depth: Option<u32>,
+        mut each: impl FnMut(&Query, &QueryMatch<'_, '_>),
+    ) -> Result<(), crate::QueryError> {
+        let query = self.query(name)?;
+        self.gate.query_executions.fetch_add(1, Ordering::Relaxed);
+        let mut cursor = QueryCursor::new();
+        cursor.set_max_start_depth(max_start_depth);
+        let mut matches = cursor.matches(query, node, source);
+        while let Some(m) = matches.next() {
+            each(query, m);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forbid_refuses_and_counts() {
+        let gate = AstGate::new(AstPolicy::Forbid);
+        assert_eq!(gate.go().unwrap_err(), PolicyRefused);
+        assert_eq!(gate.counters(), GateCounters { parses: 0, query_executions: 0, refusals: 1 });
+    }
+
+    #[test]
+    fn allow_parses_and_counts() {
+        let gate = AstGate::new(AstPolicy::Allow);
+        let go = gate.go().unwrap();
+        let tree = go.parse(b"package p\nfunc F() {}\n");
+        assert_eq!(tree.root_node().kind(), "source_file");
+        assert!(!tree.root_node().has_error());
+        assert_eq!(gate.counters().parses, 1);
+    }
+}
