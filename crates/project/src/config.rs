@@ -1,0 +1,268 @@
+//! `docforge.toml` (schema in DESIGN.md). Unknown keys and bad values are errors naming the key.
+
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub schema_version: u32,
+    #[serde(default)]
+    pub project: ProjectSection,
+    #[serde(default)]
+    pub sources: Sources,
+    #[serde(default)]
+    pub limits: Limits,
+    #[serde(default)]
+    pub views: Vec<View>,
+    #[serde(default)]
+    pub proposals: Proposals,
+    #[serde(default)]
+    pub go: GoConfig,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectSection {
+    pub id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Sources {
+    /// Canonical content roots: globs over project-relative paths (Markdown, TOML node files).
+    pub docs: Vec<String>,
+    /// Go module roots: project-relative directories.
+    pub go: Vec<String>,
+    /// Globs of project-relative paths never selected.
+    pub exclude: Vec<String>,
+}
+
+impl Default for Sources {
+    fn default() -> Self {
+        Sources { docs: vec!["**/*.md".into()], go: vec![".".into()], exclude: vec![] }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    pub max_results: u32,
+    pub max_response_bytes: u64,
+    /// Files larger than this are refused (recorded, never read).
+    pub max_file_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_results: 200,
+            max_response_bytes: 262_144,
+            max_file_bytes: crate::DEFAULT_MAX_FILE_BYTES,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct View {
+    pub id: String,
+    #[serde(default)]
+    pub select: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Proposals {
+    pub changeset_root: String,
+    pub preview_root: String,
+}
+
+impl Default for Proposals {
+    fn default() -> Self {
+        Proposals { changeset_root: ".docforge/changesets".into(), preview_root: ".docforge/previews".into() }
+    }
+}
+
+/// The Go build context (DocForge addition to the DESIGN.md schema).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GoConfig {
+    pub goos: String,
+    pub goarch: String,
+    pub cgo: bool,
+    pub tags: Vec<String>,
+}
+
+impl Default for GoConfig {
+    fn default() -> Self {
+        GoConfig { goos: "linux".into(), goarch: "amd64".into(), cgo: false, tags: vec![] }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            schema_version: 1,
+            project: Default::default(),
+            sources: Default::default(),
+            limits: Default::default(),
+            views: vec![],
+            proposals: Default::default(),
+            go: Default::default(),
+        }
+    }
+}
+
+/// A `docforge.toml` that cannot be used. The message names the file, the key and the problem.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ConfigError {
+    pub path: String,
+    /// The dotted key path at fault, when known (e.g. `limits.max_results`).
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl Config {
+    /// Parse `docforge.toml` text. `path` is only used in messages.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let err = |key: Option<String>, message: String| ConfigError {
+            path: path.display().to_string(),
+            key,
+            message,
+        };
+        let de = toml::Deserializer::parse(text).map_err(|e| err(None, one_line(&e.to_string())))?;
+        let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            let key = (key != ".").then_some(key);
+            let inner = one_line(&e.inner().to_string());
+            match &key {
+                Some(k) => err(key.clone(), format!("key `{k}`: {inner}")),
+                None => err(None, inner),
+            }
+        })?;
+        config
+            .check()
+            .map_err(|(key, message)| err(Some(key.to_string()), format!("key `{key}`: {message}")))?;
+        Ok(config)
+    }
+
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.schema_version != 1 {
+            return Err((
+                "schema_version",
+                format!("unsupported value {}; this DocForge reads 1", self.schema_version),
+            ));
+        }
+        if let Some(id) = &self.project.id {
+            if id.trim().is_empty() {
+                return Err(("project.id", "must not be empty".into()));
+            }
+        }
+        for (key, globs) in [("sources.docs", &self.sources.docs), ("sources.exclude", &self.sources.exclude)]
+        {
+            for g in globs {
+                globset::Glob::new(g).map_err(|e| (key, format!("invalid glob {g:?}: {e}")))?;
+            }
+        }
+        for dir in &self.sources.go {
+            if Path::new(dir).is_absolute() || dir.split('/').any(|c| c == "..") {
+                return Err((
+                    "sources.go",
+                    format!("{dir:?} must be a relative directory inside the project root"),
+                ));
+            }
+        }
+        if self.limits.max_results == 0 {
+            return Err(("limits.max_results", "must be at least 1".into()));
+        }
+        if self.limits.max_response_bytes < 1024 {
+            return Err(("limits.max_response_bytes", "must be at least 1024".into()));
+        }
+        if self.limits.max_file_bytes == 0 {
+            return Err(("limits.max_file_bytes", "must be at least 1".into()));
+        }
+        if self.go.goos.is_empty() || self.go.goarch.is_empty() {
+            return Err(("go", "goos and goarch must not be empty".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The toml crate renders errors over several lines with a source excerpt; keep the message
+/// to its first sentence plus the position so a CLI can print one clear line.
+fn one_line(message: &str) -> String {
+    let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('|'));
+    let first = lines.next().unwrap_or("invalid TOML").to_string();
+    let rest: Vec<_> = lines.filter(|l| !l.chars().next().is_some_and(|c| c.is_ascii_digit())).collect();
+    if rest.is_empty() {
+        first
+    } else {
+        format!("{first}: {}", rest.join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(Path::new("docforge.toml"), text)
+    }
+
+    #[test]
+    fn design_example_parses() {
+        let c = parse(
+            r#"schema_version = 1
+[project]
+id = "shop"
+[sources]
+docs = ["docs/**/*.md"]
+go = ["."]
+exclude = ["vendor/**", "**/testdata/**"]
+[limits]
+max_results = 200
+max_response_bytes = 262144
+[[views]]
+id = "architecture"
+select = { family = ["architecture"] }
+[proposals]
+changeset_root = ".docforge/changesets"
+preview_root = ".docforge/previews"
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.project.id.as_deref(), Some("shop"));
+        assert_eq!(c.sources.exclude.len(), 2);
+        assert_eq!(c.views[0].id, "architecture");
+        assert_eq!(c.go, GoConfig::default());
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let cases: &[(&str, &str)] = &[
+            ("schema_version = 1\nfoo = 1\n", "foo"),
+            ("schema_version = 1\n[project]\nname = \"x\"\n", "name"),
+            ("schema_version = 1\n[limits]\nmax_results = \"many\"\n", "limits.max_results"),
+            ("schema_version = 1\n[limits]\nmax_results = 0\n", "limits.max_results"),
+            ("schema_version = 2\n", "schema_version"),
+            ("schema_version = 1\n[sources]\ndocs = [\"[\"]\n", "sources.docs"),
+            ("schema_version = 1\n[sources]\ngo = [\"../other\"]\n", "sources.go"),
+            ("schema_version = 1\n[project]\nid = \"  \"\n", "project.id"),
+            ("schema_version = 1\n[go]\ncgo = \"yes\"\n", "go.cgo"),
+            ("[project]\nid = \"x\"\n", "schema_version"),
+        ];
+        for (text, key) in cases {
+            let e = parse(text).unwrap_err();
+            assert!(e.message.contains(key), "{text:?}: message {:?} does not name {key}", e.message);
+            assert!(!e.message.contains('\n'), "one line: {:?}", e.message);
+        }
+    }
+
+    #[test]
+    fn broken_toml_is_an_error_with_position() {
+        let e = parse("schema_version = \n").unwrap_err();
+        assert!(e.message.contains("line 1"), "{}", e.message);
+    }
+}

@@ -1,0 +1,343 @@
+//! Walking the project root and classifying what may be read.
+
+use crate::config::{Config, ConfigError};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// A project bound to an explicit, canonical root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Project {
+    /// Absolute, canonical project root.
+    pub root: PathBuf,
+    pub config: Config,
+    /// Whether `docforge.toml` exists (otherwise defaults are in force).
+    pub config_present: bool,
+    /// `project.id`, or the root directory's name.
+    pub id: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error("project root {0} does not exist")]
+    MissingRoot(String),
+    #[error("project root {0} is not a directory")]
+    NotADirectory(String),
+    #[error("cannot read project root {path}: {message}")]
+    Unreadable { path: String, message: String },
+    #[error("invalid configuration: {0}")]
+    Config(#[from] ConfigError),
+}
+
+impl Project {
+    /// Bind to `root`: canonicalise it and read `docforge.toml` if present.
+    pub fn load(root: &Path) -> Result<Project, ProjectError> {
+        let shown = root.display().to_string();
+        let meta = fs::metadata(root).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ProjectError::MissingRoot(shown.clone()),
+            _ => ProjectError::Unreadable { path: shown.clone(), message: e.to_string() },
+        })?;
+        if !meta.is_dir() {
+            return Err(ProjectError::NotADirectory(shown));
+        }
+        let root = fs::canonicalize(root)
+            .map_err(|e| ProjectError::Unreadable { path: shown, message: e.to_string() })?;
+        let config_path = root.join(crate::CONFIG_FILE);
+        let (config, config_present) = match fs::symlink_metadata(&config_path) {
+            Ok(m) if m.is_file() => {
+                let text = fs::read_to_string(&config_path).map_err(|e| ConfigError {
+                    path: config_path.display().to_string(),
+                    key: None,
+                    message: format!("cannot read: {e}"),
+                })?;
+                (Config::parse(&config_path, &text)?, true)
+            }
+            Ok(_) => {
+                return Err(ConfigError {
+                    path: config_path.display().to_string(),
+                    key: None,
+                    message: "is not a regular file (symlinks and special files are refused)".into(),
+                }
+                .into())
+            }
+            Err(_) => (Config::default(), false),
+        };
+        let id = config.project.id.clone().unwrap_or_else(|| {
+            root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "project".into())
+        });
+        Ok(Project { root, config, config_present, id })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FileKind {
+    Markdown,
+    TomlNode,
+    Go,
+    GoMod,
+    GoWork,
+}
+
+impl FileKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Markdown => "markdown",
+            FileKind::TomlNode => "toml",
+            FileKind::Go => "go",
+            FileKind::GoMod => "gomod",
+            FileKind::GoWork => "gowork",
+        }
+    }
+    pub fn is_go_side(self) -> bool {
+        matches!(self, FileKind::Go | FileKind::GoMod | FileKind::GoWork)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EntryStatus {
+    /// Safe to read and analyse.
+    Selected,
+    /// Deliberately outside the analysis (e.g. a Go `testdata` directory).
+    Excluded(String),
+    /// Refused for safety or limits; recorded, never opened.
+    Refused(String),
+}
+
+impl EntryStatus {
+    pub fn label(&self) -> String {
+        match self {
+            EntryStatus::Selected => "selected".into(),
+            EntryStatus::Excluded(r) => format!("excluded:{r}"),
+            EntryStatus::Refused(r) => format!("refused:{r}"),
+        }
+    }
+}
+
+/// Cheap file identity, used to skip unchanged files without reading them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FileStamp {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub dev: u64,
+    pub ino: u64,
+}
+
+impl FileStamp {
+    pub fn of(m: &fs::Metadata) -> FileStamp {
+        FileStamp {
+            size: m.len(),
+            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            dev: m.dev(),
+            ino: m.ino(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// Project-relative path with `/` separators.
+    pub rel: String,
+    pub kind: FileKind,
+    pub status: EntryStatus,
+    /// Identity of the file as seen by the walk (absent for refused entries).
+    pub stamp: Option<FileStamp>,
+}
+
+/// The classified file list of one walk. `errors` are scanner errors: while any exist, the
+/// inventory is not known to be complete.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inventory {
+    pub entries: Vec<Entry>,
+    pub errors: Vec<(String, String)>,
+}
+
+struct Selection {
+    docs: GlobSet,
+    exclude: GlobSet,
+    go_roots: Vec<String>,
+    max_file_bytes: u64,
+}
+
+fn globset(globs: &[String]) -> GlobSet {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        // Globs were validated when the configuration was parsed.
+        if let Ok(glob) = Glob::new(g) {
+            b.add(glob);
+        }
+    }
+    b.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+impl Selection {
+    fn new(config: &Config) -> Selection {
+        let go_roots = config
+            .sources
+            .go
+            .iter()
+            .map(|d| d.trim_start_matches("./").trim_end_matches('/').to_string())
+            .map(|d| if d == "." { String::new() } else { d })
+            .collect();
+        Selection {
+            docs: globset(&config.sources.docs),
+            exclude: globset(&config.sources.exclude),
+            go_roots,
+            max_file_bytes: config.limits.max_file_bytes,
+        }
+    }
+
+    fn under_go_root(&self, rel: &str) -> bool {
+        self.go_roots.iter().any(|r| r.is_empty() || rel == r || rel.starts_with(&format!("{r}/")))
+    }
+
+    fn kind(&self, rel: &str) -> Option<FileKind> {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        if rel == crate::CONFIG_FILE {
+            return None;
+        }
+        if name.ends_with(".md") && self.docs.is_match(rel) {
+            return Some(FileKind::Markdown);
+        }
+        if name.ends_with(".toml") && self.docs.is_match(rel) {
+            return Some(FileKind::TomlNode);
+        }
+        if !self.under_go_root(rel) {
+            return None;
+        }
+        match name {
+            "go.mod" => Some(FileKind::GoMod),
+            "go.work" => Some(FileKind::GoWork),
+            _ if name.ends_with(".go") => Some(FileKind::Go),
+            _ => None,
+        }
+    }
+
+    fn dir_excluded(&self, rel: &str) -> bool {
+        self.exclude.is_match(rel) || self.exclude.is_match(format!("{rel}/_"))
+    }
+}
+
+/// Directories the go command ignores: `testdata`, and names starting with `_` or `.`.
+fn go_ignored_dir(rel: &str) -> bool {
+    let dirs: Vec<&str> = rel.split('/').collect();
+    dirs[..dirs.len().saturating_sub(1)]
+        .iter()
+        .any(|d| *d == "testdata" || d.starts_with('_') || d.starts_with('.'))
+}
+
+/// Walk the project and classify every candidate source file. Never follows a symlink;
+/// never opens a special file.
+pub fn discover(project: &Project) -> Inventory {
+    let sel = Selection::new(&project.config);
+    let root = &project.root;
+    let mut inv = Inventory::default();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .require_git(false)
+        .parents(false)
+        .ignore(true)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry({
+            let exclude = sel.exclude.clone();
+            let root = root.clone();
+            move |e| {
+                if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
+                    return true;
+                }
+                let rel = rel_path(&root, e.path());
+                let s = Selection {
+                    docs: GlobSet::empty(),
+                    exclude: exclude.clone(),
+                    go_roots: vec![],
+                    max_file_bytes: 0,
+                };
+                !s.dir_excluded(&rel)
+            }
+        })
+        .build();
+    for result in walker {
+        let entry = match result {
+            Ok(e) => e,
+            Err(e) => {
+                let path = error_path(&e).map(|p| rel_path(root, &p)).unwrap_or_default();
+                inv.errors.push((path, e.to_string()));
+                continue;
+            }
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let rel = rel_path(root, entry.path());
+        let Some(ft) = entry.file_type() else { continue };
+        if ft.is_dir() {
+            continue;
+        }
+        let Some(kind) = sel.kind(&rel) else { continue };
+        if sel.exclude.is_match(&rel) {
+            continue;
+        }
+        inv.entries.push(classify(root, &sel, rel, kind, entry.path()));
+    }
+    inv.entries.sort_by(|a, b| a.rel.cmp(&b.rel));
+    inv
+}
+
+fn classify(root: &Path, sel: &Selection, rel: String, kind: FileKind, path: &Path) -> Entry {
+    let refused =
+        |rel: String, why: &str| Entry { rel, kind, status: EntryStatus::Refused(why.into()), stamp: None };
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(_) => return refused(rel, "unreadable"),
+    };
+    let ft = meta.file_type();
+    let meta = if ft.is_symlink() {
+        match fs::canonicalize(path) {
+            Err(_) => return refused(rel, "symlink_dangling"),
+            Ok(target) if !target.starts_with(root) => return refused(rel, "symlink_outside_root"),
+            Ok(target) => match fs::metadata(&target) {
+                Ok(m) if m.is_file() => m,
+                Ok(_) => return refused(rel, "symlink_not_regular"),
+                Err(_) => return refused(rel, "symlink_dangling"),
+            },
+        }
+    } else if ft.is_fifo() || ft.is_socket() || ft.is_block_device() || ft.is_char_device() {
+        return refused(rel, "special_file");
+    } else if !ft.is_file() {
+        return refused(rel, "not_regular");
+    } else {
+        meta
+    };
+    if meta.len() > sel.max_file_bytes {
+        return Entry {
+            rel,
+            kind,
+            status: EntryStatus::Refused("file_too_large".into()),
+            stamp: Some(FileStamp::of(&meta)),
+        };
+    }
+    let status = if kind.is_go_side() && go_ignored_dir(&rel) {
+        EntryStatus::Excluded("go_ignored_dir".into())
+    } else {
+        EntryStatus::Selected
+    };
+    Entry { rel, kind, status, stamp: Some(FileStamp::of(&meta)) }
+}
+
+fn error_path(e: &ignore::Error) -> Option<PathBuf> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => error_path(err),
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        _ => None,
+    }
+}
+
+fn rel_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}

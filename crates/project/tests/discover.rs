@@ -1,0 +1,127 @@
+//! Discovery on real directories: ignore rules, excludes, symlinks, special files, limits.
+
+use docforge_project::{discover, read_source, EntryStatus, FileKind, Project, ProjectError};
+use std::fs;
+use std::path::Path;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+fn status(inv: &docforge_project::Inventory, rel: &str) -> Option<EntryStatus> {
+    inv.entries.iter().find(|e| e.rel == rel).map(|e| e.status.clone())
+}
+
+#[test]
+fn selection_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "go.mod", "module example.com/m\n");
+    write(root, "a.go", "package m\n");
+    write(root, "sub/b.go", "package sub\n");
+    write(root, "sub/testdata/c.go", "package x\n");
+    write(root, "_hidden/d.go", "package d\n");
+    write(root, "vendor/v/e.go", "package v\n");
+    write(root, "ignored/f.go", "package f\n");
+    write(root, ".gitignore", "ignored/\n");
+    write(root, "docs/a.md", "# A\n");
+    write(root, "docs/n.toml", "title = \"n\"\n");
+    write(root, "README.md", "# R\n");
+    write(root, "notes.txt", "x");
+    write(root, "docforge.toml", "schema_version = 1\n[sources]\ndocs = [\"docs/**/*.md\", \"docs/**/*.toml\"]\nexclude = [\"vendor/**\"]\n");
+    let project = Project::load(root).unwrap();
+    let inv = discover(&project);
+    assert!(inv.errors.is_empty(), "{:?}", inv.errors);
+    let rels: Vec<_> = inv.entries.iter().map(|e| (e.rel.as_str(), e.kind)).collect();
+    assert_eq!(
+        rels,
+        vec![
+            ("_hidden/d.go", FileKind::Go),
+            ("a.go", FileKind::Go),
+            ("docs/a.md", FileKind::Markdown),
+            ("docs/n.toml", FileKind::TomlNode),
+            ("go.mod", FileKind::GoMod),
+            ("sub/b.go", FileKind::Go),
+            ("sub/testdata/c.go", FileKind::Go),
+        ]
+    );
+    assert_eq!(status(&inv, "sub/testdata/c.go"), Some(EntryStatus::Excluded("go_ignored_dir".into())));
+    assert_eq!(status(&inv, "_hidden/d.go"), Some(EntryStatus::Excluded("go_ignored_dir".into())));
+    assert_eq!(status(&inv, "a.go"), Some(EntryStatus::Selected));
+}
+
+#[test]
+fn defaults_without_config_take_every_markdown_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "README.md", "# R\n");
+    write(dir.path(), "x/y.md", "# Y\n");
+    let project = Project::load(dir.path()).unwrap();
+    assert!(!project.config_present);
+    let inv = discover(&project);
+    let rels: Vec<_> = inv.entries.iter().map(|e| e.rel.as_str()).collect();
+    assert_eq!(rels, ["README.md", "x/y.md"]);
+}
+
+#[test]
+fn symlinks_and_special_files_are_refused_and_recorded() {
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "secret.md", "# secret\n");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "ok.md", "# ok\n");
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), root.join("leak.md")).unwrap();
+    std::os::unix::fs::symlink(root.join("ok.md"), root.join("inside.md")).unwrap();
+    std::os::unix::fs::symlink(root.join("missing.md"), root.join("dangling.md")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("outdir")).unwrap();
+    let fifo = root.join("pipe.md");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let project = Project::load(root).unwrap();
+    let inv = discover(&project);
+    assert_eq!(status(&inv, "leak.md"), Some(EntryStatus::Refused("symlink_outside_root".into())));
+    assert_eq!(status(&inv, "dangling.md"), Some(EntryStatus::Refused("symlink_dangling".into())));
+    assert_eq!(status(&inv, "pipe.md"), Some(EntryStatus::Refused("special_file".into())));
+    assert_eq!(status(&inv, "inside.md"), Some(EntryStatus::Selected));
+    assert_eq!(status(&inv, "ok.md"), Some(EntryStatus::Selected));
+    // The symlinked directory is never followed.
+    assert!(inv.entries.iter().all(|e| !e.rel.starts_with("outdir/")));
+    // The reader refuses the same things at open time, and never blocks on the FIFO.
+    let root = &project.root;
+    assert_eq!(read_source(root, "leak.md", 1 << 20).unwrap_err().code(), "symlink_outside_root");
+    assert_eq!(read_source(root, "pipe.md", 1 << 20).unwrap_err().code(), "special_file");
+    assert_eq!(read_source(root, "ok.md", 1 << 20).unwrap(), b"# ok\n");
+}
+
+#[test]
+fn oversized_files_are_refused_without_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "docforge.toml", "schema_version = 1\n[limits]\nmax_file_bytes = 10\n");
+    write(dir.path(), "big.md", "# 0123456789\n");
+    let project = Project::load(dir.path()).unwrap();
+    let inv = discover(&project);
+    assert_eq!(status(&inv, "big.md"), Some(EntryStatus::Refused("file_too_large".into())));
+    assert_eq!(read_source(&project.root, "big.md", 10).unwrap_err().code(), "file_too_large");
+}
+
+#[test]
+fn missing_root_and_bad_config_are_clear_errors() {
+    let err = Project::load(Path::new("/definitely/not/here")).unwrap_err();
+    assert!(matches!(err, ProjectError::MissingRoot(_)), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "file", "");
+    assert!(matches!(Project::load(&dir.path().join("file")).unwrap_err(), ProjectError::NotADirectory(_)));
+    write(dir.path(), "docforge.toml", "schema_version = 1\nbogus = true\n");
+    let err = Project::load(dir.path()).unwrap_err();
+    assert!(err.to_string().contains("bogus"), "{err}");
+}
+
+#[test]
+fn root_is_canonical() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("p")).unwrap();
+    let p = Project::load(&dir.path().join("p/../p")).unwrap();
+    assert!(p.root.is_absolute());
+    assert_eq!(p.root, fs::canonicalize(dir.path().join("p")).unwrap());
+    assert_eq!(p.id, "p");
+}
