@@ -1,0 +1,312 @@
+//! One Markdown document → [`DocFacts`]: front matter, headings, links, summary text.
+
+use crate::facts::{DocFacts, Link, LinkKind, Section, DOCUMENT_KIND};
+use crate::front_matter::{self, Header, HeaderKind};
+use crate::lines::LineIndex;
+use crate::links::{classify_destination, normalize_label, scan_wiki_links};
+use crate::slug::Slugger;
+use crate::text::{inline_plain_text, Summary};
+use docforge_model::{Diagnostic, Location, Node};
+use docforge_syntax::{markdown_query, parse_markdown, MarkdownTree};
+use std::collections::HashMap;
+use tree_sitter::{Node as TsNode, Query, QueryCursor, QueryMatch, StreamingIterator};
+
+/// Characters of prose kept as a document's search text.
+pub(crate) const DOC_SUMMARY_CHARS: usize = 2000;
+/// Characters of prose kept as a section's search text.
+pub(crate) const SECTION_SUMMARY_CHARS: usize = 1000;
+
+/// Parse one Markdown document. `path` is project-relative with `/` separators. Never
+/// panics and never drops the file: broken front matter is a diagnostic, and the document
+/// still becomes a node (with an ID from its path) with its sections and links.
+pub fn parse_markdown_document(path: &str, text: &str) -> DocFacts {
+    let lines = LineIndex::new(path, text);
+    let mut diagnostics = Vec::new();
+    let front = front_matter::find(text, &lines).unwrap_or_else(|d| {
+        diagnostics.push(d);
+        None
+    });
+    let header = match front {
+        Some(f) => front_matter::parse_header(
+            &text[f.content_start..f.content_end],
+            f.content_start,
+            &lines,
+            HeaderKind::FrontMatter,
+        ),
+        None => Header::default(),
+    };
+    let blank_until = front.map_or(front_matter::bom_len(text), |f| f.block_end);
+    let body_text = blank_prefix(text, blank_until);
+    let (id, id_from_path, id_location) = match header.id {
+        Some((id, loc)) => (id, false, loc),
+        None => (crate::id_from_path(path), true, Location::new(path, 1, 1)),
+    };
+    let body = scan_body(&body_text, path, &id, &lines);
+    let title = header
+        .title
+        .or_else(|| body.sections.first().map(|s| s.title.clone()))
+        .unwrap_or_else(|| crate::file_stem(path).to_string());
+    diagnostics.extend(header.diagnostics);
+    own_diagnostics(&mut diagnostics, &id);
+    DocFacts {
+        path: path.to_string(),
+        node: Node {
+            id: id.clone(),
+            kind: DOCUMENT_KIND.to_string(),
+            title,
+            location: Some(Location::new(path, 1, 1)),
+            text: body.summary,
+            attrs: header.attrs,
+        },
+        id,
+        id_from_path,
+        id_location,
+        sections: body.sections,
+        links: body.links,
+        relations: header.relations,
+        claims: header.claims,
+        diagnostics,
+    }
+}
+
+/// `text` with its first `end` bytes (BOM, front matter) turned into spaces, newlines kept, so
+/// byte offsets and line numbers of the body stay those of the file.
+fn blank_prefix(text: &str, end: usize) -> String {
+    if end == 0 {
+        return text.to_string();
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for b in &mut bytes[..end] {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
+    // `end` is a char boundary (after a newline, or after the BOM), so this stays UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+struct Body {
+    sections: Vec<Section>,
+    links: Vec<Link>,
+    summary: String,
+}
+
+/// Run an embedded `queries/markdown/<name>.scm` query over `node`.
+fn run_query<'t>(name: &str, node: TsNode<'t>, src: &str, mut each: impl FnMut(&Query, &QueryMatch<'_, 't>)) {
+    let query = markdown_query(name).expect("queries/markdown/*.scm are embedded at build time");
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, node, src.as_bytes());
+    while let Some(m) = matches.next() {
+        each(query, m);
+    }
+}
+
+fn capture<'t>(query: &Query, m: &QueryMatch<'_, 't>, name: &str) -> Option<TsNode<'t>> {
+    let index = query.capture_index_for_name(name)?;
+    m.captures().iter().find(|c| c.index == index).map(|c| c.node)
+}
+
+fn node_text<'s>(node: TsNode<'_>, src: &'s str) -> &'s str {
+    src.get(node.byte_range()).unwrap_or("")
+}
+
+struct Heading {
+    start: usize,
+    end: usize,
+    level: u8,
+    title: String,
+}
+
+fn headings(tree: &MarkdownTree, src: &str) -> Vec<Heading> {
+    let mut out = Vec::new();
+    run_query("block_headings", tree.block_tree().root_node(), src, |query, m| {
+        let Some(node) = capture(query, m, "heading") else { return };
+        let mut level = 1u8;
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            let kind = child.kind();
+            if let Some(n) = kind.strip_prefix("atx_h").and_then(|k| k.strip_suffix("_marker")) {
+                level = n.parse().unwrap_or(1);
+            } else if kind == "setext_h2_underline" {
+                level = 2;
+            }
+        }
+        let content = node.child_by_field_name("heading_content").map(|c| {
+            if c.kind() == "paragraph" {
+                let mut cursor = c.walk();
+                let inline = c.named_children(&mut cursor).find(|n| n.kind() == "inline");
+                inline.unwrap_or(c)
+            } else {
+                c
+            }
+        });
+        let title = content.map_or(String::new(), |c| match tree.inline_tree(&c) {
+            Some(inline) => inline_plain_text(inline.root_node(), src),
+            None => crate::text::collapse_whitespace(node_text(c, src)),
+        });
+        let title = if node.kind() == "atx_heading" { strip_closing_hashes(title) } else { title };
+        out.push(Heading { start: node.start_byte(), end: node.end_byte(), level, title });
+    });
+    out.sort_by_key(|h| h.start);
+    out
+}
+
+/// `Title ##` → `Title` (the optional ATX closing sequence).
+fn strip_closing_hashes(title: String) -> String {
+    let stripped = title.trim_end_matches('#');
+    if stripped.len() == title.len() || !(stripped.is_empty() || stripped.ends_with(' ')) {
+        return title;
+    }
+    stripped.trim_end().to_string()
+}
+
+fn build_sections(heads: &[Heading], doc_id: &str, lines: &LineIndex<'_>) -> Vec<Section> {
+    let mut slugger = Slugger::default();
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    let mut sections = Vec::with_capacity(heads.len());
+    for (i, h) in heads.iter().enumerate() {
+        while stack.last().is_some_and(|&(level, _)| level >= h.level) {
+            stack.pop();
+        }
+        let slug = slugger.slug(&h.title);
+        sections.push(Section {
+            id: format!("{doc_id}#{slug}"),
+            slug,
+            title: h.title.clone(),
+            level: h.level,
+            parent: stack.last().map(|&(_, idx)| idx),
+            location: lines.location(h.start),
+            text: String::new(),
+        });
+        stack.push((h.level, i));
+    }
+    sections
+}
+
+/// Index of the section containing byte `offset`, if it lies after the first heading.
+fn section_at(heads: &[Heading], offset: usize) -> Option<usize> {
+    heads.partition_point(|h| h.start <= offset).checked_sub(1)
+}
+
+fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body {
+    let tree = parse_markdown(src.as_bytes());
+    let root = tree.block_tree().root_node();
+
+    let mut excluded: Vec<(usize, usize)> = Vec::new();
+    run_query("block_code", root, src, |query, m| {
+        if let Some(n) = capture(query, m, "code") {
+            excluded.push((n.start_byte(), n.end_byte()));
+        }
+    });
+    let mut definitions: HashMap<String, String> = HashMap::new();
+    run_query("block_link_definitions", root, src, |query, m| {
+        if let (Some(label), Some(dest)) = (capture(query, m, "label"), capture(query, m, "destination")) {
+            definitions
+                .entry(normalize_label(node_text(label, src)))
+                .or_insert_with(|| node_text(dest, src).to_string());
+        }
+    });
+
+    let heads = headings(&tree, src);
+    let mut sections = build_sections(&heads, doc_id, lines);
+    let source_of =
+        |offset: usize| section_at(&heads, offset).map_or(doc_id.to_string(), |i| sections[i].id.clone());
+
+    let mut inlines: Vec<TsNode<'_>> = Vec::new();
+    run_query("block_inlines", root, src, |query, m| inlines.extend(capture(query, m, "inline")));
+    inlines.sort_by_key(|n| n.start_byte());
+
+    let mut raw_links: Vec<(usize, Link)> = Vec::new();
+    let mut doc_summary = Summary::new(DOC_SUMMARY_CHARS);
+    let mut section_summaries: Vec<Summary> =
+        (0..sections.len()).map(|_| Summary::new(SECTION_SUMMARY_CHARS)).collect();
+    for block in &inlines {
+        let Some(inline_tree) = tree.inline_tree(block) else { continue };
+        let inline_root = inline_tree.root_node();
+        run_query("inline_code_spans", inline_root, src, |query, m| {
+            if let Some(n) = capture(query, m, "code") {
+                excluded.push((n.start_byte(), n.end_byte()));
+            }
+        });
+        run_query("inline_links", inline_root, src, |query, m| {
+            if let Some((offset, mut link)) = inline_link(query, m, src, path, &definitions) {
+                link.location = lines.location(offset);
+                raw_links.push((offset, link));
+            }
+        });
+        let plain = inline_plain_text(inline_root, src);
+        doc_summary.push(&plain);
+        let start = block.start_byte();
+        if let Some(i) = section_at(&heads, start) {
+            let in_heading = start < heads[i].end;
+            if !in_heading {
+                section_summaries[i].push(&plain);
+            }
+        }
+    }
+
+    for wiki in scan_wiki_links(src, path, &excluded) {
+        let link = Link {
+            source: String::new(),
+            kind: LinkKind::Wiki,
+            text: wiki.label,
+            destination: wiki.inner,
+            target: wiki.target,
+            location: lines.location(wiki.start),
+        };
+        raw_links.push((wiki.start, link));
+    }
+    raw_links.sort_by_key(|(offset, _)| *offset);
+    let links = raw_links
+        .into_iter()
+        .map(|(offset, mut link)| {
+            link.source = source_of(offset);
+            link
+        })
+        .collect();
+    for (section, summary) in sections.iter_mut().zip(section_summaries) {
+        section.text = summary.into_string();
+    }
+    Body { sections, links, summary: doc_summary.into_string() }
+}
+
+/// One match of `inline_links.scm` → a link with its byte offset (source/location filled
+/// in by the caller), or `None` for external links and undefined references.
+fn inline_link(
+    query: &Query,
+    m: &QueryMatch<'_, '_>,
+    src: &str,
+    path: &str,
+    definitions: &HashMap<String, String>,
+) -> Option<(usize, Link)> {
+    let text_of = |name: &str| capture(query, m, name).map(|n| inline_plain_text(n, src)).unwrap_or_default();
+    let (node, kind, destination) = if let Some(n) = capture(query, m, "inline_link") {
+        (n, LinkKind::Inline, node_text(capture(query, m, "destination")?, src).to_string())
+    } else if let Some(n) = capture(query, m, "reference_link") {
+        let label = match capture(query, m, "label") {
+            Some(l) if !normalize_label(node_text(l, src)).is_empty() => node_text(l, src),
+            _ => node_text(capture(query, m, "text")?, src),
+        };
+        (n, LinkKind::Reference, definitions.get(&normalize_label(label))?.clone())
+    } else {
+        let n = capture(query, m, "autolink")?;
+        (n, LinkKind::Autolink, node_text(n, src).to_string())
+    };
+    let target = classify_destination(&destination, path)?;
+    let text = if kind == LinkKind::Autolink {
+        destination.trim_start_matches('<').trim_end_matches('>').to_string()
+    } else {
+        text_of("text")
+    };
+    let link = Link { source: String::new(), kind, text, destination, target, location: Location::default() };
+    Some((node.start_byte(), link))
+}
+
+/// Attach the document ID to diagnostics that have no node yet.
+pub(crate) fn own_diagnostics(diagnostics: &mut [Diagnostic], id: &str) {
+    for d in diagnostics {
+        if d.node.is_none() {
+            d.node = Some(id.to_string());
+        }
+    }
+}

@@ -1,0 +1,3 @@
+; Section headings (ATX `# Title` and setext `Title\n=====`).
+(atx_heading) @heading
+(setext_heading) @heading

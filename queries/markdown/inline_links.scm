@@ -1,0 +1,6 @@
+; Links in an inline tree. Images are not links between documents.
+(inline_link (link_text)? @text (link_destination)? @destination) @inline_link
+(full_reference_link (link_text) @text (link_label) @label) @reference_link
+(collapsed_reference_link (link_text) @text) @reference_link
+(shortcut_link (link_text) @text) @reference_link
+(uri_autolink) @autolink
