@@ -1,1 +1,103 @@
-fn main() {}
+//! `docforge`: the command-line front. It translates arguments into engine calls and the
+//! answers into text or JSON; it never parses a source file itself.
+
+mod commands;
+mod output;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const EXIT_HELP: &str = "\
+Exit codes:
+  0  success
+  1  the operation failed (project root missing, invalid docforge.toml, unreadable or
+     incompatible index, node not found); one line on stderr says why
+  2  bad arguments (one line on stderr)";
+
+#[derive(Parser, Debug)]
+#[command(name = "docforge", about = "A knowledge graph of a project's documents and Go code", version, after_help = EXIT_HELP)]
+struct Cli {
+    /// The project root (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    project_root: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build or incrementally update the index in <root>/.docforge/index.sqlite.
+    #[command(after_help = EXIT_HELP)]
+    Index {
+        /// Never analyse Go code with an AST: Go files are inventoried and hashed only.
+        #[arg(long)]
+        no_ast: bool,
+        /// Print one JSON document instead of a summary line.
+        #[arg(long)]
+        json: bool,
+        /// Worker threads for analysis (default: available cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
+    /// Counts of the published index.
+    #[command(after_help = EXIT_HELP)]
+    Stats {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Lexical search over node IDs, titles and text.
+    #[command(after_help = EXIT_HELP)]
+    Search {
+        query: String,
+        /// At most this many results (1..=1000).
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        limit: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// One node with its incoming and outgoing edges and its diagnostics.
+    #[command(after_help = EXIT_HELP)]
+    Node {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The engine version.
+    Version {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            let rendered = e.render().to_string();
+            let line = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            eprintln!("docforge: {}", line.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
+    let root = cli.project_root.unwrap_or_else(|| PathBuf::from("."));
+    let result = match cli.command {
+        Command::Index { no_ast, json, threads } => commands::index(&root, no_ast, json, threads),
+        Command::Stats { json } => commands::stats(&root, json),
+        Command::Search { query, limit, json } => commands::search(&root, &query, limit as usize, json),
+        Command::Node { id, json } => commands::node(&root, &id, json),
+        Command::Version { json } => commands::version(json),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("docforge: {message}");
+            ExitCode::from(1)
+        }
+    }
+}

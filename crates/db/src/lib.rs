@@ -1,1 +1,24 @@
-//! placeholder
+//! The salsa database: source files as inputs, facts and the graph as tracked queries, and an
+//! [`AnalysisHost`] that applies changes and hands out [`Analysis`] snapshots to the fronts.
+//!
+//! Layering: `project` finds and reads files, `go`/`docs` turn one file into facts and facts
+//! into graph fragments, this crate wires them into incremental queries. No front parses files.
+
+mod db;
+mod digest;
+mod docs_q;
+mod go_q;
+mod graph;
+mod host;
+mod inputs;
+mod publish;
+
+pub use db::{Db, ExecutionLog, RootDatabase};
+pub use digest::{fragment_digest, sha256_hex};
+pub use graph::{Completeness, Graph, OwnerFragment, Summary};
+pub use host::{Analysis, AnalysisHost, Cancellable, Change, FileChange, SyncReport};
+pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
+pub use publish::{PublishError, ENGINE_VERSION};
+pub use salsa::Cancelled;
+
+pub use docforge_syntax::{AstGate, AstPolicy, GateCounters};

@@ -1,0 +1,211 @@
+//! The commands: each loads the project, asks the engine or the index, and renders.
+
+use crate::output::{self, print_json};
+use docforge_db::{AnalysisHost, AstPolicy, ENGINE_VERSION};
+use docforge_index::{Index, IndexError};
+use docforge_project::{Project, STATE_DIR};
+use serde_json::json;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub const INDEX_FILE: &str = "index.sqlite";
+
+fn load(root: &Path) -> Result<Project, String> {
+    Project::load(root).map_err(|e| e.to_string())
+}
+
+fn index_path(project: &Project) -> PathBuf {
+    project.root.join(STATE_DIR).join(INDEX_FILE)
+}
+
+fn open_existing(project: &Project) -> Result<Index, String> {
+    let path = index_path(project);
+    if !path.is_file() {
+        return Err(format!("no index at {}; run `docforge index` first", path.display()));
+    }
+    Index::open_read_only(&path).map_err(|e| e.to_string())
+}
+
+pub fn index(root: &Path, no_ast: bool, json: bool, threads: Option<usize>) -> Result<(), String> {
+    let started = Instant::now();
+    let project = load(root)?;
+    let path = index_path(&project);
+    let policy = if no_ast { AstPolicy::Forbid } else { AstPolicy::Allow };
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let progress = Progress::new(!json && std::io::stderr().is_terminal());
+    let mut host = AnalysisHost::new(project, policy);
+    progress.phase("scanning");
+    let sync = host.sync_from_disk();
+    progress.phase(&format!("analysing {} files", sync.read));
+    host.analysis().prewarm(threads).map_err(|e| e.to_string())?;
+    let graph = host.analysis().graph().map_err(|e| e.to_string())?;
+    progress.phase("publishing");
+    let mut index = match Index::open(&path) {
+        Ok(i) => i,
+        Err(e @ (IndexError::SchemaMismatch { .. } | IndexError::Corrupt { .. })) => {
+            progress.note(&format!("rebuilding the disposable index: {e}"));
+            Index::recreate(&path).map_err(|e| e.to_string())?
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let report = host.publish(&mut index).map_err(|e| e.to_string())?;
+    progress.finish();
+    let s = &graph.summary;
+    let elapsed = started.elapsed();
+    if json {
+        print_json(&json!({
+            "schema_version": "docforge.index.v1",
+            "project_root": host.project().root.display().to_string(),
+            "index_path": path.display().to_string(),
+            "generation": report.generation,
+            "ast_policy": if no_ast { "no_ast" } else { "allow" },
+            "precision": s.precision.map(|p| p.as_str()),
+            "completeness": if s.completeness.complete { "complete" } else { "partial" },
+            "completeness_reasons": s.completeness.reasons,
+            "files": { "total": s.files, "docs": s.docs, "go": s.go_files, "go_selected": s.go_files_selected,
+                       "go_excluded": s.go_files_excluded, "skipped": s.skipped, "read": sync.read, "unchanged": sync.unchanged },
+            "modules": s.modules,
+            "packages": s.packages,
+            "nodes": s.nodes,
+            "edges": s.edges,
+            "diagnostics": { "errors": s.errors, "warnings": s.warnings },
+            "publication": { "owners_written": report.owners_written, "owners_deleted": report.owners_deleted,
+                             "owners_unchanged": report.owners_unchanged, "rows_written": report.rows_written,
+                             "files_written": report.files_written },
+            "elapsed_ms": elapsed.as_millis() as u64,
+        }));
+    } else {
+        println!(
+            "indexed {} files ({} docs, {} Go: {} selected) -> {} nodes, {} edges, {} errors, {} warnings; {}; generation {} ({} of {} owners written) in {:.2}s",
+            s.files,
+            s.docs,
+            s.go_files,
+            s.go_files_selected,
+            s.nodes,
+            s.edges,
+            s.errors,
+            s.warnings,
+            match (s.precision, s.completeness.complete) {
+                (None, _) => "Go not analysed (--no-ast)".to_string(),
+                (Some(p), true) => format!("precision {}, complete", p.as_str()),
+                (Some(p), false) => format!("precision {}, partial: {}", p.as_str(), s.completeness.reasons.join(", ")),
+            },
+            report.generation,
+            report.owners_written,
+            report.owners_written + report.owners_unchanged,
+            elapsed.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+pub fn stats(root: &Path, json: bool) -> Result<(), String> {
+    let project = load(root)?;
+    let index = open_existing(&project)?;
+    let stats = index.stats().map_err(|e| e.to_string())?;
+    let publication = index.publication().map_err(|e| e.to_string())?;
+    let value = output::stats_json(&stats, publication.as_ref());
+    if json {
+        print_json(&value);
+    } else {
+        println!(
+            "generation {}: {} nodes, {} edges, {} owners; precision {}, {}",
+            stats.generation,
+            stats.nodes,
+            stats.edges,
+            stats.owners,
+            stats.meta.get("precision").map_or("unknown", String::as_str),
+            stats.meta.get("completeness").map_or("unknown", String::as_str)
+        );
+    }
+    Ok(())
+}
+
+pub fn search(root: &Path, query: &str, limit: usize, json: bool) -> Result<(), String> {
+    let project = load(root)?;
+    let index = open_existing(&project)?;
+    let hits = index.search(query, limit).map_err(|e| e.to_string())?;
+    if json {
+        print_json(&json!({
+            "schema_version": "docforge.search.v1",
+            "query": query,
+            "limit": limit,
+            "count": hits.len(),
+            "results": hits.iter().map(output::hit_json).collect::<Vec<_>>(),
+        }));
+    } else {
+        for h in &hits {
+            let place = h.location.as_ref().map(|l| format!("{}:{}", l.path, l.line)).unwrap_or_default();
+            println!("{}\t{}\t{}\t{}", h.id, h.kind, h.title, place);
+        }
+    }
+    Ok(())
+}
+
+pub fn node(root: &Path, id: &str, json: bool) -> Result<(), String> {
+    let project = load(root)?;
+    let index = open_existing(&project)?;
+    let Some(record) = index.node(id).map_err(|e| e.to_string())? else {
+        return Err(format!(
+            "no node with ID {id:?} (IDs are exact and case-sensitive; try `docforge search`)"
+        ));
+    };
+    if json {
+        print_json(&output::node_json(&record));
+    } else {
+        println!("{} ({}) {}", record.node.id, record.node.kind, record.node.title);
+        for e in &record.outgoing {
+            println!("  -> {} {}", e.relation, e.target);
+        }
+        for e in &record.incoming {
+            println!("  <- {} {}", e.relation, e.source);
+        }
+        for d in &record.diagnostics {
+            println!("  ! {}: {}", d.code, d.message);
+        }
+    }
+    Ok(())
+}
+
+pub fn version(json: bool) -> Result<(), String> {
+    let build = env!("DOCFORGE_BUILD_ID");
+    if json {
+        print_json(
+            &json!({ "schema_version": "docforge.version.v1", "version": ENGINE_VERSION, "build": build }),
+        );
+    } else {
+        println!("docforge {ENGINE_VERSION} ({build})");
+    }
+    Ok(())
+}
+
+/// A progress line on a terminal; silent otherwise.
+struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    fn new(enabled: bool) -> Self {
+        Progress(enabled.then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar
+        }))
+    }
+    fn phase(&self, message: &str) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(message.to_string());
+        }
+    }
+    fn note(&self, message: &str) {
+        match &self.0 {
+            Some(bar) => bar.println(message),
+            None => eprintln!("docforge: {message}"),
+        }
+    }
+    fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}

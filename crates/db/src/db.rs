@@ -1,0 +1,73 @@
+//! The database type and the execution log used to test incrementality.
+
+use docforge_syntax::{AstGate, AstPolicy};
+use std::sync::{Arc, Mutex};
+
+/// The database interface every query is written against.
+#[salsa::db]
+pub trait Db: salsa::Database {
+    /// The AST-policy gate of this process (immutable for the life of the database).
+    fn gate(&self) -> &AstGate;
+}
+
+/// Names of the queries salsa executed, recorded only while enabled (tests, diagnostics).
+#[derive(Clone, Default)]
+pub struct ExecutionLog {
+    enabled: Arc<std::sync::atomic::AtomicBool>,
+    entries: Arc<Mutex<Vec<String>>>,
+}
+
+impl ExecutionLog {
+    pub fn enable(&self, on: bool) {
+        self.enabled.store(on, std::sync::atomic::Ordering::SeqCst);
+    }
+    /// Take the recorded executions, e.g. `go_file(Id(3))`.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut self.entries.lock().unwrap())
+    }
+    fn record(&self, entry: String) {
+        self.entries.lock().unwrap().push(entry);
+    }
+    fn is_enabled(&self) -> bool {
+        self.enabled.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+#[salsa::db]
+#[derive(Clone)]
+pub struct RootDatabase {
+    storage: salsa::Storage<Self>,
+    gate: Arc<AstGate>,
+    log: ExecutionLog,
+}
+
+impl RootDatabase {
+    pub fn new(policy: AstPolicy) -> Self {
+        let log = ExecutionLog::default();
+        let storage = salsa::Storage::new(Some(Box::new({
+            let log = log.clone();
+            move |event: salsa::Event| {
+                if let salsa::EventKind::WillExecute { database_key } = event.kind {
+                    if log.is_enabled() {
+                        log.record(format!("{database_key:?}"));
+                    }
+                }
+            }
+        })));
+        RootDatabase { storage, gate: Arc::new(AstGate::new(policy)), log }
+    }
+
+    pub fn execution_log(&self) -> &ExecutionLog {
+        &self.log
+    }
+}
+
+#[salsa::db]
+impl salsa::Database for RootDatabase {}
+
+#[salsa::db]
+impl Db for RootDatabase {
+    fn gate(&self) -> &AstGate {
+        &self.gate
+    }
+}

@@ -1,0 +1,75 @@
+//! Document queries: per-file facts, the project-wide document index, per-file fragments.
+
+use crate::go_q::{go_packages, package_fragment, GoPackage};
+use crate::graph::OwnerFragment;
+use crate::inputs::{Content, SourceFile, Workspace};
+use crate::Db;
+use docforge_docs::{DocFacts, DocIndex};
+use docforge_project::FileKind;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// Facts of one Markdown document or TOML node file (lossy UTF-8; the file node carries the
+/// `invalid_utf8` diagnostic).
+#[salsa::tracked(returns(ref))]
+pub fn doc_facts(db: &dyn Db, file: SourceFile) -> Arc<DocFacts> {
+    let rel = file.rel(db);
+    let text = match file.content(db) {
+        Content::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Content::Unreadable { .. } => String::new(),
+    };
+    Arc::new(match file.kind(db) {
+        FileKind::TomlNode => docforge_docs::parse_toml_node(rel, &text),
+        _ => docforge_docs::parse_markdown_document(rel, &text),
+    })
+}
+
+/// The index of every document: IDs, paths and section slugs. Prose edits leave it equal,
+/// so other documents' fragments are not recomputed.
+#[salsa::tracked(returns(ref))]
+pub fn doc_index(db: &dyn Db, ws: Workspace) -> Arc<DocIndex> {
+    let entries: Vec<_> = ws
+        .files(db)
+        .iter()
+        .filter(|f| matches!(f.kind(db), FileKind::Markdown | FileKind::TomlNode))
+        .map(|&f| doc_facts(db, f).index_entry())
+        .collect();
+    Arc::new(DocIndex::from_entries(entries))
+}
+
+/// IDs of the `go:` nodes one package defines.
+#[salsa::tracked(returns(ref))]
+pub fn package_node_ids(db: &dyn Db, pkg: GoPackage<'_>) -> Arc<HashSet<String>> {
+    let ids = match package_fragment(db, pkg) {
+        Some(pf) => {
+            pf.fragment.nodes.iter().filter(|n| n.id.starts_with("go:")).map(|n| n.id.clone()).collect()
+        }
+        None => HashSet::new(),
+    };
+    Arc::new(ids)
+}
+
+/// Whether `go:<import path>` or `go:<import path>::<symbol>` names a node. Reads only the
+/// referenced package, so a Go edit elsewhere does not touch this document.
+fn go_node_exists(db: &dyn Db, ws: Workspace, id: &str) -> bool {
+    let Some(rest) = id.strip_prefix("go:") else { return false };
+    let ip = rest.split("::").next().unwrap_or(rest);
+    if !go_packages(db, ws).by_path.contains_key(ip) {
+        return false;
+    }
+    package_node_ids(db, GoPackage::new(db, ws, ip.to_string())).contains(id)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn doc_fragment(db: &dyn Db, ws: Workspace, file: SourceFile) -> OwnerFragment {
+    let facts = doc_facts(db, file);
+    let index = doc_index(db, ws);
+    let fragment = if db.gate().go().is_ok() {
+        docforge_docs::document_fragment(facts, index, &|id: &str| go_node_exists(db, ws, id))
+    } else {
+        // Under --no-ast Go symbols are never extracted, so `go:` references cannot be
+        // checked; they are kept as declared.
+        docforge_docs::document_fragment(facts, index, &|id: &str| id.starts_with("go:"))
+    };
+    OwnerFragment::new(format!("doc:{}", file.rel(db)), fragment)
+}

@@ -1,0 +1,266 @@
+//! The host that owns the database and applies changes, and the snapshots fronts read from.
+//!
+//! Like rust-analyzer's `AnalysisHost`/`Analysis`: writes go through [`AnalysisHost::apply_change`];
+//! readers take an [`Analysis`] snapshot. A write cancels running reads, which then return
+//! `Err(Cancelled)` instead of blocking the edit.
+
+use crate::db::RootDatabase;
+use crate::go_q::{go_facts, go_selection};
+use crate::graph::{file_digest, graph, Graph};
+use crate::inputs::{Content, InventoryInfo, SourceFile, Workspace};
+use docforge_go::{BuildContext, FileSelection};
+use docforge_project::{discover, read_source, EntryStatus, FileKind, FileStamp, Project};
+use docforge_syntax::{AstPolicy, GateCounters};
+use salsa::{Cancelled, Setter};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub type Cancellable<T> = Result<T, Cancelled>;
+
+/// One file's new state.
+#[derive(Clone, Debug)]
+pub enum FileChange {
+    Set { rel: String, kind: FileKind, content: Content },
+    Remove { rel: String },
+}
+
+/// A batch of changes applied as one new revision.
+#[derive(Clone, Debug, Default)]
+pub struct Change {
+    pub files: Vec<FileChange>,
+    pub inventory: Option<InventoryInfo>,
+    pub build: Option<BuildContext>,
+}
+
+/// What a disk sync did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SyncReport {
+    /// Files read because they are new or their stamp changed.
+    pub read: usize,
+    pub removed: usize,
+    pub unchanged: usize,
+    pub skipped: usize,
+    pub scan_errors: usize,
+}
+
+impl SyncReport {
+    pub fn changed(&self) -> bool {
+        self.read > 0 || self.removed > 0
+    }
+}
+
+pub struct AnalysisHost {
+    db: RootDatabase,
+    ws: Workspace,
+    project: Project,
+    files: BTreeMap<String, (SourceFile, Option<FileStamp>)>,
+}
+
+pub fn build_context(project: &Project) -> BuildContext {
+    let go = &project.config.go;
+    BuildContext {
+        goos: go.goos.clone(),
+        goarch: go.goarch.clone(),
+        cgo_enabled: go.cgo,
+        build_tags: go.tags.clone(),
+        ..BuildContext::default()
+    }
+}
+
+impl AnalysisHost {
+    pub fn new(project: Project, policy: AstPolicy) -> Self {
+        let db = RootDatabase::new(policy);
+        let root = project.root.display().to_string();
+        let ws = Workspace::new(
+            &db,
+            root,
+            Vec::new(),
+            build_context(&project),
+            Arc::new(InventoryInfo::default()),
+        );
+        AnalysisHost { db, ws, project, files: BTreeMap::new() }
+    }
+
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+
+    pub fn policy(&self) -> AstPolicy {
+        use crate::Db;
+        self.db.gate().policy()
+    }
+
+    pub fn gate_counters(&self) -> GateCounters {
+        use crate::Db;
+        self.db.gate().counters()
+    }
+
+    pub fn execution_log(&self) -> &crate::ExecutionLog {
+        self.db.execution_log()
+    }
+
+    /// Apply a batch of changes as one revision. Cancels outstanding [`Analysis`] reads.
+    pub fn apply_change(&mut self, change: Change) {
+        self.apply(change, &BTreeMap::new());
+    }
+
+    fn apply(&mut self, change: Change, stamps: &BTreeMap<String, FileStamp>) {
+        let mut list_changed = false;
+        for fc in change.files {
+            match fc {
+                FileChange::Set { rel, kind, content } => {
+                    let stamp = stamps.get(&rel).copied();
+                    match self.files.get_mut(&rel) {
+                        Some((file, old_stamp)) => {
+                            if file.kind(&self.db) != kind {
+                                file.set_kind(&mut self.db).to(kind);
+                            }
+                            file.set_content(&mut self.db).to(content);
+                            *old_stamp = stamp;
+                        }
+                        None => {
+                            let file = SourceFile::new(&self.db, rel.clone(), kind, content);
+                            self.files.insert(rel, (file, stamp));
+                            list_changed = true;
+                        }
+                    }
+                }
+                FileChange::Remove { rel } => {
+                    list_changed |= self.files.remove(&rel).is_some();
+                }
+            }
+        }
+        if list_changed {
+            let list: Vec<SourceFile> = self.files.values().map(|(f, _)| *f).collect();
+            self.ws.set_files(&mut self.db).to(list);
+        }
+        if let Some(inv) = change.inventory {
+            if **self.ws.inventory(&self.db) != inv {
+                self.ws.set_inventory(&mut self.db).to(Arc::new(inv));
+            }
+        }
+        if let Some(build) = change.build {
+            if *self.ws.build(&self.db) != build {
+                self.ws.set_build(&mut self.db).to(build);
+            }
+        }
+    }
+
+    /// Walk the project root and load what changed since the last sync: files whose cheap
+    /// stamp (size, mtime, inode) is unchanged are not read again.
+    pub fn sync_from_disk(&mut self) -> SyncReport {
+        let inv = discover(&self.project);
+        let mut report = SyncReport { scan_errors: inv.errors.len(), ..Default::default() };
+        let mut change = Change::default();
+        let mut stamps = BTreeMap::new();
+        let mut info = InventoryInfo { skipped: Vec::new(), scan_errors: inv.errors.clone() };
+        let mut seen = std::collections::BTreeSet::new();
+        let limit = self.project.config.limits.max_file_bytes;
+        for entry in &inv.entries {
+            if entry.status != EntryStatus::Selected {
+                report.skipped += 1;
+                info.skipped.push((entry.rel.clone(), entry.kind, entry.status.label()));
+                continue;
+            }
+            seen.insert(entry.rel.clone());
+            if let (Some((_, Some(old))), Some(new)) = (self.files.get(&entry.rel), entry.stamp) {
+                if *old == new {
+                    report.unchanged += 1;
+                    continue;
+                }
+            }
+            let content = match read_source(&self.project.root, &entry.rel, limit) {
+                Ok(bytes) => Content::Bytes(bytes.into()),
+                Err(e) => Content::Unreadable { code: e.code().to_string(), message: e.to_string() },
+            };
+            if let Some(s) = entry.stamp {
+                stamps.insert(entry.rel.clone(), s);
+            }
+            report.read += 1;
+            change.files.push(FileChange::Set { rel: entry.rel.clone(), kind: entry.kind, content });
+        }
+        for rel in self.files.keys() {
+            if !seen.contains(rel) {
+                report.removed += 1;
+                change.files.push(FileChange::Remove { rel: rel.clone() });
+            }
+        }
+        change.inventory = Some(info);
+        self.apply(change, &stamps);
+        report
+    }
+
+    pub fn analysis(&self) -> Analysis {
+        Analysis { db: self.db.clone(), ws: self.ws }
+    }
+
+    /// Loaded files with their stamps, sorted by path.
+    pub(crate) fn loaded(&self) -> impl Iterator<Item = (&str, SourceFile, Option<FileStamp>)> {
+        self.files.iter().map(|(rel, (f, s))| (rel.as_str(), *f, *s))
+    }
+
+    /// The input handle of a loaded file.
+    pub fn file(&self, rel: &str) -> Option<SourceFile> {
+        self.files.get(rel).map(|(f, _)| *f)
+    }
+}
+
+/// A read-only snapshot. Every method returns `Err(Cancelled)` if the host applies a change
+/// while it runs.
+#[derive(Clone)]
+pub struct Analysis {
+    db: RootDatabase,
+    ws: Workspace,
+}
+
+impl Analysis {
+    fn with<T>(&self, f: impl FnOnce(&RootDatabase) -> T) -> Cancellable<T> {
+        let db = &self.db;
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| f(db)))
+    }
+
+    pub(crate) fn parts(&self) -> (&RootDatabase, Workspace) {
+        (&self.db, self.ws)
+    }
+
+    pub fn graph(&self) -> Cancellable<Arc<Graph>> {
+        let ws = self.ws;
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| graph(&self.db, ws).clone()))
+    }
+
+    /// Compute per-file work (digests, selection, Go facts, doc facts) on `threads` threads,
+    /// so the following [`Analysis::graph`] finds it memoised.
+    pub fn prewarm(&self, threads: usize) -> Cancellable<()> {
+        let files: Vec<SourceFile> = self.with(|db| self.ws.files(db).clone())?;
+        let threads = threads.max(1);
+        let ws = self.ws;
+        let results: Vec<Cancellable<()>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let db = self.db.clone();
+                    let files = &files;
+                    scope.spawn(move || {
+                        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+                            for file in files.iter().skip(t).step_by(threads) {
+                                let _ = file_digest(&db, *file);
+                                match file.kind(&db) {
+                                    FileKind::Go => {
+                                        if matches!(go_selection(&db, ws, *file), FileSelection::Included) {
+                                            let _ = go_facts(&db, *file);
+                                        }
+                                    }
+                                    FileKind::Markdown | FileKind::TomlNode => {
+                                        let _ = crate::docs_q::doc_facts(&db, *file);
+                                    }
+                                    _ => {}
+                                }
+                            }
+                        }))
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or(Ok(()))).collect()
+        });
+        results.into_iter().collect()
+    }
+}

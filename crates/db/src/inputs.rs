@@ -1,0 +1,51 @@
+//! Salsa inputs: one per source file, one for the workspace.
+
+use docforge_go::BuildContext;
+use docforge_project::FileKind;
+use std::sync::Arc;
+
+/// The content of a source file as the loader saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Content {
+    Bytes(Arc<[u8]>),
+    /// The file is selected but could not be read; `code` is a stable reason.
+    Unreadable {
+        code: String,
+        message: String,
+    },
+}
+
+#[salsa::input(debug)]
+pub struct SourceFile {
+    /// Project-relative path with `/` separators.
+    #[returns(ref)]
+    pub rel: String,
+    #[returns(copy)]
+    pub kind: FileKind,
+    #[returns(ref)]
+    pub content: Content,
+}
+
+/// What the walk saw besides the readable files: refused and excluded entries and scanner
+/// errors. They make the graph `partial` and become file nodes/diagnostics.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct InventoryInfo {
+    /// (path, kind, status label) of entries that were not loaded.
+    pub skipped: Vec<(String, FileKind, String)>,
+    /// (path, message) of scanner errors.
+    pub scan_errors: Vec<(String, String)>,
+}
+
+#[salsa::input(debug)]
+pub struct Workspace {
+    /// The canonical absolute project root (used only for module-less pseudo import paths).
+    #[returns(ref)]
+    pub root: String,
+    /// All loaded files, sorted by path.
+    #[returns(ref)]
+    pub files: Vec<SourceFile>,
+    #[returns(ref)]
+    pub build: BuildContext,
+    #[returns(ref)]
+    pub inventory: Arc<InventoryInfo>,
+}
