@@ -1,1 +1,208 @@
-//! placeholder
+//! `.docforge/index.sqlite`: a disposable, atomically published generation of the graph.
+//!
+//! The salsa engine hands over the whole graph grouped by *owner* (the unit that contributed
+//! the rows: `file:docs/a.md`, `pkg:net/http`, …), each with a caller-computed digest of its
+//! [`Fragment`]. [`Index::publish`] is incremental: owners whose stored digest equals the new
+//! one are not touched, changed owners are deleted and re-inserted, vanished owners are deleted.
+//!
+//! Every publish runs in one `IMMEDIATE` transaction on a WAL database, so a reader (another
+//! connection, another process) sees either the previous generation or the new one, never a
+//! mix; an error or a killed process leaves the previous generation intact.
+//!
+//! A publish that changes nothing (same owner digests, same files, same source fingerprint,
+//! same batch meta) writes nothing and returns the *current* generation: generations count
+//! content transitions, not calls.
+//!
+//! Schema (version [`SCHEMA_VERSION`]):
+//!
+//! | table | contents |
+//! | --- | --- |
+//! | `meta(key, value)` | `schema_version`, `generation`, `source_fingerprint`, `published_at`, `graph_digest`, `previous_generation`, `previous_source_fingerprint`, and the batch meta |
+//! | `owners(id, key, digest, generation)` | one row per owner; `generation` is when its rows were last written |
+//! | `nodes(rid, owner, id, kind, title, path, line, col, text, attrs)` | `attrs` is a JSON object |
+//! | `edges(rid, owner, source, relation, class, target, path, line, col)` | `class` from [`classify_relation`] |
+//! | `diagnostics(rid, owner, severity, code, message, node, path, line, col)` | |
+//! | `files(path, size, mtime_ns, sha256, kind, status)` | the inventory |
+//! | `transition(owner_key, change, old_digest, new_digest)` | owners added/changed/removed by the latest generation |
+//! | `nodes_fts(id, title, text)` | FTS5, external content over `nodes` |
+
+use docforge_model::{classify_relation, Diagnostic, Fragment, Location, Node, RelationClass};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+mod error;
+mod fts;
+mod open;
+mod publish;
+mod query;
+mod schema;
+
+pub use error::IndexError;
+pub use fts::fts_query;
+pub use open::Index;
+pub use publish::graph_digest;
+
+/// The schema this build reads and writes. Any other stored version is refused.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Meta keys owned by the index itself; a batch may not set them.
+pub const RESERVED_META_KEYS: &[&str] = &[
+    "schema_version",
+    "generation",
+    "source_fingerprint",
+    "published_at",
+    "graph_digest",
+    "previous_generation",
+    "previous_source_fingerprint",
+];
+
+/// One inventoried source file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FileRecord {
+    /// Project-relative path with `/` separators.
+    pub path: String,
+    pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Lowercase hex SHA-256 of the file's bytes.
+    pub sha256: String,
+    /// `go`, `markdown`, `toml`, `gomod`, `other`.
+    pub kind: String,
+    /// `indexed`, `excluded:<reason>`, `refused:<reason>`.
+    pub status: String,
+}
+
+/// The rows one unit contributed, with the caller's digest of them.
+#[derive(Clone, Debug)]
+pub struct Owner {
+    pub key: String,
+    pub digest: [u8; 32],
+    pub fragment: Arc<Fragment>,
+}
+
+/// Everything one publication stores. Pass *all* owners every time; unchanged ones are cheap.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    pub files: Vec<FileRecord>,
+    pub owners: Vec<Owner>,
+    pub source_fingerprint: String,
+    /// `precision`, `completeness`, `ast_policy`, `project_id`, `engine_version`, …
+    /// Keys in [`RESERVED_META_KEYS`] are refused.
+    pub meta: BTreeMap<String, String>,
+}
+
+/// What a publish did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PublishReport {
+    /// The generation now current (unchanged when the publish was a no-op).
+    pub generation: u64,
+    pub owners_written: usize,
+    pub owners_deleted: usize,
+    pub owners_unchanged: usize,
+    /// Nodes + edges + diagnostics inserted.
+    pub rows_written: usize,
+    /// File records inserted or updated.
+    pub files_written: usize,
+    /// File records removed because they left the inventory.
+    pub files_deleted: usize,
+}
+
+impl PublishReport {
+    /// True when the publish found nothing to change and wrote nothing.
+    pub fn is_noop(&self) -> bool {
+        self.owners_written == 0
+            && self.owners_deleted == 0
+            && self.files_written == 0
+            && self.files_deleted == 0
+            && self.rows_written == 0
+    }
+}
+
+/// Progress inside a running publish, handed to a [`PublishHook`] after each written owner.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PublishProgress {
+    /// The generation being written (not yet visible to readers).
+    pub generation: u64,
+    pub owners_written: usize,
+    pub owners_to_write: usize,
+    pub rows_written: usize,
+}
+
+/// Called inside the publish transaction after every written owner. Returning `Err` aborts the
+/// publish (it rolls back and returns [`IndexError::Aborted`]); use it for progress reporting
+/// and cancellation.
+pub type PublishHook = Box<dyn FnMut(&PublishProgress) -> Result<(), String> + Send>;
+
+/// The identity of the committed generation: which file, which inode, which generation of
+/// which source snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Publication {
+    /// The index file (absolute when it could be canonicalized).
+    pub path: PathBuf,
+    pub dev: u64,
+    pub inode: u64,
+    pub generation: u64,
+    pub source_fingerprint: String,
+    pub schema_version: u32,
+    /// RFC 3339 UTC with milliseconds, e.g. `2025-01-31T12:00:00.123Z`.
+    pub published_at: String,
+    /// SHA-256 (hex) over every owner key and digest of the generation, in key order.
+    pub graph_digest: String,
+}
+
+/// Aggregate counts of the current generation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub generation: u64,
+    pub owners: u64,
+    pub nodes: u64,
+    pub edges: u64,
+    pub nodes_by_kind: BTreeMap<String, u64>,
+    pub edges_by_relation: BTreeMap<String, u64>,
+    pub edges_by_class: BTreeMap<String, u64>,
+    pub files_by_kind: BTreeMap<String, u64>,
+    pub files_by_status: BTreeMap<String, u64>,
+    pub diagnostics_by_severity: BTreeMap<String, u64>,
+    /// The whole meta table (reserved keys and batch meta).
+    pub meta: BTreeMap<String, String>,
+}
+
+/// One lexical search result, best first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchHit {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    pub location: Option<Location>,
+    /// FTS5 bm25 rank: lower (more negative) is better.
+    pub rank: f64,
+}
+
+/// One edge seen from a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EdgeRecord {
+    pub source: String,
+    pub relation: String,
+    pub class: RelationClass,
+    pub target: String,
+    /// The end that is not the node asked about (target for outgoing, source for incoming).
+    pub other: String,
+    pub location: Option<Location>,
+    pub owner: String,
+}
+
+/// A node with its neighbourhood and diagnostics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeRecord {
+    pub node: Node,
+    /// The owner that contributed this node row.
+    pub owner: String,
+    pub outgoing: Vec<EdgeRecord>,
+    pub incoming: Vec<EdgeRecord>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub(crate) fn relation_class(relation: &str) -> RelationClass {
+    classify_relation(relation)
+}

@@ -1,0 +1,54 @@
+//! Turning user text into an FTS5 query that can only ever mean "these words".
+
+/// Quote every whitespace-separated word of `input` as an FTS5 string (doubling embedded `"`),
+/// so operators (`AND`, `OR`, `NOT`, `NEAR`), column filters (`a:b`), prefixes (`foo*`),
+/// exclusions (`-x`), parentheses and quotes are all matched as plain text. Words are
+/// implicitly AND-ed. Words without a letter or digit (which the tokenizer would drop) are
+/// skipped. Returns `None` when nothing searchable is left.
+pub fn fts_query(input: &str) -> Option<String> {
+    let mut out = String::new();
+    for word in input.split_whitespace() {
+        if !word.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push('"');
+        for c in word.chars() {
+            if c == '"' {
+                out.push('"');
+            }
+            // NUL cannot appear inside an SQLite text value handed to FTS5.
+            if c != '\0' {
+                out.push(c);
+            }
+        }
+        out.push('"');
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fts_query;
+
+    #[test]
+    fn quotes_every_word() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("", None),
+            ("   \t\n", None),
+            ("- * : ( )", None),
+            ("token rotation", Some(r#""token" "rotation""#)),
+            (r#"say "hi""#, Some(r#""say" """hi""""#)),
+            ("foo*", Some(r#""foo*""#)),
+            ("a:b", Some(r#""a:b""#)),
+            ("NOT x", Some(r#""NOT" "x""#)),
+            ("-x", Some(r#""-x""#)),
+            ("Größe", Some(r#""Größe""#)),
+        ];
+        for (input, want) in cases {
+            assert_eq!(fts_query(input).as_deref(), *want, "{input:?}");
+        }
+    }
+}

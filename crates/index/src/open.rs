@@ -1,0 +1,112 @@
+//! Opening, recreating and identifying an index file.
+
+use crate::error::{IndexError, SqlContext};
+use crate::{schema, PublishHook};
+use rusqlite::{Connection, OpenFlags};
+use std::path::{Path, PathBuf};
+
+/// An open index: one SQLite connection plus the path it was opened at.
+pub struct Index {
+    pub(crate) conn: Connection,
+    pub(crate) path: PathBuf,
+    pub(crate) read_only: bool,
+    pub(crate) hook: Option<PublishHook>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index").field("path", &self.path).field("read_only", &self.read_only).finish()
+    }
+}
+
+impl Index {
+    /// Open (creating the parent directory and the schema when needed) an index for writing.
+    ///
+    /// Refuses a SQLite file with another schema ([`IndexError::SchemaMismatch`]) and a file that
+    /// is not SQLite or is malformed ([`IndexError::Corrupt`]); never modifies such a file.
+    pub fn open(path: &Path) -> Result<Index, IndexError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| IndexError::io(parent, e))?;
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn = Connection::open_with_flags(path, flags).ctx(path)?;
+        let path = canonical(path);
+        schema::configure(&conn, &path, true)?;
+        schema::ensure(&mut conn, &path)?;
+        Ok(Index { conn, path, read_only: false, hook: None })
+    }
+
+    /// Open an existing index for reading only. Never creates or writes the database.
+    pub fn open_read_only(path: &Path) -> Result<Index, IndexError> {
+        if !path.is_file() {
+            return Err(IndexError::Missing { path: path.to_path_buf() });
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).ctx(path)?;
+        let path = canonical(path);
+        schema::configure(&conn, &path, false)?;
+        schema::check(&conn, &path)?;
+        Ok(Index { conn, path, read_only: true, hook: None })
+    }
+
+    /// Delete whatever is at `path` (database, WAL and shared-memory files) and create a fresh,
+    /// empty index. The index is derived state: this is always safe.
+    pub fn recreate(path: &Path) -> Result<Index, IndexError> {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            let p = PathBuf::from(p);
+            match std::fs::remove_file(&p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(IndexError::io(&p, e)),
+            }
+        }
+        Index::open(path)
+    }
+
+    /// The path this index was opened at (canonicalized when possible).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Install (or remove) the hook called after every owner a publish writes.
+    pub fn set_publish_hook(&mut self, hook: Option<PublishHook>) {
+        self.hook = hook;
+    }
+
+    /// Run `PRAGMA integrity_check`; `Ok(())` when SQLite reports `ok`.
+    pub fn integrity_check(&self) -> Result<(), IndexError> {
+        let mut stmt = self.conn.prepare("PRAGMA integrity_check").ctx(&self.path)?;
+        let lines: Vec<String> =
+            stmt.query_map([], |r| r.get(0)).ctx(&self.path)?.collect::<Result<_, _>>().ctx(&self.path)?;
+        if lines == ["ok"] {
+            Ok(())
+        } else {
+            Err(IndexError::Corrupt { path: self.path.clone(), detail: lines.join("; ") })
+        }
+    }
+
+    /// (device, inode) of the index file; `(0, 0)` where the platform has none.
+    pub(crate) fn file_identity(&self) -> Result<(u64, u64), IndexError> {
+        let md = std::fs::metadata(&self.path).map_err(|e| IndexError::io(&self.path, e))?;
+        Ok(dev_inode(&md))
+    }
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(unix)]
+fn dev_inode(md: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (md.dev(), md.ino())
+}
+
+#[cfg(not(unix))]
+fn dev_inode(_md: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}

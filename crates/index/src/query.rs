@@ -1,0 +1,277 @@
+//! Reads of the committed generation.
+
+use crate::error::{IndexError, SqlContext};
+use crate::{
+    fts_query, relation_class, EdgeRecord, FileRecord, Index, NodeRecord, Publication, SearchHit, Stats,
+    SCHEMA_VERSION,
+};
+use docforge_model::{Diagnostic, Location, Node, Severity};
+use rusqlite::{OptionalExtension, Row};
+use std::collections::BTreeMap;
+
+pub(crate) fn file_from_row(r: &Row<'_>) -> rusqlite::Result<FileRecord> {
+    Ok(FileRecord {
+        path: r.get(0)?,
+        size: r.get::<_, i64>(1)?.max(0) as u64,
+        mtime_ns: r.get(2)?,
+        sha256: r.get(3)?,
+        kind: r.get(4)?,
+        status: r.get(5)?,
+    })
+}
+
+/// A location from three nullable columns starting at `i`.
+fn location_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Location>> {
+    let path: Option<String> = r.get(i)?;
+    Ok(match path {
+        Some(path) => Some(Location {
+            path,
+            line: r.get::<_, Option<u32>>(i + 1)?.unwrap_or(0),
+            column: r.get::<_, Option<u32>>(i + 2)?.unwrap_or(0),
+        }),
+        None => None,
+    })
+}
+
+fn severity_from(s: &str) -> Option<Severity> {
+    match s {
+        "error" => Some(Severity::Error),
+        "warning" => Some(Severity::Warning),
+        "info" => Some(Severity::Info),
+        _ => None,
+    }
+}
+
+const DIAG_COLUMNS: &str = "severity, code, message, node, path, line, col";
+
+impl Index {
+    fn count_by(&self, sql: &str) -> Result<BTreeMap<String, u64>, IndexError> {
+        let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path)?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))
+            .ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
+    }
+
+    fn meta(&self) -> Result<BTreeMap<String, String>, IndexError> {
+        let mut stmt = self.conn.prepare_cached("SELECT key, value FROM meta").ctx(&self.path)?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
+    }
+
+    /// The identity of the committed generation; `None` before the first publish.
+    ///
+    /// The meta rows are read in one statement, so they always belong to one generation.
+    pub fn publication(&self) -> Result<Option<Publication>, IndexError> {
+        let meta = self.meta()?;
+        let generation: u64 = match meta.get("generation") {
+            None => 0,
+            Some(g) => g.parse().map_err(|_| IndexError::Malformed {
+                path: self.path.clone(),
+                detail: format!("meta generation `{g}` is not a number"),
+            })?,
+        };
+        if generation == 0 {
+            return Ok(None);
+        }
+        let (dev, inode) = self.file_identity()?;
+        let get = |k: &str| meta.get(k).cloned().unwrap_or_default();
+        Ok(Some(Publication {
+            path: self.path.clone(),
+            dev,
+            inode,
+            generation,
+            source_fingerprint: get("source_fingerprint"),
+            schema_version: get("schema_version").parse().unwrap_or(SCHEMA_VERSION),
+            published_at: get("published_at"),
+            graph_digest: get("graph_digest"),
+        }))
+    }
+
+    /// Counts of the committed generation, read in one transaction.
+    pub fn stats(&self) -> Result<Stats, IndexError> {
+        let path = &self.path;
+        // A deferred read transaction pins one snapshot across all the counts.
+        self.conn.execute_batch("BEGIN DEFERRED").ctx(path)?;
+        let result = self.stats_in_snapshot();
+        self.conn.execute_batch("COMMIT").ctx(path)?;
+        result
+    }
+
+    fn stats_in_snapshot(&self) -> Result<Stats, IndexError> {
+        let one = |sql: &str| -> Result<u64, IndexError> {
+            self.conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n as u64).ctx(&self.path)
+        };
+        let meta = self.meta()?;
+        Ok(Stats {
+            generation: meta.get("generation").and_then(|g| g.parse().ok()).unwrap_or(0),
+            owners: one("SELECT count(*) FROM owners")?,
+            nodes: one("SELECT count(*) FROM nodes")?,
+            edges: one("SELECT count(*) FROM edges")?,
+            nodes_by_kind: self.count_by("SELECT kind, count(*) FROM nodes GROUP BY kind")?,
+            edges_by_relation: self.count_by("SELECT relation, count(*) FROM edges GROUP BY relation")?,
+            edges_by_class: self.count_by("SELECT class, count(*) FROM edges GROUP BY class")?,
+            files_by_kind: self.count_by("SELECT kind, count(*) FROM files GROUP BY kind")?,
+            files_by_status: self.count_by("SELECT status, count(*) FROM files GROUP BY status")?,
+            diagnostics_by_severity: self
+                .count_by("SELECT severity, count(*) FROM diagnostics GROUP BY severity")?,
+            meta,
+        })
+    }
+
+    /// Lexical search over node id, title and text (bm25; title weighs most, then id).
+    /// `query` is data, never FTS5 syntax; an empty query or `limit == 0` returns nothing.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
+        let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, bm25(nodes_fts, 4.0, 8.0, 1.0) AS rank \
+                 FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid \
+                 WHERE nodes_fts MATCH ?1 ORDER BY rank, n.id, n.rid LIMIT ?2",
+            )
+            .ctx(&self.path)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt
+            .query_map(rusqlite::params![fts, limit], |r| {
+                Ok(SearchHit {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    title: r.get(2)?,
+                    location: location_at(r, 3)?,
+                    rank: r.get(6)?,
+                })
+            })
+            .ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
+    }
+
+    /// One node (the row of the lexically first owner when several contributed the same ID)
+    /// with its outgoing and incoming edges and its diagnostics.
+    pub fn node(&self, id: &str) -> Result<Option<NodeRecord>, IndexError> {
+        let path = &self.path;
+        self.conn.execute_batch("BEGIN DEFERRED").ctx(path)?;
+        let result = self.node_in_snapshot(id);
+        self.conn.execute_batch("COMMIT").ctx(path)?;
+        result
+    }
+
+    fn node_in_snapshot(&self, id: &str) -> Result<Option<NodeRecord>, IndexError> {
+        let path = &self.path;
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, n.text, n.attrs, o.key \
+                 FROM nodes n JOIN owners o ON o.id = n.owner WHERE n.id = ?1 ORDER BY o.key, n.rid LIMIT 1",
+            )
+            .ctx(path)?
+            .query_row([id], |r| {
+                let node = Node {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    title: r.get(2)?,
+                    location: location_at(r, 3)?,
+                    text: r.get(6)?,
+                    attrs: BTreeMap::new(),
+                };
+                Ok((node, r.get::<_, Option<String>>(7)?, r.get::<_, String>(8)?))
+            })
+            .optional()
+            .ctx(path)?;
+        let Some((mut node, attrs, owner)) = row else { return Ok(None) };
+        if let Some(attrs) = attrs {
+            node.attrs = serde_json::from_str(&attrs).map_err(|e| IndexError::Malformed {
+                path: path.clone(),
+                detail: format!("attrs of node `{id}`: {e}"),
+            })?;
+        }
+        let outgoing = self.edges_where("source", id)?;
+        let incoming = self.edges_where("target", id)?;
+        let diagnostics = self.diagnostics_sql(
+            &format!(
+                "SELECT {DIAG_COLUMNS} FROM diagnostics WHERE node = ?1 ORDER BY path, line, col, code, rid"
+            ),
+            Some(id),
+        )?;
+        Ok(Some(NodeRecord { node, owner, outgoing, incoming, diagnostics }))
+    }
+
+    fn edges_where(&self, column: &str, id: &str) -> Result<Vec<EdgeRecord>, IndexError> {
+        let outgoing = column == "source";
+        let sql = format!(
+            "SELECT e.source, e.relation, e.target, e.path, e.line, e.col, o.key \
+             FROM edges e JOIN owners o ON o.id = e.owner WHERE e.{column} = ?1 \
+             ORDER BY e.relation, {}, e.rid",
+            if outgoing { "e.target" } else { "e.source" }
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.path)?;
+        let rows = stmt
+            .query_map([id], |r| {
+                let source: String = r.get(0)?;
+                let relation: String = r.get(1)?;
+                let target: String = r.get(2)?;
+                Ok(EdgeRecord {
+                    class: relation_class(&relation),
+                    other: if outgoing { target.clone() } else { source.clone() },
+                    source,
+                    relation,
+                    target,
+                    location: location_at(r, 3)?,
+                    owner: r.get(6)?,
+                })
+            })
+            .ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
+    }
+
+    fn diagnostics_sql(&self, sql: &str, node: Option<&str>) -> Result<Vec<Diagnostic>, IndexError> {
+        let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path)?;
+        let map = |r: &Row<'_>| {
+            Ok((
+                r.get::<_, String>(0)?,
+                Diagnostic {
+                    severity: Severity::Info,
+                    code: r.get(1)?,
+                    message: r.get(2)?,
+                    node: r.get(3)?,
+                    location: location_at(r, 4)?,
+                },
+            ))
+        };
+        let rows: Vec<(String, Diagnostic)> = match node {
+            Some(id) => stmt.query_map([id], map).ctx(&self.path)?.collect::<Result<_, _>>(),
+            None => stmt.query_map([], map).ctx(&self.path)?.collect::<Result<_, _>>(),
+        }
+        .ctx(&self.path)?;
+        rows.into_iter()
+            .map(|(sev, mut d)| {
+                d.severity = severity_from(&sev).ok_or_else(|| IndexError::Malformed {
+                    path: self.path.clone(),
+                    detail: format!("diagnostic severity `{sev}`"),
+                })?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// The file inventory of the committed generation, by path.
+    pub fn files(&self) -> Result<Vec<FileRecord>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path, size, mtime_ns, sha256, kind, status FROM files ORDER BY path")
+            .ctx(&self.path)?;
+        let rows = stmt.query_map([], file_from_row).ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
+    }
+
+    /// Every diagnostic of the committed generation, ordered by place, then code.
+    pub fn diagnostics(&self) -> Result<Vec<Diagnostic>, IndexError> {
+        self.diagnostics_sql(
+            &format!("SELECT {DIAG_COLUMNS} FROM diagnostics ORDER BY path, line, col, code, message, rid"),
+            None,
+        )
+    }
+}

@@ -1,0 +1,187 @@
+//! The version-1 DDL and the checks that refuse anything else.
+
+use crate::error::{IndexError, SqlContext};
+use crate::SCHEMA_VERSION;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+use std::path::Path;
+
+/// `PRAGMA application_id` of a DocForge index ("DFIX").
+pub(crate) const APPLICATION_ID: i32 = 0x4446_4958;
+
+pub(crate) const TABLES: &[&str] =
+    &["meta", "owners", "nodes", "edges", "diagnostics", "files", "transition", "nodes_fts"];
+
+/// Secondary indexes as `(name, CREATE statement)`. A bulk publish drops and recreates them.
+pub(crate) const INDEXES: &[(&str, &str)] = &[
+    ("nodes_by_id", "CREATE INDEX nodes_by_id ON nodes(id)"),
+    ("nodes_by_owner", "CREATE INDEX nodes_by_owner ON nodes(owner)"),
+    ("edges_by_source", "CREATE INDEX edges_by_source ON edges(source)"),
+    ("edges_by_target", "CREATE INDEX edges_by_target ON edges(target)"),
+    ("edges_by_owner", "CREATE INDEX edges_by_owner ON edges(owner)"),
+    ("diagnostics_by_owner", "CREATE INDEX diagnostics_by_owner ON diagnostics(owner)"),
+    ("diagnostics_by_node", "CREATE INDEX diagnostics_by_node ON diagnostics(node)"),
+];
+
+const DDL: &str = r#"
+CREATE TABLE meta(
+    key   TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE owners(
+    id         INTEGER PRIMARY KEY,
+    key        TEXT NOT NULL UNIQUE,
+    digest     BLOB NOT NULL,
+    generation INTEGER NOT NULL
+);
+
+CREATE TABLE nodes(
+    rid   INTEGER PRIMARY KEY,
+    owner INTEGER NOT NULL,
+    id    TEXT NOT NULL,
+    kind  TEXT NOT NULL,
+    title TEXT NOT NULL,
+    path  TEXT,
+    line  INTEGER,
+    col   INTEGER,
+    text  TEXT NOT NULL,
+    attrs TEXT
+);
+
+CREATE TABLE edges(
+    rid      INTEGER PRIMARY KEY,
+    owner    INTEGER NOT NULL,
+    source   TEXT NOT NULL,
+    relation TEXT NOT NULL,
+    class    TEXT NOT NULL,
+    target   TEXT NOT NULL,
+    path     TEXT,
+    line     INTEGER,
+    col      INTEGER
+);
+
+CREATE TABLE diagnostics(
+    rid      INTEGER PRIMARY KEY,
+    owner    INTEGER NOT NULL,
+    severity TEXT NOT NULL,
+    code     TEXT NOT NULL,
+    message  TEXT NOT NULL,
+    node     TEXT,
+    path     TEXT,
+    line     INTEGER,
+    col      INTEGER
+);
+
+CREATE TABLE files(
+    path     TEXT PRIMARY KEY NOT NULL,
+    size     INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    sha256   TEXT NOT NULL,
+    kind     TEXT NOT NULL,
+    status   TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE transition(
+    owner_key  TEXT PRIMARY KEY NOT NULL,
+    change     TEXT NOT NULL CHECK (change IN ('added', 'changed', 'removed')),
+    old_digest BLOB,
+    new_digest BLOB
+) WITHOUT ROWID;
+
+CREATE VIRTUAL TABLE nodes_fts USING fts5(
+    id, title, text,
+    content = 'nodes', content_rowid = 'rid',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+"#;
+
+/// Connection settings shared by writers and readers.
+pub(crate) fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<(), IndexError> {
+    conn.busy_timeout(std::time::Duration::from_secs(10)).ctx(path)?;
+    if writable {
+        conn.pragma_update(None, "synchronous", "NORMAL").ctx(path)?;
+    }
+    conn.pragma_update(None, "cache_size", -65536).ctx(path)?;
+    conn.pragma_update(None, "temp_store", "MEMORY").ctx(path)?;
+    Ok(())
+}
+
+/// Create the schema in an empty database, or check the one that is there.
+pub(crate) fn ensure(conn: &mut Connection, path: &Path) -> Result<(), IndexError> {
+    if object_count(conn, path)? > 0 {
+        return check(conn, path);
+    }
+    // WAL must be switched on outside a transaction; it is persistent in the file.
+    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).ctx(path)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(IndexError::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!("cannot switch to WAL journal mode (got {mode})"),
+        });
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(path)?;
+    // Another process may have created the schema while we waited for the lock.
+    if object_count(&tx, path)? > 0 {
+        drop(tx);
+        return check(conn, path);
+    }
+    tx.execute_batch(DDL).ctx(path)?;
+    for (_, create) in INDEXES {
+        tx.execute(create, []).ctx(path)?;
+    }
+    tx.pragma_update(None, "application_id", APPLICATION_ID).ctx(path)?;
+    tx.execute(
+        "INSERT INTO meta(key, value) VALUES ('schema_version', ?1), ('generation', '0')",
+        [SCHEMA_VERSION.to_string()],
+    )
+    .ctx(path)?;
+    tx.commit().ctx(path)
+}
+
+fn object_count(conn: &Connection, path: &Path) -> Result<i64, IndexError> {
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0)).ctx(path)
+}
+
+/// Refuse a database that is not a version-[`SCHEMA_VERSION`] DocForge index.
+pub(crate) fn check(conn: &Connection, path: &Path) -> Result<(), IndexError> {
+    let mismatch = |found: String| IndexError::SchemaMismatch {
+        path: path.to_path_buf(),
+        found,
+        expected: SCHEMA_VERSION,
+    };
+    let app_id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).ctx(path)?;
+    let has_meta: bool = conn
+        .query_row("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .ctx(path)?
+        > 0;
+    if app_id != APPLICATION_ID || !has_meta {
+        return Err(mismatch("none (not a DocForge index)".to_string()));
+    }
+    let found: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0))
+        .optional()
+        .ctx(path)?;
+    match found {
+        Some(v) if v == SCHEMA_VERSION.to_string() => {}
+        Some(v) => return Err(mismatch(v)),
+        None => return Err(mismatch("missing".to_string())),
+    }
+    for table in TABLES {
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                [table],
+                |r| r.get(0),
+            )
+            .ctx(path)?;
+        if n == 0 {
+            return Err(IndexError::Corrupt {
+                path: path.to_path_buf(),
+                detail: format!("schema version {SCHEMA_VERSION} but table `{table}` is missing"),
+            });
+        }
+    }
+    Ok(())
+}
