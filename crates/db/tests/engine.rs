@@ -1,0 +1,213 @@
+//! The engine through its host: incrementality (counted salsa executions), the no-AST gate,
+//! bad inputs, and cancellation.
+
+use docforge_db::{AnalysisHost, AstPolicy, Change, Content, FileChange};
+use docforge_project::{FileKind, Project};
+use std::fs;
+use std::path::Path;
+
+fn write(root: &Path, rel: &str, text: &[u8]) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+fn small_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(r, "go.mod", b"module example.com/m\n\ngo 1.22\n");
+    write(r, "a/a.go", b"package a\n\nfunc A() int { return B() }\n\nfunc B() int { return 1 }\n");
+    write(r, "b/b.go", b"package b\n\nimport \"example.com/m/a\"\n\nfunc C() int { return a.A() }\n");
+    write(r, "c/c.go", b"package c\n\nfunc D() {}\n");
+    write(r, "docs/x.md", b"+++\nid = \"x\"\n+++\n# X\n\nSee [y](y.md) and [A](go:example.com/m/a::A).\n");
+    write(r, "docs/y.md", b"# Y\n\nPlain.\n");
+    dir
+}
+
+fn host(root: &Path, policy: AstPolicy) -> AnalysisHost {
+    let mut h = AnalysisHost::new(Project::load(root).unwrap(), policy);
+    h.sync_from_disk();
+    h
+}
+
+fn executed(h: &AnalysisHost, query: &str) -> Vec<String> {
+    h.execution_log().take().into_iter().filter(|e| e.starts_with(&format!("{query}("))).collect()
+}
+
+#[test]
+fn graph_has_go_and_doc_nodes_with_gograph_ids() {
+    let dir = small_project();
+    let h = host(dir.path(), AstPolicy::Allow);
+    let g = h.analysis().graph().unwrap();
+    let ids: Vec<&str> = g.nodes().map(|n| n.id.as_str()).collect();
+    for want in [
+        "go:example.com/m/a",
+        "go:example.com/m/a::A",
+        "go:example.com/m/b::C",
+        "file:a/a.go",
+        "x",
+        "x#x",
+        "docs/y",
+    ] {
+        assert!(ids.contains(&want), "missing {want}: {ids:?}");
+    }
+    let edges: Vec<(String, String, String)> =
+        g.edges().map(|e| (e.source.clone(), e.relation.clone(), e.target.clone())).collect();
+    let has = |s: &str, r: &str, t: &str| edges.iter().any(|e| e.0 == s && e.1 == r && e.2 == t);
+    assert!(has("go:example.com/m/a::A", "calls", "go:example.com/m/a::B"), "{edges:?}");
+    assert!(has("go:example.com/m/b::C", "calls", "go:example.com/m/a::A"), "{edges:?}");
+    assert!(has("go:example.com/m/b", "imports", "go:example.com/m/a"), "{edges:?}");
+    assert!(edges.iter().any(|e| e.1 == "documents" && e.2 == "go:example.com/m/a::A"), "{edges:?}");
+    assert!(g.summary.completeness.complete, "{:?}", g.summary.completeness);
+}
+
+#[test]
+fn editing_one_go_file_reexecutes_only_its_queries() {
+    let dir = small_project();
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    h.analysis().graph().unwrap();
+    let c = h.file("c/c.go").unwrap();
+    h.execution_log().enable(true);
+    h.apply_change(Change {
+        files: vec![FileChange::Set {
+            rel: "c/c.go".into(),
+            kind: FileKind::Go,
+            content: Content::Bytes(b"package c\n\nfunc D() {}\n\nfunc E() { D() }\n".to_vec().into()),
+        }],
+        ..Default::default()
+    });
+    h.analysis().graph().unwrap();
+    let log = h.execution_log().take();
+    let facts: Vec<_> = log.iter().filter(|e| e.starts_with("go_facts(")).collect();
+    assert_eq!(facts.len(), 1, "only the edited file is re-parsed: {log:#?}");
+    let c_id = format!("{:?}", salsa::plumbing::AsId::as_id(&c));
+    assert!(facts[0].contains(&c_id), "{facts:?} vs {c_id}");
+    let digests = log.iter().filter(|e| e.starts_with("file_digest(")).count();
+    assert_eq!(digests, 1, "{log:#?}");
+    // Packages a and b did not change: their fragments are not recomputed.
+    let fragments = log.iter().filter(|e| e.starts_with("package_fragment(")).count();
+    assert_eq!(fragments, 1, "{log:#?}");
+    // Documents do not depend on package c: nothing on the docs side re-runs.
+    assert!(!log.iter().any(|e| e.starts_with("doc_facts(") || e.starts_with("doc_fragment(")), "{log:#?}");
+}
+
+#[test]
+fn editing_prose_reprojects_only_that_document() {
+    let dir = small_project();
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    h.analysis().graph().unwrap();
+    h.execution_log().enable(true);
+    h.apply_change(Change {
+        files: vec![FileChange::Set {
+            rel: "docs/y.md".into(),
+            kind: FileKind::Markdown,
+            content: Content::Bytes(b"# Y\n\nPlain prose, edited.\n".to_vec().into()),
+        }],
+        ..Default::default()
+    });
+    h.analysis().graph().unwrap();
+    let log = h.execution_log().take();
+    assert_eq!(log.iter().filter(|e| e.starts_with("doc_facts(")).count(), 1, "{log:#?}");
+    assert_eq!(log.iter().filter(|e| e.starts_with("doc_fragment(")).count(), 1, "{log:#?}");
+    assert!(
+        !log.iter().any(|e| e.starts_with("go_facts(") || e.starts_with("package_fragment(")),
+        "{log:#?}"
+    );
+}
+
+#[test]
+fn no_ast_policy_runs_no_go_query_but_hashes_go_files() {
+    let dir = small_project();
+    let h = host(dir.path(), AstPolicy::Forbid);
+    let g = h.analysis().graph().unwrap();
+    let counters = h.gate_counters();
+    assert_eq!(counters.parses, 0);
+    assert_eq!(counters.query_executions, 0);
+    assert!(counters.refusals > 0, "the gate was asked and refused");
+    let file = g.nodes().find(|n| n.id == "file:a/a.go").expect("Go files are inventoried");
+    assert_eq!(file.attrs.get("sha256").map(String::len), Some(64));
+    assert!(!g.nodes().any(|n| n.id.starts_with("go:")), "no Go symbols under --no-ast");
+    assert_eq!(g.summary.precision, None);
+    // The same project with AST allowed does run queries: the counter is not vacuous.
+    let h = host(dir.path(), AstPolicy::Allow);
+    h.analysis().graph().unwrap();
+    assert!(h.gate_counters().query_executions > 0);
+}
+
+#[test]
+fn bad_inputs_become_diagnostics_and_lose_nothing() {
+    let dir = small_project();
+    let r = dir.path();
+    write(r, "docs/bad-utf8.md", b"# Title \xff\xfe\n\ntext\n");
+    write(r, "docs/broken.md", b"+++\nid = \n+++\n# Still here\n");
+    write(r, "d/broken.go", b"package d\n\nfunc Broken() { x := }\n\nfunc Fine() {}\n");
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "leak.md", b"# leak\n");
+    std::os::unix::fs::symlink(outside.path().join("leak.md"), r.join("docs/leak.md")).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(r.join("docs/pipe.md")).status().unwrap().success());
+    let h = host(r, AstPolicy::Allow);
+    let g = h.analysis().graph().unwrap();
+    let codes: Vec<(&str, Option<&str>)> =
+        g.diagnostics().map(|d| (d.code.as_str(), d.location.as_ref().map(|l| l.path.as_str()))).collect();
+    for (code, path) in [
+        ("invalid_utf8", "docs/bad-utf8.md"),
+        ("front_matter_invalid", "docs/broken.md"),
+        ("go_syntax_error", "d/broken.go"),
+        ("symlink_outside_root", "docs/leak.md"),
+        ("special_file", "docs/pipe.md"),
+    ] {
+        assert!(codes.contains(&(code, Some(path))), "missing {code} at {path}: {codes:?}");
+    }
+    let ids: Vec<&str> = g.nodes().map(|n| n.id.as_str()).collect();
+    // Nothing else is lost: the broken files are still nodes, and so is everything else.
+    for want in [
+        "docs/bad-utf8",
+        "docs/broken",
+        "go:example.com/m/d::Fine",
+        "go:example.com/m/a::A",
+        "x",
+        "file:docs/pipe.md",
+    ] {
+        assert!(ids.contains(&want), "missing {want}");
+    }
+    assert!(!g.summary.completeness.complete);
+    assert!(
+        g.summary.completeness.reasons.iter().any(|r| r.starts_with("go_syntax_error")),
+        "{:?}",
+        g.summary.completeness
+    );
+}
+
+#[test]
+fn unchanged_disk_sync_reads_nothing() {
+    let dir = small_project();
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    let report = h.sync_from_disk();
+    assert_eq!(report.read, 0);
+    assert!(report.unchanged >= 6);
+    write(dir.path(), "c/c.go", b"package c\n\nfunc D() { D() }\n");
+    let report = h.sync_from_disk();
+    assert_eq!(report.read, 1);
+    fs::remove_file(dir.path().join("docs/y.md")).unwrap();
+    let report = h.sync_from_disk();
+    assert_eq!((report.read, report.removed), (0, 1));
+    let g = h.analysis().graph().unwrap();
+    assert!(!g.nodes().any(|n| n.id == "docs/y"));
+}
+
+#[test]
+fn a_write_cancels_a_running_read() {
+    let dir = small_project();
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    let analysis = h.analysis();
+    // A snapshot taken before a change is cancelled by it instead of blocking the writer.
+    let reader = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        analysis.graph()
+    });
+    h.apply_change(Change { files: vec![FileChange::Remove { rel: "c/c.go".into() }], ..Default::default() });
+    let result = reader.join().unwrap();
+    assert!(result.is_err(), "the stale snapshot must report Cancelled");
+    let g = h.analysis().graph().unwrap();
+    assert!(!g.nodes().any(|n| n.id == "file:c/c.go"));
+}
