@@ -19,10 +19,8 @@ pub fn fts_query(input: &str) -> Option<String> {
             if c == '"' {
                 out.push('"');
             }
-            // NUL cannot appear inside an SQLite text value handed to FTS5.
-            if c != '\0' {
-                out.push(c);
-            }
+            // NUL would end the string for the FTS5 parser: treat it as a separator.
+            out.push(if c == '\0' { ' ' } else { c });
         }
         out.push('"');
     }
@@ -46,6 +44,7 @@ mod tests {
             ("NOT x", Some(r#""NOT" "x""#)),
             ("-x", Some(r#""-x""#)),
             ("Größe", Some(r#""Größe""#)),
+            ("a\0b", Some("\"a b\"")),
         ];
         for (input, want) in cases {
             assert_eq!(fts_query(input).as_deref(), *want, "{input:?}");

@@ -77,16 +77,25 @@ impl Index {
         self.hook = hook;
     }
 
-    /// Run `PRAGMA integrity_check`; `Ok(())` when SQLite reports `ok`.
+    /// Run `PRAGMA integrity_check` and, on a writable index, the FTS5 integrity check against
+    /// the `nodes` content; `Ok(())` when both are clean.
     pub fn integrity_check(&self) -> Result<(), IndexError> {
         let mut stmt = self.conn.prepare("PRAGMA integrity_check").ctx(&self.path)?;
         let lines: Vec<String> =
             stmt.query_map([], |r| r.get(0)).ctx(&self.path)?.collect::<Result<_, _>>().ctx(&self.path)?;
-        if lines == ["ok"] {
-            Ok(())
-        } else {
-            Err(IndexError::Corrupt { path: self.path.clone(), detail: lines.join("; ") })
+        if lines != ["ok"] {
+            return Err(IndexError::Corrupt { path: self.path.clone(), detail: lines.join("; ") });
         }
+        if !self.read_only {
+            // Writes nothing; it is an INSERT only in FTS5's command syntax.
+            self.conn
+                .execute("INSERT INTO nodes_fts(nodes_fts, rank) VALUES ('integrity-check', 1)", [])
+                .map_err(|e| IndexError::Corrupt {
+                    path: self.path.clone(),
+                    detail: format!("full-text index does not match nodes: {e}"),
+                })?;
+        }
+        Ok(())
     }
 
     /// (device, inode) of the index file; `(0, 0)` where the platform has none.

@@ -1,0 +1,120 @@
+//! Lexical search: user text is data, ranking, and FTS staying in sync through publishes.
+
+mod common;
+
+use common::{batch, doc_owner, docs, node, owner};
+use docforge_index::{Batch, Index};
+use docforge_model::Fragment;
+
+fn search_fixture() -> (tempfile::TempDir, Index) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(&dir.path().join("i.sqlite")).unwrap();
+    let nodes = vec![
+        node("n.quoted", "section", "Quoting", r#"he said "quoted" words"#),
+        node("n.foo", "section", "Foo", "foo alone"),
+        node("n.foobar", "section", "Foobar", "foobar only"),
+        node("n.colon", "section", "Colon", "the pair a:b appears here"),
+        node("hid.secret", "section", "Hidden", "nothing to see"),
+        node("n.not", "section", "Negation", "do NOT panic"),
+        node("n.dash", "section", "Dash", "flag -x enables it"),
+        node("n.umlaut", "section", "Größe", "Ünïcödé text"),
+        node("n.cjk", "section", "東京タワー", "tall"),
+        node("n.title", "section", "rotation", "unrelated words"),
+        node("n.text", "section", "Other", "token rotation happens in the text"),
+    ];
+    let frag = Fragment { nodes, edges: vec![], diagnostics: vec![] };
+    index.publish(batch(vec![owner("file:docs/s.md", frag)], "fp")).unwrap();
+    (dir, index)
+}
+
+#[test]
+fn user_text_is_never_fts_syntax() {
+    let (_dir, index) = search_fixture();
+    let cases: &[(&str, &[&str])] = &[
+        ("", &[]),
+        ("   ", &[]),
+        (r#""quoted""#, &["n.quoted"]),
+        (r#"said "quoted"#, &["n.quoted"]),
+        ("foo*", &["n.foo"]),
+        ("a:b", &["n.colon"]),
+        ("id:secret", &[]),
+        ("NOT", &["n.not"]),
+        ("do NOT panic", &["n.not"]),
+        ("NOT panic", &["n.not"]),
+        ("-x", &["n.dash"]),
+        ("flag AND", &[]),
+        ("OR", &[]),
+        ("NEAR(foo bar)", &[]),
+        ("( ) * ^ + - : \" '", &[]),
+        ("^foo", &["n.foo"]),
+        ("{id title}: foo", &[]),
+        ("größe", &["n.umlaut"]),
+        ("unicode", &["n.umlaut"]),
+        ("東京タワー", &["n.cjk"]),
+        ("🦀", &[]),
+        ("foo\0bar", &[]),
+        ("'; DROP TABLE nodes; --", &[]),
+    ];
+    for (query, want) in cases {
+        let hits = index.search(query, 10).unwrap_or_else(|e| panic!("{query:?}: {e}"));
+        let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, *want, "query {query:?}");
+    }
+    assert_eq!(index.stats().unwrap().nodes, 11, "nothing was dropped");
+}
+
+#[test]
+fn title_matches_rank_above_text_matches_and_limit_applies() {
+    let (_dir, index) = search_fixture();
+    let hits = index.search("rotation", 10).unwrap();
+    let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(ids, ["n.title", "n.text"]);
+    assert!(hits[0].rank < hits[1].rank, "{hits:?}");
+    assert_eq!(hits[0].kind, "section");
+    assert_eq!(hits[0].location.as_ref().unwrap().path, "docs/a.md");
+    assert_eq!(index.search("rotation", 1).unwrap().len(), 1);
+    assert!(index.search("rotation", 0).unwrap().is_empty());
+}
+
+fn bulk_owners(count: usize, salt: &str) -> Vec<docforge_index::Owner> {
+    (0..count).map(|i| doc_owner(&format!("bulk{i}"), 60, salt)).collect()
+}
+
+fn publish_checked(index: &mut Index, b: Batch) -> docforge_index::PublishReport {
+    let report = index.publish(b).unwrap();
+    index.integrity_check().unwrap();
+    report
+}
+
+#[test]
+fn fts_stays_in_sync_through_bulk_and_incremental_publishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(&dir.path().join("i.sqlite")).unwrap();
+
+    // Cold: ~25k rows takes the bulk path (indexes and FTS built after the inserts).
+    let mut owners = bulk_owners(200, "alpha");
+    let report = publish_checked(&mut index, batch(owners.clone(), "fp1"));
+    assert_eq!(report.rows_written, 200 * (61 + 61 + 1));
+    assert_eq!(index.search("alpha", 100_000).unwrap().len(), 200 * 61);
+    assert_eq!(index.node("doc.bulk7#s59").unwrap().unwrap().incoming.len(), 1);
+
+    // Incremental: one owner changes; its old words leave the FTS index, its new ones enter.
+    owners[3] = doc_owner("bulk3", 2, "beta");
+    let report = publish_checked(&mut index, batch(owners.clone(), "fp2"));
+    assert_eq!((report.owners_written, report.owners_unchanged), (1, 199));
+    assert_eq!(index.search("beta", 100).unwrap().len(), 3);
+    assert_eq!(index.search("alpha", 100_000).unwrap().len(), 199 * 61);
+
+    // Bulk again: most owners change and some vanish.
+    let mut owners = bulk_owners(150, "gamma");
+    owners.extend(docs(2, 1));
+    let report = publish_checked(&mut index, batch(owners, "fp3"));
+    assert_eq!((report.owners_written, report.owners_deleted), (152, 50));
+    assert!(index.search("alpha", 10).unwrap().is_empty());
+    assert!(index.search("beta", 10).unwrap().is_empty());
+    assert_eq!(index.search("gamma", 100_000).unwrap().len(), 150 * 61);
+    assert_eq!(index.search("about d1", 10).unwrap()[0].id, "doc.d1");
+    assert!(index.node("doc.bulk160").unwrap().is_none());
+    let stats = index.stats().unwrap();
+    assert_eq!((stats.generation, stats.owners, stats.nodes), (3, 152, 150 * 61 + 4));
+}
