@@ -1,1 +1,36 @@
-//! placeholder
+//! Go facts from syntax alone (no Go toolchain at runtime).
+//!
+//! Pure data in, data out:
+//! - [`select_file`]: whether a `.go` file belongs to the build under a [`BuildContext`]
+//!   (file-name suffixes, `//go:build` / `// +build`, `import "C"` without cgo). No tree-sitter,
+//!   so it works under `--no-ast`.
+//! - [`parse_go_mod`], [`parse_go_work`], [`import_path`]: module identity.
+//! - [`extract_file`]: declarations, imports and call sites of one file, through the AST gate
+//!   ([`docforge_syntax::GoSyntax`]).
+//! - [`symbol_id`]: Gograph symbol IDs (`<import path>::Name`, `<import path>::(*T).M`);
+//!   [`package_symbol_id`] also maps methods declared on same-package aliases to the aliased
+//!   type, as go/types does (use it whenever the package's symbols are at hand).
+//! - [`package_symbols`], [`package_fragment`]: the graph projection of one package.
+//!
+//! External test packages (`package foo_test` in the directory of `foo`) are separate
+//! packages with import path `<import path>_test`: split a directory's files by package
+//! clause and call [`package_fragment`] once per package.
+
+mod constraint;
+mod context;
+mod extract;
+mod facts;
+mod fragment;
+mod gomod;
+mod header;
+mod select;
+mod symbols;
+
+pub use constraint::{eval_go_build, eval_plus_build};
+pub use context::{BuildContext, DEFAULT_TOOL_TAGS};
+pub use extract::{extract_file, MAX_CALLEE_LEN, MAX_SYNTAX_ERRORS};
+pub use facts::{CallSite, Callee, Decl, DeclKind, Field, FileFacts, Import, MethodSpec, Pos, Receiver};
+pub use fragment::{package_fragment, PackageFile};
+pub use gomod::{import_path, parse_go_mod, parse_go_work, GoMod, GoWork};
+pub use select::{select_file, FileSelection};
+pub use symbols::{package_symbol_id, package_symbols, symbol_id, PackageSymbols};

@@ -1,0 +1,269 @@
+//! Call sites: one hand-written `TreeCursor` walk per declaration, tracking lexical scopes
+//! so that a call through a locally bound name is marked `shadowed`.
+//!
+//! Scopes follow the Go spec closely enough for shadowing: function/closure parameters,
+//! receivers and named results; blocks; `if`/`for`/`switch`/`select` headers and clauses;
+//! `:=`, local `var`/`const` (in scope after the spec), local types (from the name on),
+//! range variables and type-switch bindings.
+
+use super::text::{bounded, bytes, pos};
+use super::MAX_CALLEE_LEN;
+use crate::{CallSite, Callee};
+use std::sync::OnceLock;
+use tree_sitter::{Language, Node};
+
+/// Node kind ids the walk compares against (integer compares instead of string compares).
+pub(crate) struct Kinds {
+    call: u16,
+    ident: u16,
+    selector: u16,
+    paren_expr: u16,
+    index_expr: u16,
+    type_inst: u16,
+    /// Kinds that open a scope.
+    scopes: Vec<u16>,
+    /// Kinds whose subtrees contain no calls worth a visit (types, literals).
+    skip: Vec<u16>,
+    param: u16,
+    variadic_param: u16,
+    type_param: u16,
+    short_var: u16,
+    var_spec: u16,
+    const_spec: u16,
+    type_spec: u16,
+    type_alias: u16,
+    range_clause: u16,
+    receive: u16,
+    type_switch: u16,
+}
+
+impl Kinds {
+    pub(crate) fn get(lang: tree_sitter::LanguageRef<'_>) -> &'static Kinds {
+        static KINDS: OnceLock<Kinds> = OnceLock::new();
+        KINDS.get_or_init(|| Kinds::new(&lang))
+    }
+
+    fn new(lang: &Language) -> Kinds {
+        let id = |k: &str| {
+            let id = lang.id_for_node_kind(k, true);
+            assert!(id != 0, "tree-sitter-go has no node kind {k}");
+            id
+        };
+        Kinds {
+            call: id("call_expression"),
+            ident: id("identifier"),
+            selector: id("selector_expression"),
+            paren_expr: id("parenthesized_expression"),
+            index_expr: id("index_expression"),
+            type_inst: id("type_instantiation_expression"),
+            scopes: [
+                "block",
+                "func_literal",
+                "if_statement",
+                "for_statement",
+                "expression_switch_statement",
+                "type_switch_statement",
+                "expression_case",
+                "default_case",
+                "type_case",
+                "communication_case",
+                "function_declaration",
+                "method_declaration",
+            ]
+            .into_iter()
+            .map(id)
+            .collect(),
+            skip: [
+                "interpreted_string_literal",
+                "raw_string_literal",
+                "int_literal",
+                "float_literal",
+                "rune_literal",
+                "comment",
+                "function_type",
+                "struct_type",
+                "interface_type",
+                "field_identifier",
+                "type_identifier",
+                "qualified_type",
+                "pointer_type",
+                "map_type",
+                "channel_type",
+                "slice_type",
+            ]
+            .into_iter()
+            .map(id)
+            .collect(),
+            param: id("parameter_declaration"),
+            variadic_param: id("variadic_parameter_declaration"),
+            type_param: id("type_parameter_declaration"),
+            short_var: id("short_var_declaration"),
+            var_spec: id("var_spec"),
+            const_spec: id("const_spec"),
+            type_spec: id("type_spec"),
+            type_alias: id("type_alias"),
+            range_clause: id("range_clause"),
+            receive: id("receive_statement"),
+            type_switch: id("type_switch_statement"),
+        }
+    }
+}
+
+struct Walker<'k, 's> {
+    k: &'k Kinds,
+    src: &'s [u8],
+    /// Names bound in the open scopes, innermost last; `marks` are scope starts.
+    names: Vec<&'s [u8]>,
+    marks: Vec<usize>,
+    caller: Option<u32>,
+}
+
+/// Walk `decl` (a top-level func/method/var/const declaration) and append its call sites.
+pub(crate) fn walk(k: &Kinds, decl: Node<'_>, src: &[u8], caller: Option<u32>, out: &mut Vec<CallSite>) {
+    let mut w = Walker { k, src, names: Vec::new(), marks: Vec::new(), caller };
+    let mut cursor = decl.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if w.enter(node, out) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            w.exit(cursor.node());
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+impl<'s> Walker<'_, 's> {
+    fn bind(&mut self, node: Node<'_>) {
+        if node.kind_id() == self.k.ident {
+            let name = bytes(node, self.src);
+            if name != b"_" {
+                self.names.push(name);
+            }
+        }
+    }
+
+    fn bind_field(&mut self, node: Node<'_>, field: &str) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children_by_field_name(field, &mut cursor).collect();
+        for child in children {
+            if child.kind() == "expression_list" {
+                let mut c2 = child.walk();
+                let list: Vec<Node<'_>> = child.named_children(&mut c2).collect();
+                for n in list {
+                    self.bind(n);
+                }
+            } else {
+                self.bind(child);
+            }
+        }
+    }
+
+    fn shadowed(&self, name: &[u8]) -> bool {
+        self.names.iter().rev().any(|n| *n == name)
+    }
+
+    /// Visit `node` on the way down; returns whether to descend.
+    fn enter(&mut self, node: Node<'_>, out: &mut Vec<CallSite>) -> bool {
+        let k = self.k;
+        let kind = node.kind_id();
+        if !node.is_named() || k.skip.contains(&kind) {
+            return false;
+        }
+        if k.scopes.contains(&kind) {
+            self.marks.push(self.names.len());
+        }
+        if kind == k.call {
+            self.call(node, out);
+        } else if kind == k.param || kind == k.variadic_param || kind == k.type_param {
+            self.bind_field(node, "name");
+        } else if (kind == k.type_spec || kind == k.type_alias) && !self.marks.is_empty() {
+            self.bind_field(node, "name");
+        } else if kind == k.type_switch {
+            self.bind_field(node, "alias");
+        }
+        true
+    }
+
+    /// Leave `node` on the way up.
+    fn exit(&mut self, node: Node<'_>) {
+        let k = self.k;
+        let kind = node.kind_id();
+        if !node.is_named() {
+            return;
+        }
+        if k.scopes.contains(&kind) {
+            if let Some(mark) = self.marks.pop() {
+                self.names.truncate(mark);
+            }
+        } else if kind == k.short_var {
+            self.bind_field(node, "left");
+        } else if (kind == k.var_spec || kind == k.const_spec) && !self.marks.is_empty() {
+            self.bind_field(node, "name");
+        } else if kind == k.range_clause || kind == k.receive {
+            if has_define(node) {
+                self.bind_field(node, "left");
+            }
+        }
+    }
+
+    fn call(&mut self, node: Node<'_>, out: &mut Vec<CallSite>) {
+        let k = self.k;
+        let Some(func) = node.child_by_field_name("function") else { return };
+        let mut f = func;
+        // Unwrap `(f)`, `f[T]`, `pkg.F[T]`.
+        loop {
+            let kind = f.kind_id();
+            let inner = if kind == k.paren_expr {
+                f.named_child(0)
+            } else if kind == k.index_expr {
+                f.child_by_field_name("operand")
+            } else if kind == k.type_inst {
+                f.child_by_field_name("type")
+            } else {
+                None
+            };
+            match inner {
+                Some(i) => f = i,
+                None => break,
+            }
+        }
+        let (shape, root) = if f.kind_id() == k.ident {
+            (Callee::Ident(String::from_utf8_lossy(bytes(f, self.src)).into_owned()), Some(f))
+        } else if f.kind_id() == k.selector {
+            match (f.child_by_field_name("operand"), f.child_by_field_name("field")) {
+                (Some(x), Some(sel)) if x.kind_id() == k.ident => (
+                    Callee::Selector {
+                        x: String::from_utf8_lossy(bytes(x, self.src)).into_owned(),
+                        sel: String::from_utf8_lossy(bytes(sel, self.src)).into_owned(),
+                    },
+                    Some(x),
+                ),
+                _ => (Callee::Other, None),
+            }
+        } else {
+            (Callee::Other, None)
+        };
+        let shadowed = root.is_some_and(|r| self.shadowed(bytes(r, self.src)));
+        out.push(CallSite {
+            caller: self.caller,
+            callee: bounded(func, self.src, MAX_CALLEE_LEN),
+            shape,
+            shadowed,
+            pos: pos(node),
+        });
+    }
+}
+
+/// Whether a range clause / receive statement declares with `:=`.
+fn has_define(node: Node<'_>) -> bool {
+    let mut cursor = node.walk();
+    let found = node.children(&mut cursor).any(|c| c.kind() == ":=");
+    found
+}

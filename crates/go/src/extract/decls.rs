@@ -1,0 +1,224 @@
+//! Declarations: funcs, methods, type specs (structs, interfaces, others, aliases), vars, consts.
+
+use super::text::{normalized, pos, text};
+use crate::{Decl, DeclKind, Field, MethodSpec, Receiver};
+use tree_sitter::Node;
+
+fn decl(name: String, kind: DeclKind, node_pos: crate::Pos) -> Decl {
+    Decl {
+        name,
+        kind,
+        receiver: None,
+        pos: node_pos,
+        type_params: Vec::new(),
+        fields: Vec::new(),
+        embeds: Vec::new(),
+        methods: Vec::new(),
+        signature: None,
+    }
+}
+
+/// `(params) results` of a function-like node, normalized.
+fn signature(node: Node<'_>, src: &[u8]) -> Option<String> {
+    let params = node.child_by_field_name("parameters")?;
+    let mut sig = normalized(params, src);
+    if let Some(result) = node.child_by_field_name("result") {
+        sig.push(' ');
+        sig.push_str(&normalized(result, src));
+    }
+    Some(sig)
+}
+
+fn type_params(node: Node<'_>, src: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(list) = node.child_by_field_name("type_parameters") else { return out };
+    let mut cursor = list.walk();
+    for tp in list.named_children(&mut cursor) {
+        let mut c2 = tp.walk();
+        for name in tp.children_by_field_name("name", &mut c2) {
+            out.push(text(name, src));
+        }
+    }
+    out
+}
+
+/// A `function_declaration` or `method_declaration`.
+pub(super) fn func(node: Node<'_>, src: &[u8]) -> Option<Decl> {
+    let name = node.child_by_field_name("name")?;
+    if name.is_missing() {
+        return None;
+    }
+    let method = node.kind() == "method_declaration";
+    let kind = if method { DeclKind::Method } else { DeclKind::Func };
+    let mut d = decl(text(name, src), kind, pos(name));
+    d.signature = signature(node, src);
+    if method {
+        let (receiver, tparams) = receiver(node.child_by_field_name("receiver")?, src)?;
+        d.receiver = Some(receiver);
+        d.type_params = tparams;
+    } else {
+        d.type_params = type_params(node, src);
+    }
+    Some(d)
+}
+
+/// The receiver's base type name, pointer-ness and type parameter names.
+fn receiver(list: Node<'_>, src: &[u8]) -> Option<(Receiver, Vec<String>)> {
+    let mut cursor = list.walk();
+    let param = list.named_children(&mut cursor).find(|n| n.kind() == "parameter_declaration")?;
+    let mut ty = param.child_by_field_name("type")?;
+    let mut pointer = false;
+    let mut tparams = Vec::new();
+    loop {
+        match ty.kind() {
+            "parenthesized_type" => ty = ty.named_child(0)?,
+            "pointer_type" if !pointer => {
+                pointer = true;
+                ty = ty.named_child(0)?;
+            }
+            "generic_type" => {
+                if let Some(args) = ty.child_by_field_name("type_arguments") {
+                    let mut c2 = args.walk();
+                    tparams = args.named_children(&mut c2).map(|a| text(a, src)).collect();
+                }
+                ty = ty.child_by_field_name("type")?;
+            }
+            "qualified_type" => ty = ty.child_by_field_name("name")?,
+            "type_identifier" => break,
+            _ => return None,
+        }
+    }
+    Some((Receiver { type_name: text(ty, src), pointer }, tparams))
+}
+
+/// The specs of a `var_declaration` / `const_declaration`: one decl per name.
+pub(super) fn value_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
+    let kind = if node.kind() == "const_declaration" { DeclKind::Const } else { DeclKind::Var };
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "var_spec" | "const_spec" => value_spec(child, kind, src, out),
+            "var_spec_list" => {
+                let mut c2 = child.walk();
+                for spec in child.named_children(&mut c2) {
+                    if spec.kind() == "var_spec" {
+                        value_spec(spec, kind, src, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn value_spec(spec: Node<'_>, kind: DeclKind, src: &[u8], out: &mut Vec<Decl>) {
+    let ty = spec.child_by_field_name("type").map(|t| normalized(t, src));
+    let mut cursor = spec.walk();
+    for name in spec.children_by_field_name("name", &mut cursor) {
+        if name.kind() == "identifier" && !name.is_missing() {
+            let mut d = decl(text(name, src), kind, pos(name));
+            d.signature = ty.clone();
+            out.push(d);
+        }
+    }
+}
+
+/// The specs of a `type_declaration`.
+pub(super) fn type_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
+    let mut cursor = node.walk();
+    for spec in node.named_children(&mut cursor) {
+        let alias = match spec.kind() {
+            "type_spec" => false,
+            "type_alias" => true,
+            _ => continue,
+        };
+        let Some(name) = spec.child_by_field_name("name") else { continue };
+        if name.is_missing() {
+            continue;
+        }
+        let ty = spec.child_by_field_name("type");
+        let kind = match (alias, ty.map(|t| t.kind())) {
+            (true, _) => DeclKind::Alias,
+            (false, Some("struct_type")) => DeclKind::Struct,
+            (false, Some("interface_type")) => DeclKind::Interface,
+            _ => DeclKind::Type,
+        };
+        let mut d = decl(text(name, src), kind, pos(name));
+        d.type_params = type_params(spec, src);
+        if let Some(ty) = ty {
+            match kind {
+                DeclKind::Struct => struct_fields(ty, src, &mut d),
+                DeclKind::Interface => interface_elems(ty, src, &mut d),
+                _ => d.signature = Some(normalized(ty, src)),
+            }
+        }
+        out.push(d);
+    }
+}
+
+/// The name an embedded field gets: the type name without package, pointer or type args.
+fn embedded_name(mut ty: Node<'_>, src: &[u8]) -> String {
+    loop {
+        match ty.kind() {
+            "pointer_type" | "parenthesized_type" => match ty.named_child(0) {
+                Some(t) => ty = t,
+                None => break,
+            },
+            "generic_type" => match ty.child_by_field_name("type") {
+                Some(t) => ty = t,
+                None => break,
+            },
+            "qualified_type" => match ty.child_by_field_name("name") {
+                Some(t) => ty = t,
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    text(ty, src)
+}
+
+fn struct_fields(ty: Node<'_>, src: &[u8], d: &mut Decl) {
+    let mut cursor = ty.walk();
+    let Some(list) = ty.named_children(&mut cursor).find(|n| n.kind() == "field_declaration_list") else {
+        return;
+    };
+    let mut c2 = list.walk();
+    for field in list.named_children(&mut c2) {
+        if field.kind() != "field_declaration" {
+            continue;
+        }
+        let Some(fty) = field.child_by_field_name("type") else { continue };
+        let type_text = normalized(fty, src);
+        let mut c3 = field.walk();
+        let names: Vec<String> =
+            field.children_by_field_name("name", &mut c3).map(|n| text(n, src)).collect();
+        if names.is_empty() {
+            // Embedded: `T`, `*T`, `pkg.T`, `T[int]`. tree-sitter puts `*` before the type node.
+            let star = field.child(0).is_some_and(|c| c.kind() == "*");
+            let embed = if star { format!("*{type_text}") } else { type_text.clone() };
+            d.fields.push(Field { name: embedded_name(fty, src), type_text: embed.clone(), embedded: true });
+            d.embeds.push(embed);
+        } else {
+            for name in names {
+                d.fields.push(Field { name, type_text: type_text.clone(), embedded: false });
+            }
+        }
+    }
+}
+
+fn interface_elems(ty: Node<'_>, src: &[u8], d: &mut Decl) {
+    let mut cursor = ty.walk();
+    for elem in ty.named_children(&mut cursor) {
+        match elem.kind() {
+            "method_elem" => {
+                if let Some(name) = elem.child_by_field_name("name") {
+                    let signature = signature(elem, src).unwrap_or_default();
+                    d.methods.push(MethodSpec { name: text(name, src), signature });
+                }
+            }
+            "type_elem" => d.embeds.push(normalized(elem, src)),
+            _ => {}
+        }
+    }
+}

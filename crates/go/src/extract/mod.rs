@@ -1,0 +1,121 @@
+//! Extraction of [`FileFacts`] from Go source through the AST gate.
+//!
+//! Top-level declarations come from the `top_level` query (run with `max_start_depth =
+//! Some(1)`, so the query cursor never descends into bodies); call sites come from one
+//! hand-written `TreeCursor` walk per declaration (see [`calls`]).
+
+mod calls;
+mod decls;
+pub(crate) mod text;
+
+use crate::{FileFacts, Import, Pos};
+use docforge_syntax::GoSyntax;
+use text::{pos, text, unquote};
+use tree_sitter::Node;
+
+/// At most this many syntax-error positions are recorded per file.
+pub const MAX_SYNTAX_ERRORS: usize = 16;
+/// Callee text is cut to this many bytes.
+pub const MAX_CALLEE_LEN: usize = 120;
+
+/// Extract the facts of one Go file. Never panics, whatever the bytes.
+pub fn extract_file(go: GoSyntax<'_>, source: &[u8]) -> FileFacts {
+    let tree = go.parse(source);
+    let root = tree.root_node();
+    let mut facts = FileFacts::default();
+    let query = go.query("top_level").expect("queries/go/top_level.scm is embedded");
+    let names = query.capture_names();
+    let kinds = calls::Kinds::get(root.language());
+    // Matches come in source order; each top-level declaration is handled inside the
+    // callback (the captured nodes do not outlive it).
+    let run = go.run("top_level", root, source, Some(1), |_, m| {
+        for cap in m.captures() {
+            top_level(names[cap.index as usize], cap.node, source, kinds, &mut facts);
+        }
+    });
+    // The query is embedded at build time; a missing query is a build defect, not input.
+    run.expect("queries/go/top_level.scm is embedded");
+    if root.has_error() {
+        syntax_errors(root, &mut facts.syntax_errors);
+    }
+    facts
+}
+
+fn top_level(capture: &str, node: Node<'_>, source: &[u8], kinds: &calls::Kinds, facts: &mut FileFacts) {
+    match capture {
+        "package" => {
+            if facts.package.is_none() {
+                facts.package = Some(text(node, source));
+            }
+        }
+        "import" => imports(node, source, &mut facts.imports),
+        "var" | "const" => {
+            decls::value_specs(node, source, &mut facts.decls);
+            // Calls in package-level initialisers have no caller.
+            calls::walk(kinds, node, source, None, &mut facts.calls);
+        }
+        "type" => decls::type_specs(node, source, &mut facts.decls),
+        "func" | "method" => {
+            if let Some(decl) = decls::func(node, source) {
+                let idx = facts.decls.len() as u32;
+                facts.decls.push(decl);
+                calls::walk(kinds, node, source, Some(idx), &mut facts.calls);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn imports(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "import_spec" => import_spec(child, src, out),
+            "import_spec_list" => {
+                let mut c2 = child.walk();
+                for spec in child.named_children(&mut c2) {
+                    if spec.kind() == "import_spec" {
+                        import_spec(spec, src, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn import_spec(spec: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
+    let Some(path) = spec.child_by_field_name("path") else { return };
+    if path.is_missing() {
+        return;
+    }
+    out.push(Import {
+        path: unquote(path, src),
+        name: spec.child_by_field_name("name").map(|n| text(n, src)),
+        pos: pos(spec),
+    });
+}
+
+/// Positions of the first `ERROR`/`MISSING` nodes, visiting only subtrees that contain errors.
+fn syntax_errors(root: Node<'_>, out: &mut Vec<Pos>) {
+    let mut cursor = root.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if out.len() >= MAX_SYNTAX_ERRORS {
+            return;
+        }
+        if node.is_error() || node.is_missing() {
+            out.push(pos(node));
+        } else if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Text helpers for extracted facts: positions, bounded and normalized source text.
+
+use crate::Pos;
+use tree_sitter::Node;
+
+pub(crate) fn pos(node: Node<'_>) -> Pos {
+    let p = node.start_position();
+    Pos { line: p.row as u32 + 1, column: p.column as u32 + 1 }
+}
+
+pub(crate) fn bytes<'s>(node: Node<'_>, src: &'s [u8]) -> &'s [u8] {
+    &src[node.byte_range()]
+}
+
+pub(crate) fn text(node: Node<'_>, src: &[u8]) -> String {
+    String::from_utf8_lossy(bytes(node, src)).into_owned()
+}
+
+/// Source text cut to at most `max` bytes (on a character boundary, `…` appended when cut).
+pub(crate) fn bounded(node: Node<'_>, src: &[u8], max: usize) -> String {
+    let s = String::from_utf8_lossy(bytes(node, src));
+    if s.len() <= max {
+        return s.into_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// Source text with comments removed and whitespace runs collapsed to one space; no space
+/// after `(`/`[` or before `)`/`]`/`,`, and no trailing comma before a closing bracket.
+pub(crate) fn normalized(node: Node<'_>, src: &[u8]) -> String {
+    let s = bytes(node, src);
+    let mut out: Vec<u8> = Vec::with_capacity(s.len());
+    let mut i = 0;
+    let mut pending_space = false;
+    while i < s.len() {
+        let c = s[i];
+        if s[i..].starts_with(b"//") {
+            i = s[i..].iter().position(|&b| b == b'\n').map_or(s.len(), |n| i + n);
+            pending_space = true;
+            continue;
+        }
+        if s[i..].starts_with(b"/*") {
+            i = s[i + 2..].windows(2).position(|w| w == b"*/").map_or(s.len(), |n| i + 2 + n + 2);
+            pending_space = true;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            pending_space = true;
+            i += 1;
+            continue;
+        }
+        if matches!(c, b')' | b']') && out.last() == Some(&b',') {
+            out.pop();
+        }
+        if pending_space
+            && !out.is_empty()
+            && !matches!(out.last(), Some(b'(') | Some(b'['))
+            && !matches!(c, b')' | b']' | b',')
+        {
+            out.push(b' ');
+        }
+        pending_space = false;
+        if matches!(c, b'"' | b'`' | b'\'') {
+            // Copy literals (struct tags in inline struct types) verbatim.
+            let end = s[i + 1..].iter().position(|&b| b == c).map_or(s.len(), |n| i + 1 + n + 1);
+            out.extend_from_slice(&s[i..end]);
+            i = end;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The value of a Go string literal node (interpreted or raw).
+pub(crate) fn unquote(node: Node<'_>, src: &[u8]) -> String {
+    let s = text(node, src);
+    let inner = s.get(1..s.len().saturating_sub(1)).unwrap_or("");
+    if s.starts_with('`') || !inner.contains('\\') {
+        return inner.to_string();
+    }
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(e) => out.push(e),
+            None => {}
+        }
+    }
+    out
+}

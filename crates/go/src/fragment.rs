@@ -1,0 +1,242 @@
+//! The graph projection of one Go package.
+
+use crate::symbols::{is_test_func, BUILTINS};
+use crate::{package_symbol_id, Callee, Decl, DeclKind, FileFacts, PackageSymbols};
+use docforge_model::{Diagnostic, Edge, Fragment, Location, Node};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// One selected file of a package.
+#[derive(Clone, Copy, Debug)]
+pub struct PackageFile<'a> {
+    /// Project-relative path (`/` separators).
+    pub path: &'a str,
+    pub facts: &'a FileFacts,
+    /// A `_test.go` file.
+    pub test: bool,
+}
+
+fn signature_line(d: &Decl) -> String {
+    let sig = d.signature.as_deref().unwrap_or("");
+    let tp = if d.type_params.is_empty() { String::new() } else { format!("[{}]", d.type_params.join(", ")) };
+    match d.kind {
+        DeclKind::Func => format!("func {}{tp}{sig}", d.name),
+        DeclKind::Method => {
+            let r = d.receiver.as_ref();
+            let star = if r.is_some_and(|r| r.pointer) { "*" } else { "" };
+            let t = r.map_or("", |r| r.type_name.as_str());
+            format!("func ({star}{t}{tp}) {}{sig}", d.name)
+        }
+        DeclKind::Struct => format!("type {}{tp} struct", d.name),
+        DeclKind::Interface => format!("type {}{tp} interface", d.name),
+        DeclKind::Alias => format!("type {}{tp} = {sig}", d.name),
+        DeclKind::Type => format!("type {}{tp} {sig}", d.name),
+        DeclKind::Var | DeclKind::Const => {
+            let kw = if d.kind == DeclKind::Var { "var" } else { "const" };
+            if sig.is_empty() {
+                format!("{kw} {}", d.name)
+            } else {
+                format!("{kw} {} {sig}", d.name)
+            }
+        }
+    }
+}
+
+/// The graph fragment of one package (all of `files` must share one package clause; the
+/// external test package `foo_test` of directory `foo` is a separate package with import
+/// path `<ip>_test`, so callers split files by package name and call this once for each).
+///
+/// Nodes: the package (`go:<ip>`) and its symbols (`go:<symbol id>`); file nodes are not
+/// produced here (the project inventory owns them). Edges: `file:<path> defines symbol`,
+/// `package contains file:<path>`, `package imports go:<path>` (one per imported path, at its
+/// first import), `calls` for syntax-resolved calls (one per caller/callee pair, at the first
+/// call site) and `callee tested_by TestXxx/BenchmarkXxx/FuzzXxx/ExampleXxx` for test files.
+/// Every func/method node carries `unresolved_calls`: call sites syntax could not resolve
+/// (method calls, calls of function values, calls into unknown packages); builtins and
+/// conversions are not counted. A symbol declared twice keeps its first declaration and the
+/// second gets a `go_duplicate_symbol` diagnostic.
+pub fn package_fragment(
+    import_path: &str,
+    files: &[PackageFile<'_>],
+    lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
+) -> Fragment {
+    let own = crate::package_symbols(files);
+    let pkg_id = format!("go:{import_path}");
+    let mut frag = Fragment::default();
+    let mut pkg = Node {
+        id: pkg_id.clone(),
+        kind: "package".into(),
+        title: import_path.to_string(),
+        location: None,
+        text: format!("package {}", own.name.as_deref().unwrap_or("")),
+        attrs: BTreeMap::new(),
+    };
+    if let Some(name) = &own.name {
+        pkg.attrs.insert("name".into(), name.clone());
+    }
+    frag.nodes.push(pkg);
+    let mut seen_ids: HashMap<String, usize> = HashMap::new();
+    let mut imported: BTreeSet<&str> = BTreeSet::new();
+    let mut call_edges: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut tested: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut lookups: HashMap<&str, Option<Arc<PackageSymbols>>> = HashMap::new();
+    for file in files {
+        let file_id = format!("file:{}", file.path);
+        let loc = |p: crate::Pos| Location::new(file.path, p.line, p.column);
+        frag.edges.push(Edge::new(&pkg_id, "contains", &file_id));
+        for imp in &file.facts.imports {
+            if imported.insert(&imp.path) {
+                frag.edges.push(Edge::new(&pkg_id, "imports", format!("go:{}", imp.path)).at(loc(imp.pos)));
+            }
+        }
+        for p in &file.facts.syntax_errors {
+            frag.diagnostics.push(
+                Diagnostic::error("go_syntax_error", format!("syntax error in {}", file.path))
+                    .at(loc(*p))
+                    .on(&file_id),
+            );
+        }
+        // Symbol nodes, remembering each decl's node index (None: no identity or duplicate).
+        let mut node_of: Vec<Option<usize>> = Vec::with_capacity(file.facts.decls.len());
+        for d in &file.facts.decls {
+            let Some(sid) = package_symbol_id(import_path, d, &own) else {
+                node_of.push(None);
+                continue;
+            };
+            let id = format!("go:{sid}");
+            if seen_ids.contains_key(&id) {
+                frag.diagnostics.push(
+                    Diagnostic::warning("go_duplicate_symbol", format!("{sid} is declared more than once"))
+                        .at(loc(d.pos))
+                        .on(&id),
+                );
+                node_of.push(None);
+                continue;
+            }
+            let mut attrs = BTreeMap::new();
+            attrs.insert("package".to_string(), import_path.to_string());
+            if file.test {
+                attrs.insert("test".into(), "true".into());
+            }
+            if let Some(r) = &d.receiver {
+                attrs.insert("receiver".into(), own.receiver_base(&r.type_name).to_string());
+                attrs.insert("pointer_receiver".into(), r.pointer.to_string());
+            }
+            if matches!(d.kind, DeclKind::Func | DeclKind::Method) {
+                attrs.insert("unresolved_calls".into(), "0".into());
+            }
+            seen_ids.insert(id.clone(), frag.nodes.len());
+            node_of.push(Some(frag.nodes.len()));
+            frag.edges.push(Edge::new(&file_id, "defines", &id).at(loc(d.pos)));
+            frag.nodes.push(Node {
+                id,
+                kind: d.kind.as_str().into(),
+                title: d.name.clone(),
+                location: Some(loc(d.pos)),
+                text: signature_line(d),
+                attrs,
+            });
+        }
+        // Import names of this file -> import path (explicit aliases, else the package name).
+        let mut unresolved: BTreeMap<usize, u32> = BTreeMap::new();
+        for call in &file.facts.calls {
+            let Some(node_idx) = call.caller.and_then(|c| node_of.get(c as usize).copied().flatten()) else {
+                continue;
+            };
+            let caller_id = frag.nodes[node_idx].id.clone();
+            let target = match &call.shape {
+                Callee::Ident(name) if !call.shadowed => {
+                    if own.funcs.contains(name) {
+                        Some(Ok(format!("go:{import_path}::{name}")))
+                    } else if own.declares(name) {
+                        // A conversion or a call of a package-level function value.
+                        (!own.types.contains(name)).then_some(Err(()))
+                    } else if let Some(path) = dot_import_func(file.facts, name, lookup, &mut lookups) {
+                        Some(Ok(format!("go:{path}::{name}")))
+                    } else if BUILTINS.contains(&name.as_str()) {
+                        None
+                    } else {
+                        Some(Err(()))
+                    }
+                }
+                Callee::Selector { x, sel } if !call.shadowed && !own.declares(x) => {
+                    match import_of(file.facts, x, lookup, &mut lookups) {
+                        Some((path, Some(syms))) if syms.funcs.contains(sel) => {
+                            Some(Ok(format!("go:{path}::{sel}")))
+                        }
+                        Some((_, Some(syms))) if syms.types.contains(sel) => None,
+                        _ => Some(Err(())),
+                    }
+                }
+                _ => Some(Err(())),
+            };
+            match target {
+                Some(Ok(target)) => {
+                    let caller_decl = &file.facts.decls[call.caller.unwrap_or_default() as usize];
+                    if file.test && caller_decl.kind == DeclKind::Func && is_test_func(&caller_decl.name) {
+                        tested.insert((target.clone(), caller_id.clone()));
+                    }
+                    if call_edges.insert((caller_id.clone(), target.clone())) {
+                        frag.edges.push(Edge::new(caller_id, "calls", target).at(loc(call.pos)));
+                    }
+                }
+                Some(Err(())) => *unresolved.entry(node_idx).or_default() += 1,
+                None => {}
+            }
+        }
+        for (idx, n) in unresolved {
+            frag.nodes[idx].attrs.insert("unresolved_calls".into(), n.to_string());
+        }
+    }
+    for (callee, caller) in tested {
+        frag.edges.push(Edge::new(callee, "tested_by", caller));
+    }
+    frag
+}
+
+type Cache<'f> = HashMap<&'f str, Option<Arc<PackageSymbols>>>;
+
+fn symbols_of<'f>(
+    path: &'f str,
+    lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
+    cache: &mut Cache<'f>,
+) -> Option<Arc<PackageSymbols>> {
+    cache.entry(path).or_insert_with(|| lookup(path)).clone()
+}
+
+/// The import of `facts` that file-scope name `x` refers to, with its symbols if known.
+fn import_of<'f>(
+    facts: &'f FileFacts,
+    x: &str,
+    lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
+    cache: &mut Cache<'f>,
+) -> Option<(&'f str, Option<Arc<PackageSymbols>>)> {
+    for imp in &facts.imports {
+        let matches = match imp.name.as_deref() {
+            Some(alias) => alias == x,
+            None => {
+                let syms = symbols_of(&imp.path, lookup, cache);
+                match syms.as_ref().and_then(|s| s.name.as_deref()) {
+                    Some(name) => name == x,
+                    None => imp.path.rsplit('/').next() == Some(x),
+                }
+            }
+        };
+        if matches {
+            return Some((&imp.path, symbols_of(&imp.path, lookup, cache)));
+        }
+    }
+    None
+}
+
+/// The dot-imported package that declares func `name`, if any.
+fn dot_import_func<'f>(
+    facts: &'f FileFacts,
+    name: &str,
+    lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
+    cache: &mut Cache<'f>,
+) -> Option<&'f str> {
+    facts.imports.iter().filter(|i| i.name.as_deref() == Some(".")).find_map(|imp| {
+        symbols_of(&imp.path, lookup, cache).filter(|s| s.funcs.contains(name)).map(|_| imp.path.as_str())
+    })
+}

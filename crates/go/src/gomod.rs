@@ -1,0 +1,203 @@
+//! `go.mod` / `go.work` parsing (the directives DocForge needs) and import paths.
+
+/// What DocForge needs from a `go.mod` file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoMod {
+    pub module: String,
+    pub go_version: Option<String>,
+}
+
+/// What DocForge needs from a `go.work` file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoWork {
+    pub uses: Vec<String>,
+}
+
+/// Strip a `//` comment, respecting quoted strings.
+fn strip_comment(line: &str) -> &str {
+    let b = line.as_bytes();
+    let mut i = 0;
+    let mut quote: Option<u8> = None;
+    while i < b.len() {
+        match (quote, b[i]) {
+            (None, b'"') | (None, b'`') => quote = Some(b[i]),
+            (Some(b'"'), b'\\') => i += 1,
+            (Some(q), c) if c == q => quote = None,
+            (None, b'/') if b.get(i + 1) == Some(&b'/') => return &line[..i],
+            _ => {}
+        }
+        i += 1;
+    }
+    line
+}
+
+/// Split a directive line into tokens (quoted strings unquoted).
+fn tokens(line: &str, lineno: usize) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut rest = line.trim();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('"') {
+            let mut s = String::new();
+            let mut chars = r.char_indices();
+            let mut closed = None;
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => match chars.next() {
+                        Some((_, e)) => s.push(e),
+                        None => break,
+                    },
+                    '"' => {
+                        closed = Some(i);
+                        break;
+                    }
+                    c => s.push(c),
+                }
+            }
+            let Some(i) = closed else { return Err(format!("line {lineno}: unterminated quoted string")) };
+            out.push(s);
+            rest = r[i + 1..].trim_start();
+        } else if let Some(r) = rest.strip_prefix('`') {
+            let Some(i) = r.find('`') else { return Err(format!("line {lineno}: unterminated raw string")) };
+            out.push(r[..i].to_string());
+            rest = r[i + 1..].trim_start();
+        } else {
+            let end = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
+            out.push(rest[..end].to_string());
+            rest = rest[end..].trim_start();
+        }
+    }
+    Ok(out)
+}
+
+/// Visit every directive of a go.mod/go.work file as `(line number, verb, args)`; block
+/// forms `verb ( ... )` yield one call per inner line.
+fn directives(
+    text: &str,
+    mut each: impl FnMut(usize, &str, &[String]) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut block: Option<(String, usize)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let lineno = i + 1;
+        let toks = tokens(strip_comment(raw), lineno)?;
+        if toks.is_empty() {
+            continue;
+        }
+        if let Some((verb, _)) = &block {
+            if toks.len() == 1 && toks[0] == ")" {
+                block = None;
+                continue;
+            }
+            let verb = verb.clone();
+            each(lineno, &verb, &toks)?;
+            continue;
+        }
+        if toks.len() == 2 && toks[1] == "(" {
+            block = Some((toks[0].clone(), lineno));
+            continue;
+        }
+        if toks[0].ends_with('(') && toks.len() == 1 {
+            block = Some((toks[0].trim_end_matches('(').to_string(), lineno));
+            continue;
+        }
+        each(lineno, &toks[0], &toks[1..])?;
+    }
+    match block {
+        Some((verb, line)) => Err(format!("line {line}: unterminated {verb} block")),
+        None => Ok(()),
+    }
+}
+
+fn valid_version(v: &str) -> bool {
+    // go 1.21, 1.21.3, 1.21rc1, 1.22.0
+    let mut parts = v.splitn(2, |c: char| !c.is_ascii_digit() && c != '.');
+    let nums = parts.next().unwrap_or("");
+    !nums.is_empty()
+        && nums.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        && nums.starts_with("1.")
+}
+
+/// Parse a `go.mod` file. Errors name the problem and the 1-based line.
+pub fn parse_go_mod(text: &str) -> Result<GoMod, String> {
+    let mut module: Option<(String, usize)> = None;
+    let mut go_version = None;
+    directives(text, |line, verb, args| {
+        match verb {
+            "module" => {
+                if let Some((_, first)) = &module {
+                    return Err(format!("line {line}: repeated module statement (first on line {first})"));
+                }
+                if args.len() != 1 || args[0].is_empty() {
+                    return Err(format!("line {line}: usage: module module/path"));
+                }
+                module = Some((args[0].clone(), line));
+            }
+            "go" => {
+                if go_version.is_some() {
+                    return Err(format!("line {line}: repeated go statement"));
+                }
+                if args.len() != 1 || !valid_version(&args[0]) {
+                    return Err(format!("line {line}: invalid go version {:?}", args.join(" ")));
+                }
+                go_version = Some(args[0].clone());
+            }
+            "toolchain" | "require" | "exclude" | "replace" | "retract" | "godebug" | "tool" | "ignore" => {}
+            other => return Err(format!("line {line}: unknown directive: {other}")),
+        }
+        Ok(())
+    })?;
+    let Some((module, _)) = module else { return Err("no module statement".into()) };
+    Ok(GoMod { module, go_version })
+}
+
+/// Parse a `go.work` file: its `use` directories (as written, `./` prefix kept).
+pub fn parse_go_work(text: &str) -> Result<GoWork, String> {
+    let mut uses = Vec::new();
+    directives(text, |line, verb, args| {
+        match verb {
+            "use" => {
+                if args.len() != 1 || args[0].is_empty() {
+                    return Err(format!("line {line}: usage: use local/dir"));
+                }
+                uses.push(args[0].clone());
+            }
+            "go" => {
+                if args.len() != 1 || !valid_version(&args[0]) {
+                    return Err(format!("line {line}: invalid go version {:?}", args.join(" ")));
+                }
+            }
+            "toolchain" | "replace" | "godebug" => {}
+            other => return Err(format!("line {line}: unknown directive: {other}")),
+        }
+        Ok(())
+    })?;
+    Ok(GoWork { uses })
+}
+
+/// Import path of a package directory. `module_dir_rel` / `pkg_dir_rel` are project-relative
+/// directories (`""` for the root). Module `std` (GOROOT/src) has no prefix: dir `net/http`
+/// is `net/http`. A package outside its module directory yields the module path joined with
+/// the package directory as given (callers only pass nested directories).
+pub fn import_path(module_path: &str, module_dir_rel: &str, pkg_dir_rel: &str) -> String {
+    let norm = |s: &str| s.trim_matches('/').trim_start_matches("./").trim_end_matches('/').to_string();
+    let module_dir = norm(module_dir_rel);
+    let pkg_dir = norm(pkg_dir_rel);
+    let rel = if module_dir.is_empty() || module_dir == "." {
+        if pkg_dir == "." {
+            String::new()
+        } else {
+            pkg_dir
+        }
+    } else if pkg_dir == module_dir {
+        String::new()
+    } else {
+        match pkg_dir.strip_prefix(&module_dir).and_then(|r| r.strip_prefix('/')) {
+            Some(r) => r.to_string(),
+            None => pkg_dir,
+        }
+    };
+    match (module_path, rel.is_empty()) {
+        (m, true) => m.to_string(),
+        ("std", false) => rel,
+        (m, false) => format!("{m}/{rel}"),
+    }
+}

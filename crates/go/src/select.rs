@@ -1,0 +1,82 @@
+//! File selection under a build context, without tree-sitter (works under `--no-ast`):
+//! file-name rules, `_GOOS`/`_GOARCH` suffixes, `//go:build` / `// +build` headers,
+//! `import "C"` when cgo is off, and `package documentation`.
+
+use crate::constraint::{eval_go_build, eval_plus_build, plus_build_text};
+use crate::context::{KNOWN_ARCH, KNOWN_OS};
+use crate::header::scan_header;
+use crate::BuildContext;
+
+/// Whether a `.go` file belongs to the build.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FileSelection {
+    Included,
+    Excluded { reason: String },
+}
+
+fn excluded(reason: impl Into<String>) -> FileSelection {
+    FileSelection::Excluded { reason: reason.into() }
+}
+
+/// Decide whether a `.go` file belongs to the build under `ctx`, as `go/build` does
+/// (`Context.Import` with tests included; callers skip `_test.go` files themselves when
+/// they do not want tests). `file_name` is the base name (a path is accepted; only its
+/// last component counts).
+pub fn select_file(ctx: &BuildContext, file_name: &str, source: &[u8]) -> FileSelection {
+    let name = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    if !name.ends_with(".go") {
+        return excluded("not a .go file");
+    }
+    if name.starts_with('_') || name.starts_with('.') {
+        return excluded("file name starts with _ or .");
+    }
+    if !good_os_arch_file(ctx, name) {
+        return excluded(format!("file name suffix does not match {}/{}", ctx.goos, ctx.goarch));
+    }
+    let header = scan_header(source);
+    if let Some(e) = &header.error {
+        return excluded(format!("invalid build constraint: {e}"));
+    }
+    if let Some(line) = &header.go_build {
+        match eval_go_build(ctx, line) {
+            Ok(true) => {}
+            Ok(false) => return excluded(format!("build constraint not satisfied: {line}")),
+            Err(e) => return excluded(format!("invalid //go:build line: {e}")),
+        }
+    } else {
+        for line in &header.plus_build {
+            if let Some(text) = plus_build_text(line) {
+                // go/build ignores malformed +build lines.
+                if let Ok(false) = eval_plus_build(ctx, text) {
+                    return excluded(format!("build constraint not satisfied: {line}"));
+                }
+            }
+        }
+    }
+    if header.package.as_deref() == Some("documentation") {
+        return excluded("package documentation");
+    }
+    if header.imports_c && !ctx.cgo_enabled {
+        return excluded("imports \"C\" and cgo is disabled");
+    }
+    FileSelection::Included
+}
+
+/// `go/build`'s `goodOSArchFile`: `name_GOOS`, `name_GOARCH`, `name_GOOS_GOARCH`, each
+/// optionally followed by `_test`, constrain the file.
+pub(crate) fn good_os_arch_file(ctx: &BuildContext, name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name);
+    let Some(i) = stem.find('_') else { return true };
+    let mut parts: Vec<&str> = stem[i..].split('_').collect();
+    if parts.last() == Some(&"test") {
+        parts.pop();
+    }
+    let n = parts.len();
+    if n >= 2 && KNOWN_OS.contains(&parts[n - 2]) && KNOWN_ARCH.contains(&parts[n - 1]) {
+        return ctx.match_tag(parts[n - 1]) && ctx.match_tag(parts[n - 2]);
+    }
+    if n >= 1 && (KNOWN_OS.contains(&parts[n - 1]) || KNOWN_ARCH.contains(&parts[n - 1])) {
+        return ctx.match_tag(parts[n - 1]);
+    }
+    true
+}

@@ -1,0 +1,3 @@
+module docforge.test/oracle
+
+go 1.26

@@ -1,0 +1,178 @@
+// Command oracle lists, for a directory tree (GOROOT/src by default), every package-level
+// symbol ID go/types reports under linux/amd64 with cgo off, tests excluded: package-scope
+// objects (funcs, types, vars, consts; not "_", not init) and the explicit methods of named
+// types, as "<import path>::Name" and "<import path>::(*T).M" / "<import path>::(T).M"
+// (receiver as declared). One ID per line, sorted.
+//
+// Package inventory (matching `go list std cmd` and DocForge's walker): every directory
+// under the root, skipping "testdata" and names starting with "_" or "."; a directory with
+// a go.mod starts a module. Import path = module path + "/" + directory relative to the
+// module root, except module "std" whose packages have no prefix (so GOROOT/src/vendor/x is
+// "vendor/x" and GOROOT/src/cmd/vendor/x is "cmd/vendor/x", as go list names them).
+// File selection is go/build's (Context.ImportDir with GOOS=linux GOARCH=amd64
+// CgoEnabled=false, default release and tool tags). Type checking uses the "source"
+// importer; type errors are ignored (they never change which package-level objects exist).
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	root := flag.String("root", filepath.Join(runtime.GOROOT(), "src"), "directory tree to list")
+	noImports := flag.Bool("fake-imports", false, "do not type-check imported packages (faster; same package-level objects)")
+	flag.Parse()
+
+	ctxt := build.Default
+	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled, ctxt.Compiler = "linux", "amd64", false, "gc"
+	ctxt.BuildTags = nil
+	build.Default = ctxt // the source importer reads build.Default
+
+	fset := token.NewFileSet()
+	var imp types.Importer = importer.ForCompiler(fset, "source", nil)
+	if *noImports {
+		imp = fakeImporter{}
+	}
+	var ids []string
+	var walk func(dir, modPath, modDir string)
+	walk = func(dir, modPath, modDir string) {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			if p := modulePath(data); p != "" {
+				modPath, modDir = p, dir
+			}
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		if modPath != "" {
+			ids = append(ids, packageIDs(&ctxt, fset, imp, dir, importPath(modPath, modDir, dir))...)
+		}
+		for _, e := range entries {
+			n := e.Name()
+			if e.IsDir() && n != "testdata" && !strings.HasPrefix(n, "_") && !strings.HasPrefix(n, ".") {
+				walk(filepath.Join(dir, n), modPath, modDir)
+			}
+		}
+	}
+	walk(*root, "", "")
+	sort.Strings(ids)
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	prev := ""
+	for _, id := range ids {
+		if id != prev {
+			fmt.Fprintln(w, id)
+		}
+		prev = id
+	}
+}
+
+func importPath(modPath, modDir, dir string) string {
+	rel, _ := filepath.Rel(modDir, dir)
+	rel = filepath.ToSlash(rel)
+	switch {
+	case rel == ".":
+		return modPath
+	case modPath == "std":
+		return rel
+	default:
+		return modPath + "/" + rel
+	}
+}
+
+// modulePath returns the module path of a go.mod file (its first "module" directive).
+func modulePath(data []byte) string {
+	for _, line := range strings.Split(string(data), "\n") {
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "module" {
+			if p, err := strconv.Unquote(f[1]); err == nil {
+				return p
+			}
+			return f[1]
+		}
+	}
+	return ""
+}
+
+type fakeImporter struct{}
+
+func (fakeImporter) Import(path string) (*types.Package, error) {
+	return nil, fmt.Errorf("not importing %s", path)
+}
+
+func packageIDs(ctxt *build.Context, fset *token.FileSet, imp types.Importer, dir, ip string) []string {
+	bp, err := ctxt.ImportDir(dir, 0)
+	if err != nil {
+		if _, ok := err.(*build.NoGoError); !ok {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", dir, err)
+		}
+		if bp == nil || len(bp.GoFiles) == 0 {
+			return nil
+		}
+	}
+	var files []*ast.File
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		}
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	conf := types.Config{Importer: imp, Error: func(error) {}, FakeImportC: true}
+	pkg, _ := conf.Check(ip, fset, files, nil)
+	if pkg == nil {
+		return nil
+	}
+	var ids []string
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		obj := scope.Lookup(name)
+		if name == "_" || name == "init" {
+			continue
+		}
+		ids = append(ids, ip+"::"+name)
+		tn, ok := obj.(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		for i := 0; i < named.NumMethods(); i++ {
+			m := named.Method(i)
+			if m.Name() == "_" {
+				continue
+			}
+			recv := m.Type().(*types.Signature).Recv()
+			star := ""
+			if recv != nil {
+				if _, ok := recv.Type().(*types.Pointer); ok {
+					star = "*"
+				}
+			}
+			ids = append(ids, fmt.Sprintf("%s::(%s%s).%s", ip, star, name, m.Name()))
+		}
+	}
+	return ids
+}
