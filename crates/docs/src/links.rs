@@ -111,9 +111,15 @@ pub(crate) struct WikiLink {
     pub(crate) label: String,
 }
 
-/// Scan `text` for wiki links outside the byte ranges in `excluded` (sorted, non-overlapping
-/// is not required). A wiki link stays on one line and contains no brackets.
+/// Scan `text` for wiki links outside the byte ranges in `excluded` (non-overlapping ranges,
+/// any order). A wiki link stays on one line and contains no brackets.
 pub(crate) fn scan_wiki_links(text: &str, doc_path: &str, excluded: &[(usize, usize)]) -> Vec<WikiLink> {
+    let mut excluded = excluded.to_vec();
+    excluded.sort_unstable();
+    let is_excluded = |pos: usize| {
+        let i = excluded.partition_point(|&(s, _)| s <= pos);
+        i > 0 && pos < excluded[i - 1].1
+    };
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
@@ -123,7 +129,7 @@ pub(crate) fn scan_wiki_links(text: &str, doc_path: &str, excluded: &[(usize, us
         if start > 0 && bytes[start - 1] == b'\\' {
             continue;
         }
-        if excluded.iter().any(|&(s, e)| start >= s && start < e) {
+        if is_excluded(start) {
             continue;
         }
         let body_start = start + 2;

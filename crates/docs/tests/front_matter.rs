@@ -68,7 +68,13 @@ fn bad_front_matter_is_reported_and_the_document_survives() {
             text: "+++\nid = \"x\"\ntags = 3\nstatus = true\ntitle = [\"t\"]\n+++\n",
             id: "x",
             diags: vec![
-                ("front_matter_wrong_type", Severity::Error, 4, 10, "`status` must be a string, found boolean"),
+                (
+                    "front_matter_wrong_type",
+                    Severity::Error,
+                    4,
+                    10,
+                    "`status` must be a string, found boolean",
+                ),
                 ("front_matter_wrong_type", Severity::Error, 3, 8, "`tags` must be an array of strings"),
                 ("front_matter_wrong_type", Severity::Error, 5, 9, "`title` must be a string"),
             ],

@@ -42,6 +42,10 @@ fn shop_dump() {
     let docs = shop_docs();
     let refs: Vec<&DocFacts> = docs.iter().collect();
     let frag = project(&refs, &|id| id.starts_with("go:example.com/shop"));
-    for e in &frag.edges { println!("{} --{}--> {}", e.source, e.relation, e.target); }
-    for d in &frag.diagnostics { println!("{:?} {} {} {:?}", d.severity, d.code, d.message, d.location); }
+    for e in &frag.edges {
+        println!("{} --{}--> {}", e.source, e.relation, e.target);
+    }
+    for d in &frag.diagnostics {
+        println!("{:?} {} {} {:?}", d.severity, d.code, d.message, d.location);
+    }
 }

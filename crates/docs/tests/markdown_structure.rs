@@ -1,0 +1,184 @@
+//! Headings, sections, links and odd inputs (CRLF, BOM, empty, huge).
+
+use docforge_docs::{parse_markdown_document, DocFacts, LinkKind, LinkTarget};
+
+fn section_summary(f: &DocFacts) -> Vec<(String, u8, Option<String>, u32)> {
+    f.sections
+        .iter()
+        .map(|s| (s.id.clone(), s.level, s.parent.map(|p| f.sections[p].slug.clone()), s.location.line))
+        .collect()
+}
+
+fn link_summary(f: &DocFacts) -> Vec<(String, LinkKind, String, u32, u32)> {
+    f.links
+        .iter()
+        .map(|l| (l.source.clone(), l.kind, format!("{:?}", l.target), l.location.line, l.location.column))
+        .collect()
+}
+
+#[test]
+fn headings_become_nested_sections_with_github_slugs() {
+    let text = "# Intro\n\n## Setup ##\n\n### Deep `code` *em*\n\nIntro\n=====\n\n## Setup\n\nSub\n---\n\n# Ünïcödé Straße!\n";
+    let f = parse_markdown_document("d.md", text);
+    let o = |s: &str| Some(s.to_string());
+    assert_eq!(
+        section_summary(&f),
+        [
+            ("d#intro".into(), 1, None, 1),
+            ("d#setup".into(), 2, o("intro"), 3),
+            ("d#deep-code-em".into(), 3, o("setup"), 5),
+            ("d#intro-1".into(), 1, None, 7),
+            ("d#setup-1".into(), 2, o("intro-1"), 10),
+            ("d#sub".into(), 2, o("intro-1"), 12),
+            ("d#ünïcödé-straße".into(), 1, None, 15),
+        ]
+    );
+    assert_eq!(f.sections[2].title, "Deep code em");
+    assert_eq!(f.node.title, "Intro", "title falls back to the first heading");
+}
+
+#[test]
+fn titles_fall_back_to_the_file_stem() {
+    assert_eq!(parse_markdown_document("docs/plain-notes.md", "just text\n").node.title, "plain-notes");
+}
+
+#[test]
+fn links_of_every_kind_are_recorded_with_their_source_section() {
+    let text = "\
+Before [a](a.md) any heading.
+
+# One
+
+Inline [b](sub/b.md#Part-Two), reference [c][cref], collapsed [cref][], shortcut [cref],
+wiki [[arch.x]] and [[arch.y#sec|label]], go [g](go:m/p::T) and <go:m/p::U>,
+self [s](#two), external [e](https://example.com/x.md) <https://x.org> [m](mailto:a@b),
+image ![i](pic.md), source [src](../main.go), undefined [nope][missing].
+
+## Two
+
+| table | [t](t.md) |
+|---|---|
+
+[cref]: c.md
+";
+    let f = parse_markdown_document("docs/d.md", text);
+    let p = |path: &str, frag: Option<&str>| {
+        format!("{:?}", LinkTarget::Path { path: path.into(), fragment: frag.map(Into::into) })
+    };
+    let id = |i: &str, frag: Option<&str>| {
+        format!("{:?}", LinkTarget::Id { id: i.into(), fragment: frag.map(Into::into) })
+    };
+    let go = |g: &str| format!("{:?}", LinkTarget::Go(g.into()));
+    let want = vec![
+        ("docs/d".to_string(), LinkKind::Inline, p("docs/a.md", None), 1, 8),
+        ("docs/d#one".into(), LinkKind::Inline, p("docs/sub/b.md", Some("Part-Two")), 5, 8),
+        ("docs/d#one".into(), LinkKind::Reference, p("docs/c.md", None), 5, 42),
+        ("docs/d#one".into(), LinkKind::Reference, p("docs/c.md", None), 5, 63),
+        ("docs/d#one".into(), LinkKind::Reference, p("docs/c.md", None), 5, 82),
+        ("docs/d#one".into(), LinkKind::Wiki, id("arch.x", None), 6, 6),
+        ("docs/d#one".into(), LinkKind::Wiki, id("arch.y", Some("sec")), 6, 21),
+        ("docs/d#one".into(), LinkKind::Inline, go("go:m/p::T"), 6, 46),
+        ("docs/d#one".into(), LinkKind::Autolink, go("go:m/p::U"), 6, 65),
+        ("docs/d#one".into(), LinkKind::Inline, p("docs/d.md", Some("two")), 7, 6),
+        ("docs/d#two".into(), LinkKind::Inline, p("docs/t.md", None), 12, 11),
+    ];
+    assert_eq!(link_summary(&f), want);
+    assert_eq!(f.links[6].text, "label");
+    assert_eq!(f.links[1].text, "b");
+    assert_eq!(f.links[1].destination, "sub/b.md#Part-Two");
+}
+
+#[test]
+fn code_never_produces_links() {
+    let text = "\
+# Code
+
+`[[span]]` and `[x](a.md)` in spans.
+
+```md
+[[fenced]] [y](b.md)
+```
+
+    [[indented]] [z](c.md)
+
+<div>
+[[html]]
+</div>
+
+~~~
+unclosed fence [[never]] [w](d.md)
+";
+    let f = parse_markdown_document("d.md", text);
+    assert!(f.links.is_empty(), "{:#?}", f.links);
+}
+
+#[test]
+fn crlf_bom_and_empty_inputs() {
+    let crlf = "+++\r\nid = \"c\"\r\n+++\r\n# Title\r\n\r\nSee [[x]] and [y](y.md).\r\n## Next\r\n";
+    let f = parse_markdown_document("d.md", crlf);
+    assert_eq!(f.id, "c");
+    assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
+    assert_eq!(
+        section_summary(&f),
+        [("c#title".into(), 1, None, 4), ("c#next".into(), 2, Some("title".into()), 7)]
+    );
+    assert_eq!(f.sections[0].title, "Title");
+    let lines: Vec<(u32, u32)> = f.links.iter().map(|l| (l.location.line, l.location.column)).collect();
+    assert_eq!(lines, [(6, 5), (6, 15)]);
+
+    let bom = "\u{feff}+++\nid = \"b\"\n+++\n# Heading\n";
+    let f = parse_markdown_document("d.md", bom);
+    assert_eq!((f.id.as_str(), f.sections.len()), ("b", 1));
+    assert!(f.diagnostics.is_empty());
+
+    let bom_no_front = "\u{feff}# Heading\ntext\n";
+    let f = parse_markdown_document("d.md", bom_no_front);
+    assert_eq!(f.sections[0].id, "d#heading");
+
+    for text in ["", "\n", "+++", "+++\n", "+++\n+++", "\u{feff}", "\r\n\r\n", "[[", "]]]]", "# ", "#"] {
+        let f = parse_markdown_document("e.md", text);
+        assert_eq!(f.id, "e", "{text:?}");
+        assert_eq!(f.node.kind, "document");
+    }
+    let f = parse_markdown_document("e.md", "+++\n+++");
+    assert!(f.diagnostics.is_empty(), "empty front matter is fine: {:?}", f.diagnostics);
+}
+
+#[test]
+fn summaries_are_bounded_plain_text() {
+    let mut text = String::from("+++\ntitle = \"T\"\n+++\n# A\n\nSome **bold** [link](x.md) `code`.\n\n");
+    for i in 0..500 {
+        text.push_str(&format!("Paragraph {i} with some words in it.\n\n"));
+    }
+    let f = parse_markdown_document("d.md", &text);
+    assert!(f.node.text.starts_with("A\nSome bold link code."), "{}", &f.node.text[..60]);
+    assert_eq!(f.node.text.chars().count(), 2000);
+    assert!(f.sections[0].text.starts_with("Some bold link code.\nParagraph 0"));
+    assert_eq!(f.sections[0].text.chars().count(), 1000);
+    assert!(!f.node.text.contains("title"), "front matter is not prose");
+}
+
+/// Informal throughput check (no timed assertion): a few MB of Markdown in one file.
+#[test]
+fn large_document_parses() {
+    let mut text = String::new();
+    for i in 0..4000 {
+        text.push_str(&format!(
+            "## Section {i}\n\nProse with a [link](other.md#s{i}), a [[wiki.{i}]] link, `code [[no]]` and \
+             <go:example.com/p::T{i}>.\n\n```go\nfunc F{i}() {{}} // [[not]]\n```\n\n- item [x](x.md)\n- item two\n\n"
+        ));
+    }
+    let start = std::time::Instant::now();
+    let f = parse_markdown_document("docs/big.md", &text);
+    let elapsed = start.elapsed();
+    eprintln!(
+        "large_document_parses: {} bytes, {} sections, {} links in {elapsed:?} ({:.1} MB/s)",
+        text.len(),
+        f.sections.len(),
+        f.links.len(),
+        text.len() as f64 / 1e6 / elapsed.as_secs_f64()
+    );
+    assert_eq!(f.sections.len(), 4000);
+    assert_eq!(f.links.len(), 4 * 4000);
+    assert_eq!(f.sections[3999].id, "docs/big#section-3999");
+}
