@@ -1,0 +1,225 @@
+//! The full fragment of one realistic document, as a snapshot.
+
+use docforge_docs::{document_fragment, parse_markdown_document, DocIndex};
+use expect_test::expect;
+
+const DOC: &str = r#"+++
+id = "arch.auth"
+kind = "decision"
+family = "architecture"
+authority = "normative"
+status = "accepted"
+tags = ["security"]
+owner = "team-auth"
+[relations]
+governs = ["go:example.com/shop/internal/auth::Service"]
+depends_on = ["arch.storage"]
+[[claims]]
+predicate = "type_implements"
+subject = "example.com/shop/memory::Repository"
+object = "example.com/shop/service::Repository"
+required_precision = "precise"
++++
+# Authentication
+
+Tokens are checked by [`Service`](go:example.com/shop/internal/auth::Service), which reads
+users through [storage](storage.md#read-path).
+
+## Token rotation
+
+Rotate every 24h; see [[arch.storage]] and [the missing page](gone.md).
+
+```sh
+curl https://example.com  # [[not-a-link]]
+```
+"#;
+
+#[test]
+fn realistic_document_fragment() {
+    let doc = parse_markdown_document("docs/arch/auth.md", DOC);
+    let storage = parse_markdown_document(
+        "docs/arch/storage.md",
+        "+++\nid = \"arch.storage\"\n+++\n# Storage\n## Read path\n",
+    );
+    let index = DocIndex::new(&[&doc, &storage]);
+    let fragment = document_fragment(&doc, &index, &|id| id == "go:example.com/shop/internal/auth::Service");
+    expect![[r#"
+        Fragment {
+            nodes: [
+                Node {
+                    id: "arch.auth",
+                    kind: "document",
+                    title: "Authentication",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 1,
+                            column: 1,
+                        },
+                    ),
+                    text: "Authentication\nTokens are checked by Service, which reads users through storage.\nToken rotation\nRotate every 24h; see [arch.storage] and the missing page.",
+                    attrs: {
+                        "authority": "normative",
+                        "family": "architecture",
+                        "kind": "decision",
+                        "owner": "team-auth",
+                        "status": "accepted",
+                        "tags": "security",
+                    },
+                },
+                Node {
+                    id: "arch.auth#authentication",
+                    kind: "section",
+                    title: "Authentication",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 18,
+                            column: 1,
+                        },
+                    ),
+                    text: "Tokens are checked by Service, which reads users through storage.",
+                    attrs: {
+                        "document": "arch.auth",
+                        "level": "1",
+                    },
+                },
+                Node {
+                    id: "arch.auth#token-rotation",
+                    kind: "section",
+                    title: "Token rotation",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 23,
+                            column: 1,
+                        },
+                    ),
+                    text: "Rotate every 24h; see [arch.storage] and the missing page.",
+                    attrs: {
+                        "document": "arch.auth",
+                        "level": "2",
+                    },
+                },
+            ],
+            edges: [
+                Edge {
+                    source: "arch.auth",
+                    relation: "contains",
+                    target: "arch.auth#authentication",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 18,
+                            column: 1,
+                        },
+                    ),
+                },
+                Edge {
+                    source: "arch.auth#authentication",
+                    relation: "contains",
+                    target: "arch.auth#token-rotation",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 23,
+                            column: 1,
+                        },
+                    ),
+                },
+                Edge {
+                    source: "arch.auth#authentication",
+                    relation: "documents",
+                    target: "go:example.com/shop/internal/auth::Service",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 20,
+                            column: 23,
+                        },
+                    ),
+                },
+                Edge {
+                    source: "arch.auth#authentication",
+                    relation: "relates_to",
+                    target: "arch.storage#read-path",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 21,
+                            column: 15,
+                        },
+                    ),
+                },
+                Edge {
+                    source: "arch.auth#token-rotation",
+                    relation: "relates_to",
+                    target: "arch.storage",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 25,
+                            column: 23,
+                        },
+                    ),
+                },
+                Edge {
+                    source: "arch.auth",
+                    relation: "depends_on",
+                    target: "arch.storage",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 11,
+                            column: 15,
+                        },
+                    ),
+                },
+                Edge {
+                    source: "arch.auth",
+                    relation: "governs",
+                    target: "go:example.com/shop/internal/auth::Service",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 10,
+                            column: 12,
+                        },
+                    ),
+                },
+            ],
+            diagnostics: [
+                Diagnostic {
+                    severity: Warning,
+                    code: "front_matter_unknown_key",
+                    message: "unknown front matter key `owner` (kept as an attribute)",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 8,
+                            column: 1,
+                        },
+                    ),
+                    node: Some(
+                        "arch.auth",
+                    ),
+                },
+                Diagnostic {
+                    severity: Error,
+                    code: "broken_link",
+                    message: "broken link `gone.md`: no document at `docs/arch/gone.md`",
+                    location: Some(
+                        Location {
+                            path: "docs/arch/auth.md",
+                            line: 25,
+                            column: 44,
+                        },
+                    ),
+                    node: Some(
+                        "arch.auth#token-rotation",
+                    ),
+                },
+            ],
+        }
+    "#]].assert_debug_eq(&fragment);
+}
