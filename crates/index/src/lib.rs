@@ -179,6 +179,18 @@ pub struct SearchHit {
     pub rank: f64,
 }
 
+/// How one owner changed in the latest generation (see [`Index::last_transition`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerChange {
+    pub key: String,
+    /// `added`, `changed` or `removed`.
+    pub change: String,
+    /// Hex digest before the generation (`None` when added).
+    pub old_digest: Option<String>,
+    /// Hex digest after the generation (`None` when removed).
+    pub new_digest: Option<String>,
+}
+
 /// One edge seen from a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EdgeRecord {

@@ -2,8 +2,8 @@
 
 use crate::error::{IndexError, SqlContext};
 use crate::{
-    fts_query, relation_class, EdgeRecord, FileRecord, Index, NodeRecord, Publication, SearchHit, Stats,
-    SCHEMA_VERSION,
+    fts_query, relation_class, EdgeRecord, FileRecord, Index, NodeRecord, OwnerChange, Publication,
+    SearchHit, Stats, SCHEMA_VERSION,
 };
 use docforge_model::{Diagnostic, Location, Node, Severity};
 use rusqlite::{OptionalExtension, Row};
@@ -255,6 +255,28 @@ impl Index {
                 Ok(d)
             })
             .collect()
+    }
+
+    /// The owners the latest generation added, changed or removed, by key. Empty before the
+    /// first publish; a no-op publish leaves the previous transition in place.
+    pub fn last_transition(&self) -> Result<Vec<OwnerChange>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT owner_key, change, old_digest, new_digest FROM transition ORDER BY owner_key",
+            )
+            .ctx(&self.path)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(OwnerChange {
+                    key: r.get(0)?,
+                    change: r.get(1)?,
+                    old_digest: r.get::<_, Option<Vec<u8>>>(2)?.map(hex::encode),
+                    new_digest: r.get::<_, Option<Vec<u8>>>(3)?.map(hex::encode),
+                })
+            })
+            .ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
     }
 
     /// The file inventory of the committed generation, by path.

@@ -214,3 +214,40 @@ fn node_record_has_edges_both_ways_with_classes_and_diagnostics() {
     assert_eq!(stats.diagnostics_by_severity["warning"], 1);
     assert_eq!(stats.meta["project_id"], "shop");
 }
+
+#[test]
+fn the_latest_transition_lists_added_changed_and_removed_owners() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(&dir.path().join("i.sqlite")).unwrap();
+    assert!(index.last_transition().unwrap().is_empty());
+    let mut owners = docs(3, 1);
+    index.publish(batch(owners.clone(), "fp1")).unwrap();
+    assert_eq!(index.last_transition().unwrap().len(), 3);
+
+    let old = hex::encode(owners[1].digest);
+    let removed = hex::encode(owners[2].digest);
+    owners[1] = doc_owner("d1", 2, "edited");
+    owners[2] = doc_owner("d9", 1, "");
+    index.publish(batch(owners.clone(), "fp2")).unwrap();
+    let got: Vec<(String, String, Option<String>, Option<String>)> = index
+        .last_transition()
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.key, c.change, c.old_digest, c.new_digest))
+        .collect();
+    let want = vec![
+        (
+            "file:docs/d1.md".to_string(),
+            "changed".to_string(),
+            Some(old),
+            Some(hex::encode(owners[1].digest)),
+        ),
+        ("file:docs/d2.md".to_string(), "removed".to_string(), Some(removed), None),
+        ("file:docs/d9.md".to_string(), "added".to_string(), None, Some(hex::encode(owners[2].digest))),
+    ];
+    assert_eq!(got, want);
+
+    // A no-op publish keeps the transition that produced the current generation.
+    assert!(index.publish(batch(owners, "fp2")).unwrap().is_noop());
+    assert_eq!(index.last_transition().unwrap().len(), 3);
+}
