@@ -15,6 +15,10 @@ use tree_sitter::{Language, Node};
 /// Node kind ids the walk compares against (integer compares instead of string compares).
 pub(crate) struct Kinds {
     call: u16,
+    conversion: u16,
+    generic_type: u16,
+    qualified_type: u16,
+    type_ident: u16,
     ident: u16,
     selector: u16,
     paren_expr: u16,
@@ -51,6 +55,10 @@ impl Kinds {
         };
         Kinds {
             call: id("call_expression"),
+            conversion: id("type_conversion_expression"),
+            generic_type: id("generic_type"),
+            qualified_type: id("qualified_type"),
+            type_ident: id("type_identifier"),
             ident: id("identifier"),
             selector: id("selector_expression"),
             paren_expr: id("parenthesized_expression"),
@@ -181,9 +189,13 @@ impl<'s> Walker<'_, 's> {
         }
         if kind == k.call {
             self.call(node, out);
-        } else if kind == k.param || kind == k.variadic_param || kind == k.type_param {
-            self.bind_field(node, "name");
-        } else if (kind == k.type_spec || kind == k.type_alias) && !self.marks.is_empty() {
+        } else if kind == k.conversion {
+            self.generic_call(node, out);
+        } else if kind == k.param
+            || kind == k.variadic_param
+            || kind == k.type_param
+            || ((kind == k.type_spec || kind == k.type_alias) && !self.marks.is_empty())
+        {
             self.bind_field(node, "name");
         } else if kind == k.type_switch {
             self.bind_field(node, "alias");
@@ -206,18 +218,66 @@ impl<'s> Walker<'_, 's> {
             self.bind_field(node, "left");
         } else if (kind == k.var_spec || kind == k.const_spec) && !self.marks.is_empty() {
             self.bind_field(node, "name");
-        } else if kind == k.range_clause || kind == k.receive {
-            if has_define(node) {
-                self.bind_field(node, "left");
-            }
+        } else if (kind == k.range_clause || kind == k.receive) && has_define(node) {
+            self.bind_field(node, "left");
         }
+    }
+
+    /// `F[int](x)` / `pkg.F[int](x)` parse as conversions to a generic type; syntax cannot
+    /// tell a generic function call from a generic type conversion, so record them as call
+    /// sites (resolution keeps only those naming package-level funcs). Other conversions
+    /// (`[]byte(s)`, `T(x)` parse as calls) are left as they are.
+    fn generic_call(&mut self, node: Node<'_>, out: &mut Vec<CallSite>) {
+        let k = self.k;
+        let Some(ty) = node.child_by_field_name("type") else { return };
+        if ty.kind_id() != k.generic_type {
+            return;
+        }
+        let Some(base) = ty.child_by_field_name("type") else { return };
+        let (shape, root) = if base.kind_id() == k.type_ident {
+            (Callee::Ident(self.lossy(base)), Some(base))
+        } else if base.kind_id() == k.qualified_type {
+            match (base.child_by_field_name("package"), base.child_by_field_name("name")) {
+                (Some(x), Some(sel)) => {
+                    (Callee::Selector { x: self.lossy(x), sel: self.lossy(sel) }, Some(x))
+                }
+                _ => return,
+            }
+        } else {
+            return;
+        };
+        self.push(node, ty, shape, root, out);
+    }
+
+    fn lossy(&self, node: Node<'_>) -> String {
+        String::from_utf8_lossy(bytes(node, self.src)).into_owned()
+    }
+
+    fn push(
+        &self,
+        call: Node<'_>,
+        func: Node<'_>,
+        shape: Callee,
+        root: Option<Node<'_>>,
+        out: &mut Vec<CallSite>,
+    ) {
+        let shadowed = root.is_some_and(|r| self.shadowed(bytes(r, self.src)));
+        out.push(CallSite {
+            caller: self.caller,
+            callee: bounded(func, self.src, MAX_CALLEE_LEN),
+            shape,
+            shadowed,
+            pos: pos(call),
+        });
     }
 
     fn call(&mut self, node: Node<'_>, out: &mut Vec<CallSite>) {
         let k = self.k;
         let Some(func) = node.child_by_field_name("function") else { return };
         let mut f = func;
-        // Unwrap `(f)`, `f[T]`, `pkg.F[T]`.
+        // Unwrap `(f)`, `f[T]`, `pkg.F[T]`. An index into a slice of funcs (`fs[0]()`) gets the
+        // same shape; resolution only accepts names that are package-level funcs, which
+        // cannot be indexed, so such a call stays unresolved.
         loop {
             let kind = f.kind_id();
             let inner = if kind == k.paren_expr {
@@ -235,29 +295,18 @@ impl<'s> Walker<'_, 's> {
             }
         }
         let (shape, root) = if f.kind_id() == k.ident {
-            (Callee::Ident(String::from_utf8_lossy(bytes(f, self.src)).into_owned()), Some(f))
+            (Callee::Ident(self.lossy(f)), Some(f))
         } else if f.kind_id() == k.selector {
             match (f.child_by_field_name("operand"), f.child_by_field_name("field")) {
-                (Some(x), Some(sel)) if x.kind_id() == k.ident => (
-                    Callee::Selector {
-                        x: String::from_utf8_lossy(bytes(x, self.src)).into_owned(),
-                        sel: String::from_utf8_lossy(bytes(sel, self.src)).into_owned(),
-                    },
-                    Some(x),
-                ),
+                (Some(x), Some(sel)) if x.kind_id() == k.ident => {
+                    (Callee::Selector { x: self.lossy(x), sel: self.lossy(sel) }, Some(x))
+                }
                 _ => (Callee::Other, None),
             }
         } else {
             (Callee::Other, None)
         };
-        let shadowed = root.is_some_and(|r| self.shadowed(bytes(r, self.src)));
-        out.push(CallSite {
-            caller: self.caller,
-            callee: bounded(func, self.src, MAX_CALLEE_LEN),
-            shape,
-            shadowed,
-            pos: pos(node),
-        });
+        self.push(node, func, shape, root, out);
     }
 }
 

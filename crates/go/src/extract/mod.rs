@@ -43,11 +43,7 @@ pub fn extract_file(go: GoSyntax<'_>, source: &[u8]) -> FileFacts {
 
 fn top_level(capture: &str, node: Node<'_>, source: &[u8], kinds: &calls::Kinds, facts: &mut FileFacts) {
     match capture {
-        "package" => {
-            if facts.package.is_none() {
-                facts.package = Some(text(node, source));
-            }
-        }
+        "package" if facts.package.is_none() => facts.package = Some(text(node, source)),
         "import" => imports(node, source, &mut facts.imports),
         "var" | "const" => {
             decls::value_specs(node, source, &mut facts.decls);

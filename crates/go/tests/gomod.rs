@@ -1,0 +1,68 @@
+//! go.mod / go.work parsing and import paths.
+
+use docforge_go::{import_path, parse_go_mod, parse_go_work, GoMod, GoWork};
+
+#[test]
+fn go_mod_ok() {
+    let text = "// comment\nmodule example.com/shop // trailing\n\ngo 1.22.3\n\ntoolchain go1.23.0\n\nrequire (\n\tgolang.org/x/mod v0.20.0\n\t// note\n)\nreplace a => ../a\n";
+    assert_eq!(
+        parse_go_mod(text).unwrap(),
+        GoMod { module: "example.com/shop".into(), go_version: Some("1.22.3".into()) }
+    );
+    assert_eq!(parse_go_mod("module \"quoted/path\"\n").unwrap().module, "quoted/path");
+    assert_eq!(
+        parse_go_mod("module std\n\ngo 1.26\n").unwrap(),
+        GoMod { module: "std".into(), go_version: Some("1.26".into()) }
+    );
+}
+
+#[test]
+fn go_mod_errors() {
+    let cases = [
+        ("go 1.21\n", "no module statement"),
+        ("module a\nmodule b\n", "line 2: repeated module statement (first on line 1)"),
+        ("module\n", "line 1: usage: module module/path"),
+        ("module a b\n", "line 1: usage: module module/path"),
+        ("module a\ngo one\n", "line 2: invalid go version \"one\""),
+        ("module a\ngo 1.21\ngo 1.22\n", "line 3: repeated go statement"),
+        ("module a\nfrobnicate x\n", "line 2: unknown directive: frobnicate"),
+        ("module a\nrequire (\n\tx v1\n", "line 2: unterminated require block"),
+        ("module \"a\n", "line 1: unterminated quoted string"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(parse_go_mod(text).unwrap_err(), want, "{text:?}");
+    }
+}
+
+#[test]
+fn go_work() {
+    let text = "go 1.22\n\nuse (\n\t./api\n\t./svc // the service\n)\nuse ./tools\n";
+    assert_eq!(
+        parse_go_work(text).unwrap(),
+        GoWork { uses: vec!["./api".into(), "./svc".into(), "./tools".into()] }
+    );
+    assert_eq!(parse_go_work("use (\n./a\n").unwrap_err(), "line 1: unterminated use block");
+    assert_eq!(parse_go_work("use\n").unwrap_err(), "line 1: usage: use local/dir");
+    assert_eq!(parse_go_work("module x\n").unwrap_err(), "line 1: unknown directive: module");
+    assert_eq!(parse_go_work("").unwrap(), GoWork { uses: vec![] });
+}
+
+#[test]
+fn import_paths() {
+    let cases = [
+        ("example.com/m", "", "", "example.com/m"),
+        ("example.com/m", "", "internal/auth", "example.com/m/internal/auth"),
+        ("example.com/m", "svc", "svc", "example.com/m"),
+        ("example.com/m", "svc", "svc/api/v1", "example.com/m/api/v1"),
+        ("example.com/m", "./svc/", "svc/api", "example.com/m/api"),
+        ("std", "", "net/http", "net/http"),
+        ("std", "", "vendor/golang.org/x/net/dns/dnsmessage", "vendor/golang.org/x/net/dns/dnsmessage"),
+        ("std", "src", "src/net/http", "net/http"),
+        ("cmd", "cmd", "cmd/go/internal/load", "cmd/go/internal/load"),
+        ("cmd", "cmd", "cmd/vendor/golang.org/x/mod/module", "cmd/vendor/golang.org/x/mod/module"),
+        ("cmd", "cmd", "cmd", "cmd"),
+    ];
+    for (m, md, pd, want) in cases {
+        assert_eq!(import_path(m, md, pd), want, "{m} {md} {pd}");
+    }
+}
