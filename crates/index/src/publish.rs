@@ -15,6 +15,19 @@ use std::path::Path;
 struct StoredOwner {
     id: i64,
     digest: Vec<u8>,
+    ranges: Ranges,
+}
+
+/// The rid range `[lo, hi]` an owner occupies in nodes, edges and diagnostics.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ranges {
+    nodes: Option<(i64, i64)>,
+    edges: Option<(i64, i64)>,
+    diags: Option<(i64, i64)>,
+}
+
+fn range_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<(i64, i64)>> {
+    Ok(r.get::<_, Option<i64>>(i)?.zip(r.get::<_, Option<i64>>(i + 1)?))
 }
 
 impl Index {
@@ -136,14 +149,14 @@ fn write(
 
     // Phase 1: delete what goes away, while the owner indexes still exist.
     for (key, owner) in &removed {
-        delete_owner_rows(tx, path, owner.id, !bulk)?;
+        delete_owner_rows(tx, path, owner, !bulk)?;
         tx.execute("DELETE FROM owners WHERE id = ?1", [owner.id]).ctx(path)?;
         record_transition(tx, path, key, "removed", Some(&owner.digest), None)?;
         report.owners_deleted += 1;
     }
     for owner in &to_write {
         if let Some(s) = stored.get(&owner.key) {
-            delete_owner_rows(tx, path, s.id, !bulk)?;
+            delete_owner_rows(tx, path, s, !bulk)?;
         }
     }
 
@@ -175,7 +188,23 @@ fn write(
                 tx.last_insert_rowid()
             }
         };
-        report.rows_written += insert_fragment(tx, path, id, &owner.fragment, !bulk)?;
+        let ranges = insert_fragment(tx, path, id, &owner.fragment, !bulk)?;
+        tx.prepare_cached(
+            "UPDATE owners SET node_lo = ?2, node_hi = ?3, edge_lo = ?4, edge_hi = ?5, diag_lo = ?6, diag_hi = ?7 \
+             WHERE id = ?1",
+        )
+        .ctx(path)?
+        .execute(params![
+            id,
+            ranges.nodes.map(|r| r.0),
+            ranges.nodes.map(|r| r.1),
+            ranges.edges.map(|r| r.0),
+            ranges.edges.map(|r| r.1),
+            ranges.diags.map(|r| r.0),
+            ranges.diags.map(|r| r.1),
+        ])
+        .ctx(path)?;
+        report.rows_written += fragment_rows(&owner.fragment);
         report.owners_written += 1;
         progress.owners_written = report.owners_written;
         progress.rows_written = report.rows_written;
@@ -209,9 +238,16 @@ fn write(
 }
 
 fn load_owners(tx: &Transaction<'_>, path: &Path) -> Result<HashMap<String, StoredOwner>, IndexError> {
-    let mut stmt = tx.prepare_cached("SELECT key, id, digest FROM owners").ctx(path)?;
+    let mut stmt = tx
+        .prepare_cached(
+            "SELECT key, id, digest, node_lo, node_hi, edge_lo, edge_hi, diag_lo, diag_hi FROM owners",
+        )
+        .ctx(path)?;
     let rows = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, StoredOwner { id: r.get(1)?, digest: r.get(2)? })))
+        .query_map([], |r| {
+            let ranges = Ranges { nodes: range_at(r, 3)?, edges: range_at(r, 5)?, diags: range_at(r, 7)? };
+            Ok((r.get::<_, String>(0)?, StoredOwner { id: r.get(1)?, digest: r.get(2)?, ranges }))
+        })
         .ctx(path)?;
     rows.collect::<Result<_, _>>().ctx(path)
 }
@@ -251,18 +287,31 @@ fn existing_rows(tx: &Transaction<'_>, path: &Path) -> Result<usize, IndexError>
     Ok(n.max(0) as usize)
 }
 
-/// Delete one owner's rows; `fts` false skips the FTS deletes (a bulk publish rebuilds it).
-fn delete_owner_rows(tx: &Transaction<'_>, path: &Path, owner: i64, fts: bool) -> Result<(), IndexError> {
-    // External-content FTS: remove the exact indexed values before the content rows go.
-    const SQL: [&str; 4] = [
-        "INSERT INTO nodes_fts(nodes_fts, rowid, id, title, text) \
-         SELECT 'delete', rid, id, title, text FROM nodes WHERE owner = ?1",
-        "DELETE FROM nodes WHERE owner = ?1",
-        "DELETE FROM edges WHERE owner = ?1",
-        "DELETE FROM diagnostics WHERE owner = ?1",
-    ];
-    for sql in &SQL[usize::from(!fts)..] {
-        tx.prepare_cached(sql).ctx(path)?.execute([owner]).ctx(path)?;
+/// Delete one owner's rows by their rid ranges; `fts` false skips the FTS deletes (a bulk
+/// publish rebuilds the FTS index).
+fn delete_owner_rows(
+    tx: &Transaction<'_>,
+    path: &Path,
+    owner: &StoredOwner,
+    fts: bool,
+) -> Result<(), IndexError> {
+    let ranges = owner.ranges;
+    let mut steps: Vec<(&str, Option<(i64, i64)>)> = Vec::with_capacity(4);
+    if fts {
+        // External-content FTS: remove the exact indexed values before the content rows go.
+        steps.push((
+            "INSERT INTO nodes_fts(nodes_fts, rowid, id, title, text) \
+             SELECT 'delete', rid, id, title, text FROM nodes WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1",
+            ranges.nodes,
+        ));
+    }
+    steps.push(("DELETE FROM nodes WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.nodes));
+    steps.push(("DELETE FROM edges WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.edges));
+    steps.push(("DELETE FROM diagnostics WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.diags));
+    for (sql, range) in steps {
+        if let Some((lo, hi)) = range {
+            tx.prepare_cached(sql).ctx(path)?.execute(params![owner.id, lo, hi]).ctx(path)?;
+        }
     }
     Ok(())
 }
@@ -306,7 +355,11 @@ fn insert_fragment(
     owner: i64,
     fragment: &Fragment,
     fts: bool,
-) -> Result<usize, IndexError> {
+) -> Result<Ranges, IndexError> {
+    let mut ranges = Ranges::default();
+    let extend = |range: &mut Option<(i64, i64)>, rid: i64| {
+        *range = Some(range.map_or((rid, rid), |(lo, _)| (lo, rid)));
+    };
     let mut node_stmt = tx
         .prepare_cached(
             "INSERT INTO nodes(owner, id, kind, title, path, line, col, text, attrs) \
@@ -329,6 +382,7 @@ fn insert_fragment(
         let rid = node_stmt
             .insert(params![owner, node.id, node.kind, node.title, p, line, col, node.text, attrs])
             .ctx(path)?;
+        extend(&mut ranges.nodes, rid);
         if fts {
             fts_stmt.execute(params![rid, node.id, node.title, node.text]).ctx(path)?;
         }
@@ -342,9 +396,10 @@ fn insert_fragment(
     for edge in &fragment.edges {
         let (p, line, col) = loc(&edge.location);
         let class = relation_class(&edge.relation).as_str();
-        edge_stmt
-            .execute(params![owner, edge.source, edge.relation, class, edge.target, p, line, col])
+        let rid = edge_stmt
+            .insert(params![owner, edge.source, edge.relation, class, edge.target, p, line, col])
             .ctx(path)?;
+        extend(&mut ranges.edges, rid);
     }
     let mut diag_stmt = tx
         .prepare_cached(
@@ -354,11 +409,12 @@ fn insert_fragment(
         .ctx(path)?;
     for d in &fragment.diagnostics {
         let (p, line, col) = loc(&d.location);
-        diag_stmt
-            .execute(params![owner, severity_str(d.severity), d.code, d.message, d.node, p, line, col])
+        let rid = diag_stmt
+            .insert(params![owner, severity_str(d.severity), d.code, d.message, d.node, p, line, col])
             .ctx(path)?;
+        extend(&mut ranges.diags, rid);
     }
-    Ok(fragment_rows(fragment))
+    Ok(ranges)
 }
 
 /// SHA-256 over every owner key and digest, in key order: the content identity of a generation.

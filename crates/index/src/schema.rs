@@ -17,11 +17,8 @@ pub(crate) const TABLES: &[&str] =
 /// Secondary indexes as `(name, CREATE statement)`. A bulk publish drops and recreates them.
 pub(crate) const INDEXES: &[(&str, &str)] = &[
     ("nodes_by_id", "CREATE INDEX nodes_by_id ON nodes(id)"),
-    ("nodes_by_owner", "CREATE INDEX nodes_by_owner ON nodes(owner)"),
     ("edges_by_source", "CREATE INDEX edges_by_source ON edges(source)"),
     ("edges_by_target", "CREATE INDEX edges_by_target ON edges(target)"),
-    ("edges_by_owner", "CREATE INDEX edges_by_owner ON edges(owner)"),
-    ("diagnostics_by_owner", "CREATE INDEX diagnostics_by_owner ON diagnostics(owner)"),
     ("diagnostics_by_node", "CREATE INDEX diagnostics_by_node ON diagnostics(node)"),
 ];
 
@@ -35,7 +32,12 @@ CREATE TABLE owners(
     id         INTEGER PRIMARY KEY,
     key        TEXT NOT NULL UNIQUE,
     digest     BLOB NOT NULL,
-    generation INTEGER NOT NULL
+    generation INTEGER NOT NULL,
+    -- An owner's rows are inserted consecutively, so each table holds them in one rid range
+    -- [lo, hi]; deleting by range needs no owner index. NULL when the owner has no such rows.
+    node_lo INTEGER, node_hi INTEGER,
+    edge_lo INTEGER, edge_hi INTEGER,
+    diag_lo INTEGER, diag_hi INTEGER
 );
 
 CREATE TABLE nodes(

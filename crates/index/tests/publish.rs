@@ -41,11 +41,11 @@ fn republishing_one_changed_owner_rewrites_only_its_rows() {
     );
     assert_eq!(owner_rowids(&path, "file:docs/d3.md"), before_other, "untouched owner keeps its rows");
     let after_changed = owner_rowids(&path, "file:docs/d7.md");
-    assert_eq!(after_changed.len(), 7);
+    assert_eq!(after_changed.len(), 7, "{before_changed:?} -> {after_changed:?}");
     assert!(after_changed.iter().all(|r| !before_changed.contains(r)), "changed owner got fresh rows");
 
     let stats = index.stats().unwrap();
-    assert_eq!((stats.generation, stats.owners, stats.nodes), (2, 10, 9 * 5 + 3));
+    assert_eq!((stats.generation, stats.owners, stats.nodes, stats.edges), (2, 10, 9 * 5 + 3, 9 * 5 + 3));
     assert!(index.node("doc.d7#s3").unwrap().is_none(), "dropped section is gone");
     assert_eq!(index.node("doc.d7").unwrap().unwrap().node.text, "about d7 edited");
 }

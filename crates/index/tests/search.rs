@@ -117,4 +117,5 @@ fn fts_stays_in_sync_through_bulk_and_incremental_publishes() {
     assert!(index.node("doc.bulk160").unwrap().is_none());
     let stats = index.stats().unwrap();
     assert_eq!((stats.generation, stats.owners, stats.nodes), (3, 152, 150 * 61 + 4));
+    assert_eq!((stats.edges, index.diagnostics().unwrap().len()), (150 * 61 + 4, 152));
 }
