@@ -18,13 +18,17 @@
 //! | table | contents |
 //! | --- | --- |
 //! | `meta(key, value)` | `schema_version`, `generation`, `source_fingerprint`, `published_at`, `graph_digest`, `previous_generation`, `previous_source_fingerprint`, and the batch meta |
-//! | `owners(id, key, digest, generation)` | one row per owner; `generation` is when its rows were last written |
+//! | `owners(id, key, digest, generation, node_lo/hi, edge_lo/hi, diag_lo/hi)` | one row per owner; `generation` is when its rows were last written; an owner's rows occupy one rid range per table, so deleting an owner needs no owner index |
 //! | `nodes(rid, owner, id, kind, title, path, line, col, text, attrs)` | `attrs` is a JSON object |
 //! | `edges(rid, owner, source, relation, class, target, path, line, col)` | `class` from [`classify_relation`] |
 //! | `diagnostics(rid, owner, severity, code, message, node, path, line, col)` | |
 //! | `files(path, size, mtime_ns, sha256, kind, status)` | the inventory |
 //! | `transition(owner_key, change, old_digest, new_digest)` | owners added/changed/removed by the latest generation |
 //! | `nodes_fts(id, title, text)` | FTS5, external content over `nodes` |
+//!
+//! Secondary indexes: `nodes(id)`, `edges(source)`, `edges(target)`, `diagnostics(node)`. A
+//! publish writing at least 20k rows and at least half the stored row count drops them and
+//! the FTS index inside its transaction and rebuilds them after the inserts.
 
 use docforge_model::{classify_relation, Diagnostic, Fragment, Location, Node, RelationClass};
 use std::collections::BTreeMap;
