@@ -1,1 +1,242 @@
-fn main() {}
+//! `docforge-bench [CORPUS]`: measures the engine on a Go source tree (default: a copy of
+//! `$(go env GOROOT)/src`) against a plain tree-sitter parse of the same files.
+//!
+//! Each phase that reports peak RSS runs in its own child process (`--phase NAME`), so the
+//! figures do not mix. Prints a Markdown table and one JSON line per phase.
+
+use docforge_db::{AnalysisHost, AstPolicy};
+use docforge_index::Index;
+use docforge_project::{discover, read_source, EntryStatus, FileKind, Project};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const THREADS: usize = 2;
+const EDIT_FILE: &str = "net/http/server.go";
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--phase") {
+        let phase = &args[i + 1];
+        let corpus = PathBuf::from(&args[i + 2]);
+        let out = match phase.as_str() {
+            "floor" => floor(&corpus),
+            "engine" => engine(&corpus),
+            other => panic!("unknown phase {other}"),
+        };
+        println!("{out}");
+        return;
+    }
+    let corpus = match args.get(1) {
+        Some(p) => PathBuf::from(p),
+        None => copy_goroot(),
+    };
+    let exe = std::env::current_exe().unwrap();
+    let run = |phase: &str| -> serde_json::Value {
+        let out = Command::new(&exe).args(["--phase", phase]).arg(&corpus).output().expect("spawn phase");
+        assert!(out.status.success(), "phase {phase} failed: {}", String::from_utf8_lossy(&out.stderr));
+        let line = String::from_utf8_lossy(&out.stdout);
+        serde_json::from_str(line.trim().lines().last().unwrap()).expect("phase prints JSON")
+    };
+    let floor = run("floor");
+    let engine = run("engine");
+    println!(
+        "corpus: {} ({} Go files parsed by the floor, {:.1} MB)",
+        corpus.display(),
+        floor["files"],
+        mb(&floor["bytes"])
+    );
+    println!();
+    println!("| phase | wall | files/s | MB/s | peak RSS |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    let row = |name: &str, ms: f64, files: f64, bytes: f64, rss: Option<f64>| {
+        println!(
+            "| {name} | {} | {:.0} | {:.1} | {} |",
+            fmt_ms(ms),
+            files / (ms / 1000.0),
+            bytes / 1e6 / (ms / 1000.0),
+            rss.map_or("-".into(), |r| format!("{:.0} MB", r / 1024.0))
+        )
+    };
+    let f = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
+    row(
+        "tree-sitter parse floor (2 threads)",
+        f(&floor["ms"]),
+        f(&floor["files"]),
+        f(&floor["bytes"]),
+        Some(f(&floor["peak_rss_kb"])),
+    );
+    row(
+        "cold index (2 threads)",
+        f(&engine["cold_ms"]),
+        f(&engine["files"]),
+        f(&engine["bytes"]),
+        Some(f(&engine["peak_rss_kb"])),
+    );
+    println!("| warm re-sync, nothing changed | {} | | | |", fmt_ms(f(&engine["noop_ms"])));
+    println!("| re-sync after editing {EDIT_FILE} (disk) | {} | | | |", fmt_ms(f(&engine["edit_disk_ms"])));
+    println!(
+        "| apply one in-memory edit + graph + publish | {} | | | |",
+        fmt_ms(f(&engine["edit_memory_ms"]))
+    );
+    println!();
+    println!("cold index / parse floor = {:.2}", f(&engine["cold_ms"]) / f(&floor["ms"]));
+    println!("cold index breakdown: {}", engine["cold_breakdown"]);
+    println!("{}", serde_json::json!({ "floor": floor, "engine": engine }));
+}
+
+fn fmt_ms(ms: f64) -> String {
+    if ms >= 1000.0 {
+        format!("{:.2} s", ms / 1000.0)
+    } else {
+        format!("{ms:.1} ms")
+    }
+}
+
+fn mb(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or(0.0) / 1e6
+}
+
+fn copy_goroot() -> PathBuf {
+    let out = Command::new("go")
+        .args(["env", "GOROOT"])
+        .output()
+        .expect("go env GOROOT (or pass a corpus directory)");
+    let goroot = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let dest = std::env::temp_dir().join(format!("docforge-bench-{}", std::process::id()));
+    let status =
+        Command::new("cp").arg("-rL").arg(Path::new(&goroot).join("src")).arg(&dest).status().unwrap();
+    assert!(status.success(), "copying {goroot}/src failed");
+    dest
+}
+
+fn peak_rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Read and parse every selected Go file with plain tree-sitter on two threads.
+fn floor(corpus: &Path) -> serde_json::Value {
+    let start = Instant::now();
+    let project = Project::load(corpus).unwrap();
+    let inv = discover(&project);
+    let files: Vec<String> = inv
+        .entries
+        .iter()
+        .filter(|e| e.kind == FileKind::Go && e.status == EntryStatus::Selected)
+        .map(|e| e.rel.clone())
+        .collect();
+    let root = project.root.clone();
+    let results: Vec<(usize, usize)> = std::thread::scope(|s| {
+        (0..THREADS)
+            .map(|t| {
+                let files = &files;
+                let root = &root;
+                s.spawn(move || {
+                    let mut parser = tree_sitter::Parser::new();
+                    parser.set_language(&tree_sitter_go::LANGUAGE.into()).unwrap();
+                    let (mut n, mut bytes) = (0, 0);
+                    for rel in files.iter().skip(t).step_by(THREADS) {
+                        let src = read_source(root, rel, 1 << 40).unwrap();
+                        let tree = parser.parse(&src, None).unwrap();
+                        std::hint::black_box(tree.root_node().child_count());
+                        n += 1;
+                        bytes += src.len();
+                    }
+                    (n, bytes)
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect()
+    });
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let (n, bytes) = results.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    serde_json::json!({ "ms": ms, "files": n, "bytes": bytes, "peak_rss_kb": peak_rss_kb() })
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Cold index, no-change re-sync, one-file edit on disk, one in-memory edit.
+fn engine(corpus: &Path) -> serde_json::Value {
+    let index_dir = std::env::temp_dir().join(format!("docforge-bench-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&index_dir);
+    let index_path = index_dir.join("index.sqlite");
+    let t0 = Instant::now();
+    let project = Project::load(corpus).unwrap();
+    let mut host = AnalysisHost::new(project, AstPolicy::Allow);
+    let sync = host.sync_from_disk();
+    let t_sync = t0.elapsed();
+    host.analysis().prewarm(THREADS).unwrap();
+    let t_prewarm = t0.elapsed();
+    let graph = host.analysis().graph().unwrap();
+    let t_graph = t0.elapsed();
+    let mut index = Index::recreate(&index_path).unwrap();
+    let report = host.publish(&mut index).unwrap();
+    let cold = t0.elapsed();
+    let go_bytes: usize = graph.summary.go_files_selected;
+    let bytes: u64 = index.files().unwrap().iter().filter(|f| f.kind == "go").map(|f| f.size).sum();
+    let rss_after_cold = peak_rss_kb();
+
+    let t = Instant::now();
+    let noop_sync = host.sync_from_disk();
+    let _ = host.analysis().graph().unwrap();
+    let noop = host.publish(&mut index).unwrap();
+    let noop_ms = ms(t.elapsed());
+    assert_eq!(noop_sync.read, 0);
+    assert!(noop.is_noop(), "{noop:?}");
+
+    let edit_path = host.project().root.join(EDIT_FILE);
+    let mut text = std::fs::read_to_string(&edit_path).unwrap();
+    text.push_str("\nfunc docforgeBenchAdded() { _ = http.StatusOK }\n");
+    std::fs::write(&edit_path, &text).unwrap();
+    let t = Instant::now();
+    let edit_sync = host.sync_from_disk();
+    let _ = host.analysis().graph().unwrap();
+    let edit = host.publish(&mut index).unwrap();
+    let edit_disk_ms = ms(t.elapsed());
+    assert_eq!(edit_sync.read, 1);
+
+    text.push_str("\nfunc docforgeBenchAdded2() {}\n");
+    let t = Instant::now();
+    host.apply_change(docforge_db::Change {
+        files: vec![docforge_db::FileChange::Set {
+            rel: EDIT_FILE.into(),
+            kind: FileKind::Go,
+            content: docforge_db::Content::Bytes(text.into_bytes().into()),
+        }],
+        ..Default::default()
+    });
+    let _ = host.analysis().graph().unwrap();
+    let edit2 = host.publish(&mut index).unwrap();
+    let edit_memory_ms = ms(t.elapsed());
+    let _ = std::fs::remove_dir_all(&index_dir);
+    serde_json::json!({
+        "cold_ms": ms(cold),
+        "cold_breakdown": {
+            "discover_read_ms": ms(t_sync), "analyse_ms": ms(t_prewarm - t_sync),
+            "graph_ms": ms(t_graph - t_prewarm), "publish_ms": ms(cold - t_graph),
+        },
+        "files": go_bytes,
+        "files_read": sync.read,
+        "bytes": bytes,
+        "nodes": graph.summary.nodes,
+        "edges": graph.summary.edges,
+        "rows_written": report.rows_written,
+        "peak_rss_kb": rss_after_cold,
+        "noop_ms": noop_ms,
+        "edit_disk_ms": edit_disk_ms,
+        "edit_disk_owners_written": edit.owners_written,
+        "edit_memory_ms": edit_memory_ms,
+        "edit_memory_owners_written": edit2.owners_written,
+        "peak_rss_kb_end": peak_rss_kb(),
+    })
+}

@@ -53,7 +53,7 @@ pub fn read_source(root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, ReadEr
         return Err(ReadError::TooLarge { path: rel.to_string(), limit });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { path: rel.to_string(), limit });
     }

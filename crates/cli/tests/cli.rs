@@ -1,0 +1,246 @@
+//! The `docforge` binary end to end on fixtures/shop and on bad inputs: exit codes, one-line
+//! errors, JSON documents, and that nothing else is lost.
+
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_docforge")
+}
+
+fn fixture_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
+    let status =
+        Command::new("cp").arg("-r").arg(format!("{}/.", src.display())).arg(dir.path()).status().unwrap();
+    assert!(status.success());
+    let _ = fs::remove_dir_all(dir.path().join(".docforge"));
+    dir
+}
+
+fn run(root: &Path, args: &[&str]) -> Output {
+    Command::new(bin()).arg("--project-root").arg(root).args(args).output().unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}, stderr {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
+}
+
+fn one_line_error(out: &Output, code: i32) -> String {
+    assert_eq!(out.status.code(), Some(code), "stderr {}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8(out.stderr.clone()).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "one line on stderr: {err:?}");
+    assert!(out.stdout.is_empty(), "nothing on stdout: {:?}", String::from_utf8_lossy(&out.stdout));
+    err
+}
+
+#[test]
+fn index_stats_search_node_on_the_shop_fixture() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    let report = json(&run(root, &["index", "--json"]));
+    assert_eq!(report["schema_version"], "docforge.index.v1");
+    assert_eq!(report["generation"], 1);
+    assert_eq!(report["precision"], "ast");
+    assert_eq!(report["completeness"], "complete", "{report}");
+    assert_eq!(report["files"]["docs"], 7);
+    assert!(report["packages"].as_u64().unwrap() >= 6, "{report}");
+
+    let stats = json(&run(root, &["stats", "--json"]));
+    assert_eq!(stats["generation"], 1);
+    assert_eq!(stats["meta"]["project_id"], "shop");
+    assert!(stats["nodes_by_kind"]["interface"].as_u64().unwrap() >= 3, "{stats}");
+    assert!(stats["edges_by_relation"]["calls"].as_u64().unwrap() >= 1, "{stats}");
+    let publication = &stats["publication"];
+    assert_eq!(publication["schema_version"], 1);
+    assert_eq!(publication["source_fingerprint"].as_str().unwrap().len(), 64);
+
+    let hits = json(&run(root, &["search", "Repository", "--limit", "5", "--json"]));
+    assert!(hits["count"].as_u64().unwrap() >= 1 && hits["count"].as_u64().unwrap() <= 5);
+    let ids: Vec<&str> =
+        hits["results"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"go:example.com/shop/storage::Repository"), "{ids:?}");
+
+    let node = json(&run(root, &["node", "go:example.com/shop/storage::Repository", "--json"]));
+    assert_eq!(node["node"]["kind"], "interface");
+    let incoming: Vec<(&str, &str)> = node["incoming"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["relation"].as_str().unwrap(), e["source"].as_str().unwrap()))
+        .collect();
+    assert!(incoming.contains(&("governs", "arch.storage")), "{incoming:?}");
+    assert!(incoming.contains(&("defines", "file:storage/storage.go")), "{incoming:?}");
+
+    let doc = json(&run(root, &["node", "guide.getting-started#further-reading", "--json"]));
+    let codes: Vec<&str> =
+        doc["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"broken_link"), "{doc}");
+
+    // A second run with nothing changed writes nothing new.
+    let again = json(&run(root, &["index", "--json"]));
+    assert_eq!(again["publication"]["owners_written"], 0, "{again}");
+    assert_eq!(again["generation"], 1);
+    // Editing one document rewrites that document's rows only.
+    let p = root.join("docs/notes.md");
+    let text = fs::read_to_string(&p).unwrap() + "\nOne more line.\n";
+    fs::write(&p, text).unwrap();
+    let edited = json(&run(root, &["index", "--json"]));
+    assert_eq!(edited["generation"], 2);
+    assert_eq!(edited["publication"]["owners_written"], 2, "file node + document: {edited}");
+}
+
+#[test]
+fn text_output_is_a_summary_line() {
+    let dir = fixture_copy();
+    let out = run(dir.path(), &["index"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.starts_with("indexed "), "{text}");
+}
+
+#[test]
+fn no_ast_inventories_go_files_without_symbols() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    let report = json(&run(root, &["index", "--no-ast", "--json"]));
+    assert_eq!(report["ast_policy"], "no_ast");
+    assert_eq!(report["precision"], Value::Null);
+    assert_eq!(report["packages"], 0);
+    let file = json(&run(root, &["node", "file:storage/storage.go", "--json"]));
+    assert_eq!(file["node"]["attrs"]["sha256"].as_str().unwrap().len(), 64);
+    let missing = run(root, &["node", "go:example.com/shop/storage::Repository", "--json"]);
+    one_line_error(&missing, 1);
+}
+
+#[test]
+fn errors_are_one_line_with_documented_exit_codes() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    // Bad arguments: exit 2.
+    for args in [&["search"][..], &["search", "x", "--limit", "0"], &["frobnicate"], &["index", "--bogus"]] {
+        let err = one_line_error(&run(root, args), 2);
+        assert!(err.starts_with("docforge: "), "{err}");
+    }
+    // Operational failures: exit 1.
+    let err = one_line_error(&run(root, &["stats", "--json"]), 1);
+    assert!(err.contains("no index"), "{err}");
+    let err = one_line_error(&run(Path::new("/no/such/root"), &["index"]), 1);
+    assert!(err.contains("does not exist"), "{err}");
+    fs::write(root.join("docforge.toml"), "schema_version = 1\n[limits]\nmax_results = \"lots\"\n").unwrap();
+    let err = one_line_error(&run(root, &["index"]), 1);
+    assert!(err.contains("limits.max_results"), "{err}");
+    assert!(!root.join(".docforge").exists(), "a failed run writes no index");
+}
+
+#[test]
+fn node_not_found_is_exit_1() {
+    let dir = fixture_copy();
+    json(&run(dir.path(), &["index", "--json"]));
+    let err = one_line_error(&run(dir.path(), &["node", "go:example.com/shop/storage::repository"]), 1);
+    assert!(err.contains("case-sensitive"), "{err}");
+}
+
+#[test]
+fn version_json() {
+    let out = Command::new(bin()).args(["version", "--json"]).output().unwrap();
+    let v = json(&out);
+    assert_eq!(v["schema_version"], "docforge.version.v1");
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert!(v["build"].as_str().is_some_and(|b| !b.is_empty()));
+}
+
+fn hostile_project() -> (tempfile::TempDir, tempfile::TempDir) {
+    let dir = fixture_copy();
+    let root = dir.path();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("secret.md"), "# secret\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), root.join("docs/leak.md")).unwrap();
+    assert!(Command::new("mkfifo").arg(root.join("docs/pipe.md")).status().unwrap().success());
+    let big = fs::File::create(root.join("docs/huge.md")).unwrap();
+    big.set_len(50 * 1024 * 1024).unwrap();
+    fs::write(root.join("docs/bad.md"), b"+++\nid = [\n+++\n# Bad \xff\n").unwrap();
+    fs::write(root.join("service/broken.go"), "package service\n\nfunc broken() { x := }\n").unwrap();
+    (dir, outside)
+}
+
+#[test]
+fn hostile_inputs_are_recorded_and_nothing_else_is_lost() {
+    let (dir, _outside) = hostile_project();
+    let root = dir.path();
+    let report = json(&run(root, &["index", "--json"]));
+    assert_eq!(report["completeness"], "partial");
+    let reasons = report["completeness_reasons"].to_string();
+    assert!(reasons.contains("go_syntax_error"), "{reasons}");
+    for (id, code) in [
+        ("file:docs/leak.md", "symlink_outside_root"),
+        ("file:docs/pipe.md", "special_file"),
+        ("file:docs/huge.md", "file_too_large"),
+        ("file:docs/bad.md", "invalid_utf8"),
+        ("docs/bad", "front_matter_invalid"),
+    ] {
+        let node = json(&run(root, &["node", id, "--json"]));
+        let codes: Vec<&str> =
+            node["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+        assert!(codes.contains(&code), "{id}: {codes:?}");
+    }
+    // The secret behind the symlink was never read into the index.
+    let hits = json(&run(root, &["search", "secret", "--json"]));
+    assert_eq!(hits["count"], 0, "{hits}");
+    // Everything else is still there.
+    json(&run(root, &["node", "arch.storage", "--json"]));
+    json(&run(root, &["node", "go:example.com/shop/storage/memory::(*Repo).Get", "--json"]));
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0\n")).unwrap_or(false)
+}
+
+#[test]
+fn unreadable_file_is_a_diagnostic() {
+    let dir = fixture_copy();
+    let root: PathBuf = dir.path().to_path_buf();
+    let secret = root.join("docs/private.md");
+    fs::write(&secret, "# private\n").unwrap();
+    let mut cmd = if is_root() {
+        // Root reads any file; drop to nobody so permissions apply.
+        Command::new("chmod").args(["-R", "a+rwX"]).arg(&root).status().unwrap();
+        Command::new("chmod").arg("a+rx").arg(root.parent().unwrap()).status().unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin()]);
+        c
+    } else {
+        Command::new(bin())
+    };
+    Command::new("chmod").arg("000").arg(&secret).status().unwrap();
+    let out = cmd.arg("--project-root").arg(&root).args(["index", "--json"]).output().unwrap();
+    let report = json(&out);
+    assert!(report["diagnostics"]["errors"].as_u64().unwrap() >= 1, "{report}");
+    let node = Command::new(bin())
+        .arg("--project-root")
+        .arg(&root)
+        .args(["node", "file:docs/private.md", "--json"])
+        .output()
+        .unwrap();
+    let node = json(&node);
+    let codes: Vec<&str> =
+        node["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"unreadable"), "{node}");
+    json(
+        &Command::new(bin())
+            .arg("--project-root")
+            .arg(&root)
+            .args(["node", "arch.storage", "--json"])
+            .output()
+            .unwrap(),
+    );
+}
