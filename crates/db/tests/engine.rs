@@ -30,10 +30,6 @@ fn host(root: &Path, policy: AstPolicy) -> AnalysisHost {
     h
 }
 
-fn executed(h: &AnalysisHost, query: &str) -> Vec<String> {
-    h.execution_log().take().into_iter().filter(|e| e.starts_with(&format!("{query}("))).collect()
-}
-
 #[test]
 fn graph_has_go_and_doc_nodes_with_gograph_ids() {
     let dir = small_project();
