@@ -2,6 +2,7 @@
 //! side of the `tests/oracle` comparison with go/types.
 //!
 //! `cargo run --release -p docforge-go --example ids -- DIR [--time] [--parse-only]`
+//! `cargo run --release -p docforge-go --example ids -- DIR --bench 5` (timing; see [`bench`])
 //!
 //! Walk (as the integrator does): every directory holding a `go.mod` starts a module (module
 //! path from its `module` line); directories named `testdata` or starting with `_` or `.`
@@ -97,8 +98,66 @@ impl Walk {
     }
 }
 
+/// Every `.go` file under `dir` (testdata included), read into memory.
+fn all_go_files(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = rd.filter_map(|e| e.ok()).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        match e.file_type() {
+            Ok(ft) if ft.is_dir() => all_go_files(&e.path(), out),
+            Ok(ft) if ft.is_file() && name.ends_with(".go") => {
+                if let Ok(src) = std::fs::read(e.path()) {
+                    out.push((name, src));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `--bench N`: in-memory timing over every `.go` file under the root (tests and testdata
+/// included): a plain parse through the gate vs `select_file` + `extract_file`, alternating,
+/// N rounds, minimum of each reported.
+fn bench(root: &Path, rounds: usize) {
+    let mut files = Vec::new();
+    all_go_files(root, &mut files);
+    let bytes: usize = files.iter().map(|(_, s)| s.len()).sum();
+    let gate = AstGate::new(AstPolicy::Allow);
+    let ctx = BuildContext::default();
+    let (mut parse, mut full) = (f64::MAX, f64::MAX);
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for (_, src) in &files {
+            std::hint::black_box(gate.go().expect("AST allowed").parse(src));
+        }
+        parse = parse.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let mut calls = 0;
+        for (name, src) in &files {
+            std::hint::black_box(select_file(&ctx, name, src));
+            calls += extract_file(gate.go().expect("AST allowed"), src).calls.len();
+        }
+        full = full.min(t.elapsed().as_secs_f64());
+        std::hint::black_box(calls);
+    }
+    println!(
+        "{} files, {:.1} MB: parse {parse:.3}s, select+extract {full:.3}s, ratio {:.3}",
+        files.len(),
+        bytes as f64 / 1e6,
+        full / parse
+    );
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = args.iter().position(|a| a == "--bench") {
+        let rounds = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(3);
+        let root = args.iter().find(|a| !a.starts_with("--") && a.parse::<usize>().is_err()).cloned();
+        bench(Path::new(&root.unwrap_or_else(|| ".".into())), rounds);
+        return;
+    }
     let time = args.iter().any(|a| a == "--time");
     let parse_only = args.iter().any(|a| a == "--parse-only");
     args.retain(|a| a != "--time" && a != "--parse-only");

@@ -9,8 +9,14 @@
 use super::text::{bounded, bytes, pos};
 use super::MAX_CALLEE_LEN;
 use crate::{CallSite, Callee};
+use std::num::NonZeroU16;
 use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
+
+type FieldId = NonZeroU16;
+
+const SCOPE: u8 = 1;
+const SKIP: u8 = 2;
 
 /// Node kind ids the walk compares against (integer compares instead of string compares).
 pub(crate) struct Kinds {
@@ -24,10 +30,17 @@ pub(crate) struct Kinds {
     paren_expr: u16,
     index_expr: u16,
     type_inst: u16,
-    /// Kinds that open a scope.
-    scopes: Vec<u16>,
-    /// Kinds whose subtrees contain no calls worth a visit (types, literals).
-    skip: Vec<u16>,
+    /// Per kind id: [`SCOPE`] (opens a scope) and [`SKIP`] (no calls worth a visit inside:
+    /// types, literals, comments).
+    flags: Vec<u8>,
+    f_function: FieldId,
+    f_operand: FieldId,
+    f_field: FieldId,
+    f_type: FieldId,
+    f_name: FieldId,
+    f_package: FieldId,
+    f_left: FieldId,
+    f_alias: FieldId,
     param: u16,
     variadic_param: u16,
     type_param: u16,
@@ -53,7 +66,57 @@ impl Kinds {
             assert!(id != 0, "tree-sitter-go has no node kind {k}");
             id
         };
+        let field =
+            |f: &str| lang.field_id_for_name(f).unwrap_or_else(|| panic!("tree-sitter-go has no field {f}"));
+        let mut flags = vec![0u8; lang.node_kind_count()];
+        let scope_kinds = [
+            "block",
+            "func_literal",
+            "if_statement",
+            "for_statement",
+            "expression_switch_statement",
+            "type_switch_statement",
+            "expression_case",
+            "default_case",
+            "type_case",
+            "communication_case",
+            "function_declaration",
+            "method_declaration",
+        ];
+        let skip_kinds = [
+            "interpreted_string_literal",
+            "raw_string_literal",
+            "int_literal",
+            "float_literal",
+            "rune_literal",
+            "comment",
+            "function_type",
+            "struct_type",
+            "interface_type",
+            "field_identifier",
+            "type_identifier",
+            "qualified_type",
+            "pointer_type",
+            "map_type",
+            "channel_type",
+            "slice_type",
+        ];
+        for k in scope_kinds {
+            flags[usize::from(id(k))] |= SCOPE;
+        }
+        for k in skip_kinds {
+            flags[usize::from(id(k))] |= SKIP;
+        }
         Kinds {
+            flags,
+            f_function: field("function"),
+            f_operand: field("operand"),
+            f_field: field("field"),
+            f_type: field("type"),
+            f_name: field("name"),
+            f_package: field("package"),
+            f_left: field("left"),
+            f_alias: field("alias"),
             call: id("call_expression"),
             conversion: id("type_conversion_expression"),
             generic_type: id("generic_type"),
@@ -64,44 +127,6 @@ impl Kinds {
             paren_expr: id("parenthesized_expression"),
             index_expr: id("index_expression"),
             type_inst: id("type_instantiation_expression"),
-            scopes: [
-                "block",
-                "func_literal",
-                "if_statement",
-                "for_statement",
-                "expression_switch_statement",
-                "type_switch_statement",
-                "expression_case",
-                "default_case",
-                "type_case",
-                "communication_case",
-                "function_declaration",
-                "method_declaration",
-            ]
-            .into_iter()
-            .map(id)
-            .collect(),
-            skip: [
-                "interpreted_string_literal",
-                "raw_string_literal",
-                "int_literal",
-                "float_literal",
-                "rune_literal",
-                "comment",
-                "function_type",
-                "struct_type",
-                "interface_type",
-                "field_identifier",
-                "type_identifier",
-                "qualified_type",
-                "pointer_type",
-                "map_type",
-                "channel_type",
-                "slice_type",
-            ]
-            .into_iter()
-            .map(id)
-            .collect(),
             param: id("parameter_declaration"),
             variadic_param: id("variadic_parameter_declaration"),
             type_param: id("type_parameter_declaration"),
@@ -157,9 +182,9 @@ impl<'s> Walker<'_, 's> {
         }
     }
 
-    fn bind_field(&mut self, node: Node<'_>, field: &str) {
+    fn bind_field(&mut self, node: Node<'_>, field: FieldId) {
         let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.children_by_field_name(field, &mut cursor).collect();
+        let children: Vec<Node<'_>> = node.children_by_field_id(field, &mut cursor).collect();
         for child in children {
             if child.kind() == "expression_list" {
                 let mut c2 = child.walk();
@@ -181,10 +206,11 @@ impl<'s> Walker<'_, 's> {
     fn enter(&mut self, node: Node<'_>, out: &mut Vec<CallSite>) -> bool {
         let k = self.k;
         let kind = node.kind_id();
-        if !node.is_named() || k.skip.contains(&kind) {
+        let flags = k.flags.get(usize::from(kind)).copied().unwrap_or(0);
+        if !node.is_named() || flags & SKIP != 0 {
             return false;
         }
-        if k.scopes.contains(&kind) {
+        if flags & SCOPE != 0 {
             self.marks.push(self.names.len());
         }
         if kind == k.call {
@@ -196,9 +222,9 @@ impl<'s> Walker<'_, 's> {
             || kind == k.type_param
             || ((kind == k.type_spec || kind == k.type_alias) && !self.marks.is_empty())
         {
-            self.bind_field(node, "name");
+            self.bind_field(node, k.f_name);
         } else if kind == k.type_switch {
-            self.bind_field(node, "alias");
+            self.bind_field(node, k.f_alias);
         }
         true
     }
@@ -210,16 +236,16 @@ impl<'s> Walker<'_, 's> {
         if !node.is_named() {
             return;
         }
-        if k.scopes.contains(&kind) {
+        if k.flags.get(usize::from(kind)).is_some_and(|f| f & SCOPE != 0) {
             if let Some(mark) = self.marks.pop() {
                 self.names.truncate(mark);
             }
         } else if kind == k.short_var {
-            self.bind_field(node, "left");
+            self.bind_field(node, k.f_left);
         } else if (kind == k.var_spec || kind == k.const_spec) && !self.marks.is_empty() {
-            self.bind_field(node, "name");
+            self.bind_field(node, k.f_name);
         } else if (kind == k.range_clause || kind == k.receive) && has_define(node) {
-            self.bind_field(node, "left");
+            self.bind_field(node, k.f_left);
         }
     }
 
@@ -229,15 +255,15 @@ impl<'s> Walker<'_, 's> {
     /// (`[]byte(s)`, `T(x)` parse as calls) are left as they are.
     fn generic_call(&mut self, node: Node<'_>, out: &mut Vec<CallSite>) {
         let k = self.k;
-        let Some(ty) = node.child_by_field_name("type") else { return };
+        let Some(ty) = node.child_by_field_id(k.f_type.get()) else { return };
         if ty.kind_id() != k.generic_type {
             return;
         }
-        let Some(base) = ty.child_by_field_name("type") else { return };
+        let Some(base) = ty.child_by_field_id(k.f_type.get()) else { return };
         let (shape, root) = if base.kind_id() == k.type_ident {
             (Callee::Ident(self.lossy(base)), Some(base))
         } else if base.kind_id() == k.qualified_type {
-            match (base.child_by_field_name("package"), base.child_by_field_name("name")) {
+            match (base.child_by_field_id(k.f_package.get()), base.child_by_field_id(k.f_name.get())) {
                 (Some(x), Some(sel)) => {
                     (Callee::Selector { x: self.lossy(x), sel: self.lossy(sel) }, Some(x))
                 }
@@ -273,7 +299,7 @@ impl<'s> Walker<'_, 's> {
 
     fn call(&mut self, node: Node<'_>, out: &mut Vec<CallSite>) {
         let k = self.k;
-        let Some(func) = node.child_by_field_name("function") else { return };
+        let Some(func) = node.child_by_field_id(k.f_function.get()) else { return };
         let mut f = func;
         // Unwrap `(f)`, `f[T]`, `pkg.F[T]`. An index into a slice of funcs (`fs[0]()`) gets the
         // same shape; resolution only accepts names that are package-level funcs, which
@@ -283,9 +309,9 @@ impl<'s> Walker<'_, 's> {
             let inner = if kind == k.paren_expr {
                 f.named_child(0)
             } else if kind == k.index_expr {
-                f.child_by_field_name("operand")
+                f.child_by_field_id(k.f_operand.get())
             } else if kind == k.type_inst {
-                f.child_by_field_name("type")
+                f.child_by_field_id(k.f_type.get())
             } else {
                 None
             };
@@ -297,7 +323,7 @@ impl<'s> Walker<'_, 's> {
         let (shape, root) = if f.kind_id() == k.ident {
             (Callee::Ident(self.lossy(f)), Some(f))
         } else if f.kind_id() == k.selector {
-            match (f.child_by_field_name("operand"), f.child_by_field_name("field")) {
+            match (f.child_by_field_id(k.f_operand.get()), f.child_by_field_id(k.f_field.get())) {
                 (Some(x), Some(sel)) if x.kind_id() == k.ident => {
                     (Callee::Selector { x: self.lossy(x), sel: self.lossy(sel) }, Some(x))
                 }
