@@ -24,6 +24,11 @@ pub enum IndexError {
     #[error("index {path}: invalid batch: {reason}")]
     InvalidBatch { path: PathBuf, reason: String },
 
+    /// A delta was based on another generation than the stored one (another writer published
+    /// meanwhile); nothing was written. Fall back to a full `publish`.
+    #[error("index {path}: delta is based on generation {expected} but generation {found} is current; publish the full batch")]
+    GenerationMismatch { path: PathBuf, expected: u64, found: u64 },
+
     /// A publish was aborted part-way (a hook refused to continue); the previous generation
     /// is intact.
     #[error("index {path}: publish aborted: {reason}")]

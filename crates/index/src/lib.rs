@@ -9,6 +9,10 @@
 //! connection, another process) sees either the previous generation or the new one, never a
 //! mix; an error or a killed process leaves the previous generation intact.
 //!
+//! [`Index::publish_delta`] applies only the changes since a known generation ([`Delta`]),
+//! under the same transaction, no-op and identity rules; it refuses to apply a delta to any
+//! other generation ([`IndexError::GenerationMismatch`]).
+//!
 //! A publish that changes nothing (same owner digests, same files, same source fingerprint,
 //! same batch meta) writes nothing and returns the *current* generation: generations count
 //! content transitions, not calls.
@@ -35,11 +39,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+mod delta;
 mod error;
 mod fts;
 mod open;
 mod publish;
 mod query;
+mod rows;
 mod schema;
 
 pub use error::IndexError;
@@ -96,6 +102,32 @@ pub struct Batch {
     pub meta: BTreeMap<String, String>,
 }
 
+/// The changes since the generation `base_generation`, for [`Index::publish_delta`]: a
+/// publish that costs O(changes) instead of O(all owners + all files).
+///
+/// The end state is the stored generation with these owners and files replaced or removed;
+/// it must equal what a full [`Batch`] of that end state would publish. A key may appear at
+/// most once across `upsert_owners` and `remove_owners` (likewise for file paths).
+#[derive(Clone, Debug, Default)]
+pub struct Delta {
+    /// The generation the caller's knowledge is based on (the generation its last
+    /// `publish`/`publish_delta` returned). Any other stored generation is refused with
+    /// [`IndexError::GenerationMismatch`]; the caller then falls back to a full publish.
+    pub base_generation: u64,
+    /// New or changed owners (their rows are replaced). One whose digest equals the stored
+    /// digest is skipped and counted as unchanged.
+    pub upsert_owners: Vec<Owner>,
+    /// Owner keys to delete; a key that is not stored is ignored.
+    pub remove_owners: Vec<String>,
+    /// New or changed file records; one equal to the stored record is skipped.
+    pub upsert_files: Vec<FileRecord>,
+    /// Paths to delete from the inventory; a path that is not stored is ignored.
+    pub remove_files: Vec<String>,
+    pub source_fingerprint: String,
+    /// The full batch meta (replaces the stored batch meta, same rules as [`Batch::meta`]).
+    pub meta: BTreeMap<String, String>,
+}
+
 /// What a publish did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PublishReport {
@@ -103,6 +135,7 @@ pub struct PublishReport {
     pub generation: u64,
     pub owners_written: usize,
     pub owners_deleted: usize,
+    /// Owners whose digest matched the stored one (for a delta: skipped upserts only).
     pub owners_unchanged: usize,
     /// Nodes + edges + diagnostics inserted.
     pub rows_written: usize,

@@ -2,12 +2,11 @@
 
 mod common;
 
-use common::{batch, doc_owner, docs};
+use common::{batch, doc_owner, docs, hang_halfway, kill_child_mid_publish, CHILD_ENV};
 use docforge_index::{Index, IndexError, Stats};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Stats of generation 1 as built by `docs(20, 3)`.
 fn assert_first_generation(index: &Index) {
@@ -94,23 +93,14 @@ fn a_publish_failing_midway_leaves_the_previous_generation_intact() {
     assert_eq!((report.generation, report.owners_written, report.owners_deleted), (2, 17, 5));
 }
 
-const CHILD_ENV: &str = "DOCFORGE_INDEX_KILL_CHILD_PATH";
-
 /// Run by the kill test in a child process: start a large publish and hang inside it.
 #[test]
 #[ignore = "child process of kill9_during_a_large_publish_leaves_the_previous_generation"]
 fn child_publish_then_hang() {
     let Ok(path) = std::env::var(CHILD_ENV) else { return };
     let path = Path::new(&path);
-    let marker = path.with_extension("paused");
     let mut index = Index::open(path).unwrap();
-    index.set_publish_hook(Some(Box::new(move |p| {
-        if p.owners_written == p.owners_to_write / 2 {
-            std::fs::write(&marker, p.rows_written.to_string()).map_err(|e| e.to_string())?;
-            std::thread::sleep(Duration::from_secs(120));
-        }
-        Ok(())
-    })));
+    index.set_publish_hook(Some(hang_halfway(path)));
     // ~40k rows: large enough to take the bulk path (indexes dropped inside the transaction).
     let owners: Vec<_> = (0..400).map(|i| doc_owner(&format!("big{i}"), 50, "edited")).collect();
     index.publish(batch(owners, "fp-child")).unwrap();
@@ -123,26 +113,8 @@ fn kill9_during_a_large_publish_leaves_the_previous_generation() {
     let path = dir.path().join("index.sqlite");
     Index::open(&path).unwrap().publish(batch(docs(20, 3), "fp1")).unwrap();
 
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_publish_then_hang", "--ignored", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENV, &path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let marker = path.with_extension("paused");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !marker.exists() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("child exited early: {status}");
-        }
-        assert!(Instant::now() < deadline, "child never reached the pause");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let rows_in_flight: usize = std::fs::read_to_string(&marker).unwrap().parse().unwrap();
+    let rows_in_flight = kill_child_mid_publish("child_publish_then_hang", &path);
     assert!(rows_in_flight > 10_000, "child wrote {rows_in_flight} rows before the kill");
-    child.kill().unwrap(); // SIGKILL on Unix
-    child.wait().unwrap();
 
     let index = Index::open(&path).unwrap();
     index.integrity_check().unwrap();

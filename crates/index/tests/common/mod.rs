@@ -91,3 +91,56 @@ pub fn owner_rowids(path: &std::path::Path, key: &str) -> Vec<(String, i64)> {
     }
     out
 }
+
+/// Environment variable naming the index a child test process publishes to.
+pub const CHILD_ENV: &str = "DOCFORGE_INDEX_KILL_CHILD_PATH";
+
+/// The marker file a child writes (with the rows written so far) when it pauses mid-publish.
+pub fn pause_marker(path: &std::path::Path) -> std::path::PathBuf {
+    path.with_extension("paused")
+}
+
+/// Publish hook for a child process: at half the owners, write the marker and hang.
+pub fn hang_halfway(path: &std::path::Path) -> docforge_index::PublishHook {
+    let marker = pause_marker(path);
+    Box::new(move |p| {
+        if p.owners_written == p.owners_to_write / 2 {
+            std::fs::write(&marker, p.rows_written.to_string()).map_err(|e| e.to_string())?;
+            std::thread::sleep(std::time::Duration::from_secs(120));
+        }
+        Ok(())
+    })
+}
+
+/// Run the ignored test `child` of this test binary against `path`, wait until it pauses
+/// inside its publish, SIGKILL it, and return how many rows it had written.
+pub fn kill_child_mid_publish(child: &str, path: &std::path::Path) -> usize {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut proc = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", child, "--ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = pause_marker(path);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !marker.exists() {
+        if let Some(status) = proc.try_wait().unwrap() {
+            panic!("child exited early: {status}");
+        }
+        assert!(Instant::now() < deadline, "child never reached the pause");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The marker may be observed before its contents are written.
+    let rows = loop {
+        if let Ok(n) = std::fs::read_to_string(&marker).unwrap_or_default().parse() {
+            break n;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    proc.kill().unwrap(); // SIGKILL on Unix
+    proc.wait().unwrap();
+    rows
+}

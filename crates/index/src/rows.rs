@@ -1,0 +1,184 @@
+//! Row-level writes shared by full and delta publishes: one owner's rows in, one owner's rows
+//! out, transition records.
+
+use crate::error::{IndexError, SqlContext};
+use crate::relation_class;
+use docforge_model::{Fragment, Location, Severity};
+use rusqlite::{params, OptionalExtension, Transaction};
+use std::path::Path;
+
+/// What is stored for one owner before the publish.
+pub(crate) struct StoredOwner {
+    pub(crate) id: i64,
+    pub(crate) digest: Vec<u8>,
+    pub(crate) ranges: Ranges,
+}
+
+/// The rid range `[lo, hi]` an owner occupies in nodes, edges and diagnostics.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Ranges {
+    pub(crate) nodes: Option<(i64, i64)>,
+    pub(crate) edges: Option<(i64, i64)>,
+    pub(crate) diags: Option<(i64, i64)>,
+}
+
+pub(crate) fn range_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<(i64, i64)>> {
+    Ok(r.get::<_, Option<i64>>(i)?.zip(r.get::<_, Option<i64>>(i + 1)?))
+}
+
+/// Delete one owner's rows by their rid ranges; `fts` false skips the FTS deletes (a bulk
+/// publish rebuilds the FTS index).
+pub(crate) fn delete_owner_rows(
+    tx: &Transaction<'_>,
+    path: &Path,
+    owner: &StoredOwner,
+    fts: bool,
+) -> Result<(), IndexError> {
+    let ranges = owner.ranges;
+    let mut steps: Vec<(&str, Option<(i64, i64)>)> = Vec::with_capacity(4);
+    if fts {
+        // External-content FTS: remove the exact indexed values before the content rows go.
+        steps.push((
+            "INSERT INTO nodes_fts(nodes_fts, rowid, id, title, text) \
+             SELECT 'delete', rid, id, title, text FROM nodes WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1",
+            ranges.nodes,
+        ));
+    }
+    steps.push(("DELETE FROM nodes WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.nodes));
+    steps.push(("DELETE FROM edges WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.edges));
+    steps.push(("DELETE FROM diagnostics WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.diags));
+    for (sql, range) in steps {
+        if let Some((lo, hi)) = range {
+            tx.prepare_cached(sql).ctx(path)?.execute(params![owner.id, lo, hi]).ctx(path)?;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn record_transition(
+    tx: &Transaction<'_>,
+    path: &Path,
+    key: &str,
+    change: &str,
+    old: Option<&[u8]>,
+    new: Option<&[u8; 32]>,
+) -> Result<(), IndexError> {
+    tx.prepare_cached(
+        "INSERT INTO transition(owner_key, change, old_digest, new_digest) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .ctx(path)?
+    .execute(params![key, change, old, new.map(|d| &d[..])])
+    .ctx(path)?;
+    Ok(())
+}
+
+fn loc(location: &Option<Location>) -> (Option<&str>, Option<u32>, Option<u32>) {
+    match location {
+        Some(l) => (Some(l.path.as_str()), Some(l.line), Some(l.column)),
+        None => (None, None, None),
+    }
+}
+
+pub(crate) fn severity_str(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    }
+}
+
+/// Insert one owner's rows; returns how many.
+pub(crate) fn insert_fragment(
+    tx: &Transaction<'_>,
+    path: &Path,
+    owner: i64,
+    fragment: &Fragment,
+    fts: bool,
+) -> Result<Ranges, IndexError> {
+    let mut ranges = Ranges::default();
+    let extend = |range: &mut Option<(i64, i64)>, rid: i64| {
+        *range = Some(range.map_or((rid, rid), |(lo, _)| (lo, rid)));
+    };
+    let mut node_stmt = tx
+        .prepare_cached(
+            "INSERT INTO nodes(owner, id, kind, title, path, line, col, text, attrs) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .ctx(path)?;
+    let mut fts_stmt = tx
+        .prepare_cached("INSERT INTO nodes_fts(rowid, id, title, text) VALUES (?1, ?2, ?3, ?4)")
+        .ctx(path)?;
+    for node in &fragment.nodes {
+        let (p, line, col) = loc(&node.location);
+        let attrs = if node.attrs.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_string(&node.attrs).map_err(|e| IndexError::InvalidBatch {
+                path: path.to_path_buf(),
+                reason: format!("attrs of node `{}`: {e}", node.id),
+            })?)
+        };
+        let rid = node_stmt
+            .insert(params![owner, node.id, node.kind, node.title, p, line, col, node.text, attrs])
+            .ctx(path)?;
+        extend(&mut ranges.nodes, rid);
+        if fts {
+            fts_stmt.execute(params![rid, node.id, node.title, node.text]).ctx(path)?;
+        }
+    }
+    let mut edge_stmt = tx
+        .prepare_cached(
+            "INSERT INTO edges(owner, source, relation, class, target, path, line, col) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )
+        .ctx(path)?;
+    for edge in &fragment.edges {
+        let (p, line, col) = loc(&edge.location);
+        let class = relation_class(&edge.relation).as_str();
+        let rid = edge_stmt
+            .insert(params![owner, edge.source, edge.relation, class, edge.target, p, line, col])
+            .ctx(path)?;
+        extend(&mut ranges.edges, rid);
+    }
+    let mut diag_stmt = tx
+        .prepare_cached(
+            "INSERT INTO diagnostics(owner, severity, code, message, node, path, line, col) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )
+        .ctx(path)?;
+    for d in &fragment.diagnostics {
+        let (p, line, col) = loc(&d.location);
+        let rid = diag_stmt
+            .insert(params![owner, severity_str(d.severity), d.code, d.message, d.node, p, line, col])
+            .ctx(path)?;
+        extend(&mut ranges.diags, rid);
+    }
+    Ok(ranges)
+}
+
+pub(crate) fn fragment_rows(f: &Fragment) -> usize {
+    f.nodes.len() + f.edges.len() + f.diagnostics.len()
+}
+
+/// The columns [`stored_from_row`] reads, in order.
+pub(crate) const STORED_COLUMNS: &str =
+    "key, id, digest, node_lo, node_hi, edge_lo, edge_hi, diag_lo, diag_hi";
+
+pub(crate) fn stored_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, StoredOwner)> {
+    let ranges = Ranges { nodes: range_at(r, 3)?, edges: range_at(r, 5)?, diags: range_at(r, 7)? };
+    Ok((r.get::<_, String>(0)?, StoredOwner { id: r.get(1)?, digest: r.get(2)?, ranges }))
+}
+
+/// The stored row of one owner, by key (one unique-index lookup).
+pub(crate) fn load_owner(
+    tx: &Transaction<'_>,
+    path: &Path,
+    key: &str,
+) -> Result<Option<StoredOwner>, IndexError> {
+    tx.prepare_cached(&format!("SELECT {STORED_COLUMNS} FROM owners WHERE key = ?1"))
+        .ctx(path)?
+        .query_row([key], stored_from_row)
+        .optional()
+        .ctx(path)
+        .map(|o| o.map(|(_, s)| s))
+}
