@@ -22,6 +22,7 @@ fn main() {
         let out = match phase.as_str() {
             "floor" => floor(&corpus),
             "engine" => engine(&corpus),
+            "edits" => edits(&corpus),
             other => panic!("unknown phase {other}"),
         };
         println!("{out}");
@@ -82,6 +83,7 @@ fn main() {
     println!();
     println!("cold index / parse floor = {:.2}", f(&engine["cold_ms"]) / f(&floor["ms"]));
     println!("cold index breakdown: {}", engine["cold_breakdown"]);
+    println!("in-memory edit breakdown: {}", engine["edit_memory_breakdown"]);
     println!("{}", serde_json::json!({ "floor": floor, "engine": engine }));
 }
 
@@ -215,9 +217,14 @@ fn engine(corpus: &Path) -> serde_json::Value {
         }],
         ..Default::default()
     });
+    let e_apply = t.elapsed();
     let _ = host.analysis().graph().unwrap();
+    let e_graph = t.elapsed();
     let edit2 = host.publish(&mut index).unwrap();
     let edit_memory_ms = ms(t.elapsed());
+    let edit_memory_breakdown = serde_json::json!({
+        "apply_ms": ms(e_apply), "graph_ms": ms(e_graph - e_apply), "publish_ms": edit_memory_ms - ms(e_graph),
+    });
     let _ = std::fs::remove_dir_all(&index_dir);
     serde_json::json!({
         "cold_ms": ms(cold),
@@ -237,6 +244,36 @@ fn engine(corpus: &Path) -> serde_json::Value {
         "edit_disk_owners_written": edit.owners_written,
         "edit_memory_ms": edit_memory_ms,
         "edit_memory_owners_written": edit2.owners_written,
+        "edit_memory_rows_written": edit2.rows_written,
+        "edit_memory_breakdown": edit_memory_breakdown,
         "peak_rss_kb_end": peak_rss_kb(),
     })
+}
+
+/// Profiling aid: a cold index, then 40 in-memory edits of one file, timing each step.
+fn edits(corpus: &Path) -> serde_json::Value {
+    let project = Project::load(corpus).unwrap();
+    let mut host = AnalysisHost::new(project, AstPolicy::Allow);
+    host.sync_from_disk();
+    host.analysis().prewarm(THREADS).unwrap();
+    host.analysis().graph().unwrap();
+    let text = std::fs::read_to_string(host.project().root.join(EDIT_FILE)).unwrap();
+    eprintln!("READY");
+    let mut graph_ms = Vec::new();
+    for i in 0..40 {
+        let edited = format!("{text}\nfunc docforgeEdit{i}() {{}}\n");
+        host.apply_change(docforge_db::Change {
+            files: vec![docforge_db::FileChange::Set {
+                rel: EDIT_FILE.into(),
+                kind: FileKind::Go,
+                content: docforge_db::Content::Bytes(edited.into_bytes().into()),
+            }],
+            ..Default::default()
+        });
+        let t = Instant::now();
+        host.analysis().graph().unwrap();
+        graph_ms.push(ms(t.elapsed()));
+    }
+    graph_ms.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    serde_json::json!({ "graph_p50_ms": graph_ms[graph_ms.len() / 2] })
 }

@@ -1,6 +1,5 @@
 //! Go queries: modules, file selection, per-file facts, packages and package fragments.
 
-use crate::digest::fragment_digest;
 use crate::graph::OwnerFragment;
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
@@ -297,6 +296,5 @@ pub fn package_fragment(db: &dyn Db, pkg: GoPackage<'_>) -> Option<OwnerFragment
         }
     }
     let key = format!("pkg:{}", info.import_path);
-    let digest = fragment_digest(&fragment);
-    Some(OwnerFragment { key, digest, fragment: Arc::new(fragment) })
+    Some(OwnerFragment::new(key, fragment))
 }

@@ -14,14 +14,15 @@ use std::sync::Arc;
 /// index can skip owners that did not change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OwnerFragment {
-    pub key: String,
+    /// Cheap to clone: the graph query clones every owner on each revision.
+    pub key: Arc<str>,
     pub digest: [u8; 32],
     pub fragment: Arc<Fragment>,
 }
 
 impl OwnerFragment {
     pub fn new(key: String, fragment: Fragment) -> Self {
-        OwnerFragment { key, digest: fragment_digest(&fragment), fragment: Arc::new(fragment) }
+        OwnerFragment { key: key.into(), digest: fragment_digest(&fragment), fragment: Arc::new(fragment) }
     }
 }
 

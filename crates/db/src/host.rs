@@ -54,6 +54,8 @@ pub struct AnalysisHost {
     ws: Workspace,
     project: Project,
     files: BTreeMap<String, (SourceFile, Option<FileStamp>)>,
+    /// What this host last published, so the next publication can send only a delta.
+    pub(crate) published: Option<crate::publish::Published>,
 }
 
 pub fn build_context(project: &Project) -> BuildContext {
@@ -78,7 +80,7 @@ impl AnalysisHost {
             build_context(&project),
             Arc::new(InventoryInfo::default()),
         );
-        AnalysisHost { db, ws, project, files: BTreeMap::new() }
+        AnalysisHost { db, ws, project, files: BTreeMap::new(), published: None }
     }
 
     pub fn project(&self) -> &Project {
@@ -116,10 +118,15 @@ impl AnalysisHost {
                                 file.set_kind(&mut self.db).to(kind);
                             }
                             file.set_content(&mut self.db).to(content);
+                            let mtime = stamp.map_or(0, |s| s.mtime_ns);
+                            if file.mtime_ns(&self.db) != mtime {
+                                file.set_mtime_ns(&mut self.db).to(mtime);
+                            }
                             *old_stamp = stamp;
                         }
                         None => {
-                            let file = SourceFile::new(&self.db, rel.clone(), kind, content);
+                            let mtime = stamp.map_or(0, |s| s.mtime_ns);
+                            let file = SourceFile::new(&self.db, rel.clone(), kind, content, mtime);
                             self.files.insert(rel, (file, stamp));
                             list_changed = true;
                         }
@@ -192,11 +199,6 @@ impl AnalysisHost {
 
     pub fn analysis(&self) -> Analysis {
         Analysis { db: self.db.clone(), ws: self.ws }
-    }
-
-    /// Loaded files with their stamps, sorted by path.
-    pub(crate) fn loaded(&self) -> impl Iterator<Item = (&str, SourceFile, Option<FileStamp>)> {
-        self.files.iter().map(|(rel, (f, s))| (rel.as_str(), *f, *s))
     }
 
     /// The input handle of a loaded file.

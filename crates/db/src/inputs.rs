@@ -24,6 +24,9 @@ pub struct SourceFile {
     pub kind: FileKind,
     #[returns(ref)]
     pub content: Content,
+    /// Modification time seen when the content was read (0 for in-memory edits).
+    #[returns(copy)]
+    pub mtime_ns: i64,
 }
 
 /// What the walk saw besides the readable files: refused and excluded entries and scanner

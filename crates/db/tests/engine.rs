@@ -207,3 +207,39 @@ fn a_write_cancels_a_running_read() {
     let g = h.analysis().graph().unwrap();
     assert!(!g.nodes().any(|n| n.id == "file:c/c.go"));
 }
+
+#[test]
+fn delta_publication_matches_a_full_rebuild() {
+    let dir = small_project();
+    let idx = tempfile::tempdir().unwrap();
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    let mut index = docforge_index::Index::open(&idx.path().join("a.sqlite")).unwrap();
+    let first = h.publish(&mut index).unwrap();
+    write(dir.path(), "c/c.go", b"package c\n\nfunc D() {}\n\nfunc E() { D() }\n");
+    fs::remove_file(dir.path().join("docs/y.md")).unwrap();
+    write(dir.path(), "docs/z.md", b"# Z\n\n[[x]]\n");
+    h.sync_from_disk();
+    let second = h.publish(&mut index).unwrap();
+    assert_eq!(second.generation, first.generation + 1);
+    assert!(second.owners_written <= 6, "only changed owners are sent: {second:?}");
+    // A fresh host publishing everything into a fresh index reaches the same graph.
+    let mut fresh = host(dir.path(), AstPolicy::Allow);
+    let mut other = docforge_index::Index::open(&idx.path().join("b.sqlite")).unwrap();
+    fresh.publish(&mut other).unwrap();
+    let (a, b) = (index.publication().unwrap().unwrap(), other.publication().unwrap().unwrap());
+    assert_eq!(a.graph_digest, b.graph_digest);
+    assert_eq!(a.source_fingerprint, b.source_fingerprint);
+    assert_eq!(index.files().unwrap(), other.files().unwrap());
+    // Another writer published meanwhile: the host falls back to a full batch, not a wrong delta.
+    fresh.publish(&mut index).unwrap();
+    write(dir.path(), "c/c.go", b"package c\n\nfunc D() {}\n");
+    h.sync_from_disk();
+    h.publish(&mut index).unwrap();
+    let mut check = host(dir.path(), AstPolicy::Allow);
+    let mut third = docforge_index::Index::open(&idx.path().join("c.sqlite")).unwrap();
+    check.publish(&mut third).unwrap();
+    assert_eq!(
+        index.publication().unwrap().unwrap().graph_digest,
+        third.publication().unwrap().unwrap().graph_digest
+    );
+}

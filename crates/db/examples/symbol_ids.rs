@@ -1,0 +1,44 @@
+//! Print every package-level Go symbol ID the engine derives for a directory tree, one per
+//! line, sorted, tests excluded — the engine side of the `tests/oracle` comparison.
+//!
+//! `cargo run --release -p docforge-db --example symbol_ids -- DIR`
+//!
+//! This goes through the real pipeline (`project::discover`, `AnalysisHost`, the tracked
+//! queries, `graph`), so what it prints is exactly what `docforge index` publishes.
+
+use docforge_db::{AnalysisHost, AstPolicy};
+use docforge_project::Project;
+use std::collections::BTreeSet;
+
+const SYMBOL_KINDS: &[&str] = &["func", "method", "struct", "interface", "type", "alias", "var", "const"];
+
+fn main() {
+    let dir = std::env::args().nth(1).expect("usage: symbol_ids DIR");
+    let project = Project::load(std::path::Path::new(&dir)).unwrap_or_else(|e| panic!("{e}"));
+    let mut host = AnalysisHost::new(project, AstPolicy::Allow);
+    host.sync_from_disk();
+    host.analysis().prewarm(2).expect("no concurrent writer");
+    let graph = host.analysis().graph().expect("no concurrent writer");
+    let test_packages: BTreeSet<&str> = graph
+        .nodes()
+        .filter(|n| n.kind == "package" && n.attrs.get("test").is_some_and(|t| t == "true"))
+        .filter_map(|n| n.id.strip_prefix("go:"))
+        .collect();
+    let mut ids = BTreeSet::new();
+    for n in graph.nodes() {
+        if !SYMBOL_KINDS.contains(&n.kind.as_str()) || n.attrs.get("test").is_some_and(|t| t == "true") {
+            continue;
+        }
+        let Some(id) = n.id.strip_prefix("go:") else { continue };
+        let package = id.split("::").next().unwrap_or(id);
+        if test_packages.contains(package) {
+            continue;
+        }
+        ids.insert(id.to_string());
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for id in ids {
+        use std::io::Write;
+        writeln!(out, "{id}").unwrap();
+    }
+}
