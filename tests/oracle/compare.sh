@@ -1,17 +1,34 @@
 #!/usr/bin/env bash
-# Compare package-level symbol IDs: go/types (tests/oracle, the oracle) vs docforge-go
-# (crates/go/examples/ids.rs). Usage: tests/oracle/compare.sh [DIR]  (default: GOROOT/src)
-# Both sides: linux/amd64, cgo off, tests excluded; see the header of main.go / ids.rs.
+# Compare docforge-go with go/types on a directory tree (default: GOROOT/src).
+#
+#   tests/oracle/compare.sh [--calls] [DIR]
+#
+# Default: package-level symbol IDs (tests/oracle vs crates/go/examples/ids).
+# --calls: syntax-resolved `calls` edges to package-level funcs (caller -> callee) instead.
+# Both sides: linux/amd64, cgo off, tests excluded; see the headers of main.go / calls.go
+# and crates/go/examples/ids/*.rs. Exit status 0 iff missing = extra = 0.
 set -euo pipefail
+mode=ids
+if [ "${1:-}" = "--calls" ]; then
+	mode=calls
+	shift
+fi
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-dir="${1:-$(go env GOROOT)/src}"
+dir="$(cd "${1:-$(go env GOROOT)/src}" && pwd)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . -root "$dir") >"$out/oracle.txt"
-(cd "$repo" && cargo run --quiet --release -p docforge-go --example ids -- "$dir") >"$out/ours.txt"
+oracle_flags=()
+ours_flags=()
+if [ "$mode" = calls ]; then
+	oracle_flags=(-calls)
+	ours_flags=(--calls)
+fi
+(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . "${oracle_flags[@]}" -root "$dir") >"$out/oracle.txt"
+(cd "$repo" && cargo run --quiet --release -p docforge-go --example ids -- "$dir" "${ours_flags[@]}") >"$out/ours.txt"
 comm -23 "$out/oracle.txt" "$out/ours.txt" >"$out/missing.txt"
 comm -13 "$out/oracle.txt" "$out/ours.txt" >"$out/extra.txt"
+echo "mode: $mode, tree: $dir"
 echo "oracle: $(wc -l <"$out/oracle.txt")"
 echo "ours:   $(wc -l <"$out/ours.txt")"
 echo "missing (oracle only): $(wc -l <"$out/missing.txt")"

@@ -35,6 +35,7 @@ import (
 func main() {
 	root := flag.String("root", filepath.Join(runtime.GOROOT(), "src"), "directory tree to list")
 	noImports := flag.Bool("fake-imports", false, "do not type-check imported packages (faster; same package-level objects)")
+	calls := flag.Bool("calls", false, "list static calls of package-level funcs instead of symbol IDs (see calls.go)")
 	flag.Parse()
 
 	ctxt := build.Default
@@ -60,7 +61,12 @@ func main() {
 			return
 		}
 		if modPath != "" {
-			ids = append(ids, packageIDs(&ctxt, fset, imp, dir, importPath(modPath, modDir, dir))...)
+			ip := importPath(modPath, modDir, dir)
+			if *calls {
+				ids = append(ids, packageCalls(&ctxt, fset, imp, dir, ip)...)
+			} else {
+				ids = append(ids, packageIDs(&ctxt, fset, imp, dir, ip)...)
+			}
 		}
 		for _, e := range entries {
 			n := e.Name()
@@ -118,7 +124,8 @@ func (fakeImporter) Import(path string) (*types.Package, error) {
 	return nil, fmt.Errorf("not importing %s", path)
 }
 
-func packageIDs(ctxt *build.Context, fset *token.FileSet, imp types.Importer, dir, ip string) []string {
+// loadFiles parses the Go files go/build selects in dir (tests excluded).
+func loadFiles(ctxt *build.Context, fset *token.FileSet, dir string) []*ast.File {
 	bp, err := ctxt.ImportDir(dir, 0)
 	if err != nil {
 		if _, ok := err.(*build.NoGoError); !ok {
@@ -137,6 +144,14 @@ func packageIDs(ctxt *build.Context, fset *token.FileSet, imp types.Importer, di
 		if f != nil {
 			files = append(files, f)
 		}
+	}
+	return files
+}
+
+func packageIDs(ctxt *build.Context, fset *token.FileSet, imp types.Importer, dir, ip string) []string {
+	files := loadFiles(ctxt, fset, dir)
+	if len(files) == 0 {
+		return nil
 	}
 	conf := types.Config{Importer: imp, Error: func(error) {}, FakeImportC: true}
 	pkg, _ := conf.Check(ip, fset, files, nil)

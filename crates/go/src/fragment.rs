@@ -52,8 +52,8 @@ fn signature_line(d: &Decl) -> String {
 /// first import), `calls` for syntax-resolved calls (one per caller/callee pair, at the first
 /// call site) and `callee tested_by TestXxx/BenchmarkXxx/FuzzXxx/ExampleXxx` for test files.
 /// Every func/method node carries `unresolved_calls`: call sites syntax could not resolve
-/// (method calls, calls of function values, calls into unknown packages); builtins and
-/// conversions are not counted. A symbol declared twice keeps its first declaration and the
+/// (method calls, calls of function values, calls into unknown packages); builtins
+/// (including `unsafe.Sizeof` & co.) and conversions are not counted. A symbol declared twice keeps its first declaration and the
 /// second gets a `go_duplicate_symbol` diagnostic.
 pub fn package_fragment(
     import_path: &str,
@@ -161,6 +161,8 @@ pub fn package_fragment(
                 }
                 Callee::Selector { x, sel } if !call.shadowed && !own.declares(x) => {
                     match import_of(file.facts, x, lookup, &mut lookups) {
+                        // unsafe.Sizeof & co. are builtins, whatever unsafe.go declares.
+                        Some(("unsafe", _)) => None,
                         Some((path, Some(syms))) if syms.funcs.contains(sel) => {
                             Some(Ok(format!("go:{path}::{sel}")))
                         }

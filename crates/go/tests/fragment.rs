@@ -173,3 +173,20 @@ fn syntax_errors_and_duplicates_become_diagnostics() {
     );
     assert_eq!(frag.nodes.iter().filter(|n| n.id == "go:example.com/a::F").count(), 1);
 }
+
+#[test]
+fn unsafe_functions_are_builtins() {
+    let f = facts("package a\nimport \"unsafe\"\nfunc F(x int) uintptr { return unsafe.Sizeof(x) + unsafe.Alignof(x) }\n");
+    let files = [PackageFile { path: "a.go", facts: &f, test: false }];
+    let unsafe_syms = |path: &str| {
+        (path == "unsafe").then(|| {
+            let mut s = PackageSymbols { name: Some("unsafe".into()), ..Default::default() };
+            s.funcs.extend(["Sizeof".to_string(), "Alignof".to_string()]);
+            Arc::new(s)
+        })
+    };
+    let frag = package_fragment("example.com/a", &files, &unsafe_syms);
+    assert!(!frag.edges.iter().any(|e| e.relation == "calls"), "{:?}", frag.edges);
+    let node = frag.nodes.iter().find(|n| n.id == "go:example.com/a::F").unwrap();
+    assert_eq!(node.attrs.get("unresolved_calls").map(String::as_str), Some("0"));
+}

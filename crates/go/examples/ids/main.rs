@@ -1,7 +1,7 @@
 //! Print every package-level symbol ID of a directory tree, one per line, sorted — the Rust
 //! side of the `tests/oracle` comparison with go/types.
 //!
-//! `cargo run --release -p docforge-go --example ids -- DIR [--time] [--parse-only]`
+//! `cargo run --release -p docforge-go --example ids -- DIR [--time] [--parse-only] [--calls]`
 //! `cargo run --release -p docforge-go --example ids -- DIR --bench 5` (timing; see [`bench`])
 //!
 //! Walk (as the integrator does): every directory holding a `go.mod` starts a module (module
@@ -14,6 +14,7 @@
 //! main` generators excluded by tags never get here) are kept under the same import path;
 //! `package documentation` files are dropped by `select_file`.
 
+mod calls;
 mod walk;
 
 use docforge_go::{extract_file, select_file, BuildContext};
@@ -85,7 +86,8 @@ fn main() {
     }
     let time = args.iter().any(|a| a == "--time");
     let parse_only = args.iter().any(|a| a == "--parse-only");
-    args.retain(|a| a != "--time" && a != "--parse-only");
+    let calls = args.iter().any(|a| a == "--calls");
+    args.retain(|a| a != "--time" && a != "--parse-only" && a != "--calls");
     let root = PathBuf::from(args.first().cloned().unwrap_or_else(|| ".".into()));
     let gate = AstGate::new(AstPolicy::Allow);
     let mut w = Walk {
@@ -95,6 +97,8 @@ fn main() {
         files: 0,
         bytes: 0,
         parse_only,
+        keep: calls,
+        packages: Vec::new(),
     };
     let start = Instant::now();
     w.dir(&gate, &root, None);
@@ -109,8 +113,9 @@ fn main() {
         );
         return;
     }
+    let lines = if calls { calls::call_edges(&w.packages) } else { std::mem::take(&mut w.ids) };
     let mut out = String::new();
-    for id in &w.ids {
+    for id in &lines {
         out.push_str(id);
         out.push('\n');
     }

@@ -21,6 +21,10 @@ pub struct Walk {
     pub bytes: usize,
     /// `--parse-only`: parse through the gate but extract nothing (the timing baseline).
     pub parse_only: bool,
+    /// Keep every package's facts in `packages` (for `--calls`).
+    pub keep: bool,
+    /// `(import path, module path, facts of the selected files)` per package, when `keep`.
+    pub packages: Vec<(String, String, Vec<FileFacts>)>,
 }
 
 fn rel(root: &Path, p: &Path) -> String {
@@ -84,6 +88,9 @@ impl Walk {
                     }
                 }
             }
+            if self.keep {
+                self.packages.push((ip, mod_path.clone(), package));
+            }
         }
     }
 }
@@ -98,6 +105,8 @@ pub fn symbol_ids(gate: &AstGate, root: &Path) -> BTreeSet<String> {
         files: 0,
         bytes: 0,
         parse_only: false,
+        keep: false,
+        packages: Vec::new(),
     };
     w.dir(gate, root, None);
     w.ids
