@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex};
 pub trait Db: salsa::Database {
     /// The AST-policy gate of this process (immutable for the life of the database).
     fn gate(&self) -> &AstGate;
+    /// Recent Go trees for incremental re-parsing (an optimisation, never an input).
+    fn trees(&self) -> &crate::trees::TreeCache;
 }
 
 /// Names of the queries salsa executed, recorded only while enabled (tests, diagnostics).
@@ -39,6 +41,7 @@ pub struct RootDatabase {
     storage: salsa::Storage<Self>,
     gate: Arc<AstGate>,
     log: ExecutionLog,
+    trees: Arc<crate::trees::TreeCache>,
 }
 
 impl RootDatabase {
@@ -54,7 +57,7 @@ impl RootDatabase {
                 }
             }
         })));
-        RootDatabase { storage, gate: Arc::new(AstGate::new(policy)), log }
+        RootDatabase { storage, gate: Arc::new(AstGate::new(policy)), log, trees: Default::default() }
     }
 
     pub fn execution_log(&self) -> &ExecutionLog {
@@ -69,5 +72,8 @@ impl salsa::Database for RootDatabase {}
 impl Db for RootDatabase {
     fn gate(&self) -> &AstGate {
         &self.gate
+    }
+    fn trees(&self) -> &crate::trees::TreeCache {
+        &self.trees
     }
 }

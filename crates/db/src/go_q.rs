@@ -119,7 +119,8 @@ pub fn go_selection(db: &dyn Db, ws: Workspace, file: SourceFile) -> FileSelecti
 pub fn go_facts(db: &dyn Db, file: SourceFile) -> Option<Arc<FileFacts>> {
     let Content::Bytes(bytes) = file.content(db) else { return None };
     let go = db.gate().go().ok()?;
-    Some(Arc::new(docforge_go::extract_file(go, bytes)))
+    let tree = db.trees().parse(go, file.rel(db), bytes);
+    Some(Arc::new(docforge_go::extract_tree(go, &tree, bytes)))
 }
 
 /// One Go package: a directory's selected files with one package name.

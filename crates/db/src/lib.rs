@@ -12,6 +12,7 @@ mod graph;
 mod host;
 mod inputs;
 mod publish;
+mod trees;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};

@@ -93,6 +93,18 @@ impl<'g> GoSyntax<'g> {
         GO_PARSER.with(|p| p.borrow_mut().parse(source, None)).expect("parser has a language and no timeout")
     }
 
+    /// Re-parse `new_source` reusing `old_tree` (the parse of `old_source`): the edit is the
+    /// differing middle between their common prefix and suffix. The result equals a full
+    /// parse of `new_source`; unchanged subtrees are reused, so a small edit costs far less.
+    pub fn reparse(&self, old_tree: &Tree, old_source: &[u8], new_source: &[u8]) -> Tree {
+        self.gate.parses.fetch_add(1, Ordering::Relaxed);
+        let mut tree = old_tree.clone();
+        tree.edit(&input_edit(old_source, new_source));
+        GO_PARSER
+            .with(|p| p.borrow_mut().parse(new_source, Some(&tree)))
+            .expect("parser has a language and no timeout")
+    }
+
     /// A compiled `queries/go/<name>.scm` query.
     pub fn query(&self, name: &str) -> Result<&'static Query, crate::QueryError> {
         crate::queries::go_query(name)
@@ -120,6 +132,30 @@ impl<'g> GoSyntax<'g> {
     }
 }
 
+/// The single edit turning `old` into `new`: replace the bytes between their common prefix
+/// and common suffix.
+fn input_edit(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = old.iter().rev().zip(new.iter().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
+    let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
+    tree_sitter::InputEdit {
+        start_byte: prefix,
+        old_end_byte: old_end,
+        new_end_byte: new_end,
+        start_position: point_at(old, prefix),
+        old_end_position: point_at(old, old_end),
+        new_end_position: point_at(new, new_end),
+    }
+}
+
+fn point_at(text: &[u8], byte: usize) -> tree_sitter::Point {
+    let before = &text[..byte];
+    let row = before.iter().filter(|&&b| b == b'\n').count();
+    let column = byte - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    tree_sitter::Point { row, column }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +165,25 @@ mod tests {
         let gate = AstGate::new(AstPolicy::Forbid);
         assert_eq!(gate.go().unwrap_err(), PolicyRefused);
         assert_eq!(gate.counters(), GateCounters { parses: 0, query_executions: 0, refusals: 1 });
+    }
+
+    #[test]
+    fn reparse_equals_a_full_parse() {
+        let gate = AstGate::new(AstPolicy::Allow);
+        let go = gate.go().unwrap();
+        let cases: &[(&str, &str)] = &[
+            ("package p\nfunc F() {}\n", "package p\nfunc F() { G() }\nfunc G() {}\n"),
+            ("package p\n\nfunc A() {}\n", "package p\n"),
+            ("package p\n", "package q\n// é\nfunc X() {}\n"),
+            ("package p\nfunc F() {}\n", "package p\nfunc F() {}\n"),
+            ("", "package p\n"),
+        ];
+        for (old, new) in cases {
+            let old_tree = go.parse(old.as_bytes());
+            let re = go.reparse(&old_tree, old.as_bytes(), new.as_bytes());
+            let full = go.parse(new.as_bytes());
+            assert_eq!(re.root_node().to_sexp(), full.root_node().to_sexp(), "{old:?} -> {new:?}");
+        }
     }
 
     #[test]

@@ -20,7 +20,12 @@ pub const MAX_CALLEE_LEN: usize = 120;
 
 /// Extract the facts of one Go file. Never panics, whatever the bytes.
 pub fn extract_file(go: GoSyntax<'_>, source: &[u8]) -> FileFacts {
-    let tree = go.parse(source);
+    extract_tree(go, &go.parse(source), source)
+}
+
+/// Extract the facts of one Go file from its tree (`tree` must be the parse of `source`,
+/// e.g. an incremental reparse obtained through the same gate).
+pub fn extract_tree(go: GoSyntax<'_>, tree: &docforge_syntax::tree_sitter::Tree, source: &[u8]) -> FileFacts {
     let root = tree.root_node();
     let mut facts = FileFacts::default();
     let query = go.query("top_level").expect("queries/go/top_level.scm is embedded");
