@@ -16,7 +16,7 @@ import (
 )
 
 func packageCalls(ctxt *build.Context, fset *token.FileSet, imp types.Importer, dir, ip string) []string {
-	files := loadFiles(ctxt, fset, dir)
+	files := loadFiles(ctxt, fset, dir, ip)
 	if len(files) == 0 {
 		return nil
 	}

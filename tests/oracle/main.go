@@ -10,7 +10,8 @@
 // module root, except module "std" whose packages have no prefix (so GOROOT/src/vendor/x is
 // "vendor/x" and GOROOT/src/cmd/vendor/x is "cmd/vendor/x", as go list names them).
 // File selection is go/build's (Context.ImportDir with GOOS=linux GOARCH=amd64
-// CgoEnabled=false, default release and tool tags). Type checking uses the "source"
+// CgoEnabled=false, default release and tool tags); packages `go list std cmd` leaves out
+// are dropped (goListExcluded). Type checking uses the "source"
 // importer; type errors are ignored (they never change which package-level objects exist).
 package main
 
@@ -118,6 +119,21 @@ func modulePath(data []byte) string {
 	return ""
 }
 
+// goListExcluded mirrors what `go list std cmd` leaves out although the directory has Go
+// files (cmd/go/internal/modload/search.go): the pseudo-package builtin, runtime/cgo when
+// cgo is disabled, and vendored commands under cmd/vendor.
+func goListExcluded(ip, name string, ctxt *build.Context) bool {
+	switch {
+	case ip == "builtin":
+		return true
+	case ip == "runtime/cgo" && !ctxt.CgoEnabled:
+		return true
+	case strings.HasPrefix(ip, "cmd/vendor/") && name == "main":
+		return true
+	}
+	return false
+}
+
 type fakeImporter struct{}
 
 func (fakeImporter) Import(path string) (*types.Package, error) {
@@ -125,7 +141,7 @@ func (fakeImporter) Import(path string) (*types.Package, error) {
 }
 
 // loadFiles parses the Go files go/build selects in dir (tests excluded).
-func loadFiles(ctxt *build.Context, fset *token.FileSet, dir string) []*ast.File {
+func loadFiles(ctxt *build.Context, fset *token.FileSet, dir, ip string) []*ast.File {
 	bp, err := ctxt.ImportDir(dir, 0)
 	if err != nil {
 		if _, ok := err.(*build.NoGoError); !ok {
@@ -134,6 +150,9 @@ func loadFiles(ctxt *build.Context, fset *token.FileSet, dir string) []*ast.File
 		if bp == nil || len(bp.GoFiles) == 0 {
 			return nil
 		}
+	}
+	if goListExcluded(ip, bp.Name, ctxt) {
+		return nil
 	}
 	var files []*ast.File
 	for _, name := range bp.GoFiles {
@@ -149,7 +168,7 @@ func loadFiles(ctxt *build.Context, fset *token.FileSet, dir string) []*ast.File
 }
 
 func packageIDs(ctxt *build.Context, fset *token.FileSet, imp types.Importer, dir, ip string) []string {
-	files := loadFiles(ctxt, fset, dir)
+	files := loadFiles(ctxt, fset, dir, ip)
 	if len(files) == 0 {
 		return nil
 	}

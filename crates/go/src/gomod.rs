@@ -201,3 +201,21 @@ pub fn import_path(module_path: &str, module_dir_rel: &str, pkg_dir_rel: &str) -
         (m, false) => format!("{m}/{rel}"),
     }
 }
+
+/// Whether `go list` leaves a package out of the `std` / `cmd` patterns even though its
+/// directory has selected Go files, and why: the documentation pseudo-package `builtin`,
+/// `runtime/cgo` when cgo is disabled, and vendored commands (`package main` under
+/// `cmd/vendor/`). These import paths only exist in GOROOT, so the rule is safe to apply
+/// to every tree.
+pub fn go_list_excluded(
+    ctx: &crate::BuildContext,
+    import_path: &str,
+    package_name: Option<&str>,
+) -> Option<&'static str> {
+    match import_path {
+        "builtin" => Some("builtin is a documentation pseudo-package"),
+        "runtime/cgo" if !ctx.cgo_enabled => Some("runtime/cgo is not listed when cgo is disabled"),
+        p if p.starts_with("cmd/vendor/") && package_name == Some("main") => Some("vendored command"),
+        _ => None,
+    }
+}

@@ -66,3 +66,17 @@ fn import_paths() {
         assert_eq!(import_path(m, md, pd), want, "{m} {md} {pd}");
     }
 }
+
+#[test]
+fn go_list_exclusions() {
+    use docforge_go::{go_list_excluded, BuildContext};
+    let off = BuildContext::default();
+    let on = BuildContext { cgo_enabled: true, ..Default::default() };
+    assert!(go_list_excluded(&off, "builtin", Some("builtin")).is_some());
+    assert!(go_list_excluded(&off, "runtime/cgo", Some("cgo")).is_some());
+    assert!(go_list_excluded(&on, "runtime/cgo", Some("cgo")).is_none());
+    assert!(go_list_excluded(&off, "cmd/vendor/golang.org/x/tools/cmd/bisect", Some("main")).is_some());
+    assert!(go_list_excluded(&off, "cmd/vendor/golang.org/x/mod/module", Some("module")).is_none());
+    assert!(go_list_excluded(&off, "cmd/go", Some("main")).is_none());
+    assert!(go_list_excluded(&off, "example.com/m/builtin", Some("builtin")).is_none());
+}

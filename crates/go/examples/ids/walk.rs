@@ -3,11 +3,13 @@
 //! Every directory holding a `go.mod` starts a module (module path from its `module` line);
 //! directories named `testdata` or starting with `_` or `.` are skipped; `_test.go` files
 //! are skipped; each other `.go` file goes through `select_file` (default linux/amd64
-//! context) and `extract_file`; IDs come from `package_symbol_id` per directory.
+//! context) and `extract_file`; IDs come from `package_symbol_id` per directory. Packages
+//! `go list std cmd` leaves out (`go_list_excluded`: builtin, runtime/cgo without cgo,
+//! vendored commands) are dropped.
 
 use docforge_go::{
-    extract_file, import_path, package_symbol_id, package_symbols, parse_go_mod, select_file, BuildContext,
-    FileFacts, FileSelection, PackageFile,
+    extract_file, go_list_excluded, import_path, package_symbol_id, package_symbols, parse_go_mod,
+    select_file, BuildContext, FileFacts, FileSelection, PackageFile,
 };
 use docforge_syntax::AstGate;
 use std::collections::BTreeSet;
@@ -78,6 +80,9 @@ impl Walk {
         }
         if let (Some((mod_path, mod_dir)), false) = (&module, package.is_empty()) {
             let ip = import_path(mod_path, mod_dir, &pkg_dir);
+            if go_list_excluded(&self.ctx, &ip, package[0].package.as_deref()).is_some() {
+                return;
+            }
             let files: Vec<PackageFile<'_>> =
                 package.iter().map(|facts| PackageFile { path: "", facts, test: false }).collect();
             let syms = package_symbols(&files);
