@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Compare docforge-go with go/types on a directory tree (default: GOROOT/src).
+# Compare DocForge with go/types on a directory tree (default: GOROOT/src).
 #
 #   tests/oracle/compare.sh [--calls] [DIR]
 #
-# Default: package-level symbol IDs (tests/oracle vs crates/go/examples/ids).
+# Default: package-level symbol IDs (tests/oracle vs the engine's published graph, through
+# crates/db/examples/symbol_ids.rs: discovery, salsa queries and graph assembly included).
+# DOCFORGE_ORACLE_SIDE=go-crate compares with crates/go/examples/ids instead.
 # --calls: syntax-resolved `calls` edges to package-level funcs (caller -> callee) instead.
 # Both sides: linux/amd64, cgo off, tests excluded; see the headers of main.go / calls.go
 # and crates/go/examples/ids/*.rs. Exit status 0 iff missing = extra = 0.
@@ -25,7 +27,11 @@ if [ "$mode" = calls ]; then
 	ours_flags=(--calls)
 fi
 (cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . "${oracle_flags[@]}" -root "$dir") >"$out/oracle.txt"
-(cd "$repo" && cargo run --quiet --release -p docforge-go --example ids -- "$dir" "${ours_flags[@]}") >"$out/ours.txt"
+if [ "${DOCFORGE_ORACLE_SIDE:-engine}" = go-crate ]; then
+	(cd "$repo" && cargo run --quiet --release -p docforge-go --example ids -- "$dir" "${ours_flags[@]}") >"$out/ours.txt"
+else
+	(cd "$repo" && cargo run --quiet --release -p docforge-db --example symbol_ids -- "$dir" "${ours_flags[@]}") >"$out/ours.txt"
+fi
 comm -23 "$out/oracle.txt" "$out/ours.txt" >"$out/missing.txt"
 comm -13 "$out/oracle.txt" "$out/ours.txt" >"$out/extra.txt"
 echo "mode: $mode, tree: $dir"

@@ -192,8 +192,13 @@ fn engine(corpus: &Path) -> serde_json::Value {
     let report = host.publish(&mut index).unwrap();
     let cold = t0.elapsed();
     let go_bytes: usize = graph.summary.go_files_selected;
-    let bytes: u64 =
-        index.files().unwrap().iter().filter(|f| f.kind == "go" && f.status == "selected").map(|f| f.size).sum();
+    let bytes: u64 = index
+        .files()
+        .unwrap()
+        .iter()
+        .filter(|f| f.kind == "go" && f.status == "selected")
+        .map(|f| f.size)
+        .sum();
     let rss_after_cold = peak_rss_kb();
 
     let t = Instant::now();

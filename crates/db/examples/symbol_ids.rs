@@ -1,7 +1,10 @@
 //! Print every package-level Go symbol ID the engine derives for a directory tree, one per
 //! line, sorted, tests excluded — the engine side of the `tests/oracle` comparison.
 //!
-//! `cargo run --release -p docforge-db --example symbol_ids -- DIR`
+//! `cargo run --release -p docforge-db --example symbol_ids -- DIR [--calls]`
+//!
+//! With `--calls`: the syntax-resolved `calls` edges between package-level functions and
+//! methods, as `caller -> callee` (no `go:` prefix), tests excluded.
 //!
 //! This goes through the real pipeline (`project::discover`, `AnalysisHost`, the tracked
 //! queries, `graph`), so what it prints is exactly what `docforge index` publishes.
@@ -13,7 +16,8 @@ use std::collections::BTreeSet;
 const SYMBOL_KINDS: &[&str] = &["func", "method", "struct", "interface", "type", "alias", "var", "const"];
 
 fn main() {
-    let dir = std::env::args().nth(1).expect("usage: symbol_ids DIR");
+    let dir = std::env::args().nth(1).expect("usage: symbol_ids DIR [--calls]");
+    let calls = std::env::args().any(|a| a == "--calls");
     let project = Project::load(std::path::Path::new(&dir)).unwrap_or_else(|e| panic!("{e}"));
     let mut host = AnalysisHost::new(project, AstPolicy::Allow);
     host.sync_from_disk();
@@ -35,6 +39,16 @@ fn main() {
             continue;
         }
         ids.insert(id.to_string());
+    }
+    if calls {
+        let edges: BTreeSet<String> = graph
+            .edges()
+            .filter(|e| e.relation == "calls")
+            .filter_map(|e| Some((e.source.strip_prefix("go:")?, e.target.strip_prefix("go:")?)))
+            .filter(|(caller, _)| ids.contains(*caller))
+            .map(|(caller, callee)| format!("{caller} -> {callee}"))
+            .collect();
+        ids = edges;
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for id in ids {

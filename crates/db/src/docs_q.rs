@@ -1,6 +1,6 @@
 //! Document queries: per-file facts, the project-wide document index, per-file fragments.
 
-use crate::go_q::{go_packages, package_fragment, GoPackage};
+use crate::go_q::{go_packages, package_owners, GoPackage};
 use crate::graph::OwnerFragment;
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
@@ -40,12 +40,12 @@ pub fn doc_index(db: &dyn Db, ws: Workspace) -> Arc<DocIndex> {
 /// IDs of the `go:` nodes one package defines.
 #[salsa::tracked(returns(ref))]
 pub fn package_node_ids(db: &dyn Db, pkg: GoPackage<'_>) -> Arc<HashSet<String>> {
-    let ids = match package_fragment(db, pkg) {
-        Some(pf) => {
-            pf.fragment.nodes.iter().filter(|n| n.id.starts_with("go:")).map(|n| n.id.clone()).collect()
-        }
-        None => HashSet::new(),
-    };
+    let ids = package_owners(db, pkg)
+        .iter()
+        .flat_map(|o| o.fragment.nodes.iter())
+        .filter(|n| n.id.starts_with("go:"))
+        .map(|n| n.id.clone())
+        .collect();
     Arc::new(ids)
 }
 

@@ -204,6 +204,22 @@ pub fn go_packages(db: &dyn Db, ws: Workspace) -> Packages {
                 continue;
             }
             let import_path = if xtest { format!("{base_ip}_test") } else { base_ip.clone() };
+            let in_goroot = module.is_some_and(|m| m.path == "std" || m.path == "cmd");
+            if let Some(why) = in_goroot
+                .then(|| docforge_go::go_list_excluded(ws.build(db), &import_path, Some(&name)))
+                .flatten()
+            {
+                let at = Location::new(files[0].rel(db).clone(), 1, 1);
+                out.diagnostics.push(
+                    docforge_model::Diagnostic::new(
+                        docforge_model::Severity::Info,
+                        "go_package_not_listed",
+                        format!("package {import_path} left out as `go list` does: {why}"),
+                    )
+                    .at(at),
+                );
+                continue;
+            }
             out.by_path.insert(
                 import_path.clone(),
                 PackageInfo {
@@ -252,35 +268,69 @@ fn package_files<'a>(db: &'a dyn Db, info: &'a PackageInfo) -> Vec<(SourceFile, 
     info.files.iter().filter_map(|&f| go_facts(db, f).as_ref().map(|facts| (f, facts))).collect()
 }
 
+fn as_package_files<'a>(
+    db: &'a dyn Db,
+    files: &'a [(SourceFile, &'a Arc<FileFacts>)],
+) -> Vec<PackageFile<'a>> {
+    files
+        .iter()
+        .map(|(f, facts)| PackageFile { path: f.rel(db), facts, test: is_test_file(f.rel(db)) })
+        .collect()
+}
+
 #[salsa::tracked(returns(ref))]
 pub fn package_symbols(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSymbols>> {
     let packages = go_packages(db, pkg.ws(db));
     let info = packages.by_path.get(pkg.import_path(db))?;
     let files = package_files(db, info);
-    let pf: Vec<PackageFile<'_>> = files
-        .iter()
-        .map(|(f, facts)| PackageFile { path: f.rel(db), facts, test: is_test_file(f.rel(db)) })
-        .collect();
-    Some(Arc::new(docforge_go::package_symbols(&pf)))
+    Some(Arc::new(docforge_go::package_symbols(&as_package_files(db, &files))))
 }
 
+/// The package an import path written in `info`'s files denotes: the path itself when it is
+/// a package of the project, or its vendored copy for GOROOT's `std` (`vendor/...`) and `cmd`
+/// (`cmd/vendor/...`) modules, as the go command resolves them.
+fn resolve_import(packages: &Packages, info: &PackageInfo, path: &str) -> Option<String> {
+    if packages.by_path.contains_key(path) {
+        return Some(path.to_string());
+    }
+    let vendored = match info.module.as_deref() {
+        Some("std") => format!("vendor/{path}"),
+        Some("cmd") => format!("cmd/vendor/{path}"),
+        _ => return None,
+    };
+    packages.by_path.contains_key(&vendored).then_some(vendored)
+}
+
+/// Rewrite `go:<path>` / `go:<path>::<symbol>` edge ends to the resolved (vendored) package.
+fn rewrite_targets(fragment: &mut Fragment, resolve: &dyn Fn(&str) -> Option<String>) {
+    for e in &mut fragment.edges {
+        for end in [&mut e.source, &mut e.target] {
+            let Some(rest) = end.strip_prefix("go:") else { continue };
+            let (path, tail) = match rest.split_once("::") {
+                Some((p, t)) => (p, Some(t)),
+                None => (rest, None),
+            };
+            if let Some(resolved) = resolve(path).filter(|r| r != path) {
+                *end = match tail {
+                    Some(t) => format!("go:{resolved}::{t}"),
+                    None => format!("go:{resolved}"),
+                };
+            }
+        }
+    }
+}
+
+/// The package's own rows: its node, `contains` and `imports` edges.
 #[salsa::tracked(returns(ref))]
 pub fn package_fragment(db: &dyn Db, pkg: GoPackage<'_>) -> Option<OwnerFragment> {
     let ws = pkg.ws(db);
     let packages = go_packages(db, ws);
     let info = packages.by_path.get(pkg.import_path(db))?;
+    let own = package_symbols(db, pkg).clone()?;
     let files = package_files(db, info);
-    let pf: Vec<PackageFile<'_>> = files
-        .iter()
-        .map(|(f, facts)| PackageFile { path: f.rel(db), facts, test: is_test_file(f.rel(db)) })
-        .collect();
-    let lookup = |ip: &str| -> Option<Arc<PackageSymbols>> {
-        if !packages.by_path.contains_key(ip) {
-            return None;
-        }
-        package_symbols(db, GoPackage::new(db, ws, ip.to_string())).clone()
-    };
-    let mut fragment: Fragment = docforge_go::package_fragment(&info.import_path, &pf, &lookup);
+    let mut fragment =
+        docforge_go::package_node_fragment(&info.import_path, &as_package_files(db, &files), &own);
+    rewrite_targets(&mut fragment, &|p| resolve_import(packages, info, p));
     if let Some(node) = fragment.nodes.iter_mut().find(|n| n.id == format!("go:{}", info.import_path)) {
         node.attrs.insert("name".into(), info.name.clone());
         node.attrs.insert("dir".into(), info.dir.clone());
@@ -296,6 +346,36 @@ pub fn package_fragment(db: &dyn Db, pkg: GoPackage<'_>) -> Option<OwnerFragment
             node.attrs.insert("test".into(), "true".into());
         }
     }
-    let key = format!("pkg:{}", info.import_path);
-    Some(OwnerFragment::new(key, fragment))
+    Some(OwnerFragment::new(format!("pkg:{}", info.import_path), fragment))
+}
+
+/// One file's rows (symbols, `defines`, `calls`, `tested_by`, diagnostics). Re-executes
+/// only when that file's facts or the package's symbol table change.
+#[salsa::tracked(returns(ref))]
+pub fn go_file_fragment(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<OwnerFragment> {
+    let ws = pkg.ws(db);
+    let packages = go_packages(db, ws);
+    let info = packages.by_path.get(pkg.import_path(db))?;
+    let own = package_symbols(db, pkg).clone()?;
+    let facts = go_facts(db, file).as_ref()?;
+    let rel = file.rel(db);
+    let pf = PackageFile { path: rel, facts, test: is_test_file(rel) };
+    let resolve = |p: &str| resolve_import(packages, info, p);
+    let lookup = |ip: &str| -> Option<Arc<PackageSymbols>> {
+        let resolved = resolve(ip)?;
+        package_symbols(db, GoPackage::new(db, ws, resolved)).clone()
+    };
+    let mut fragment = docforge_go::file_fragment(&info.import_path, &pf, &own, &lookup);
+    rewrite_targets(&mut fragment, &resolve);
+    Some(OwnerFragment::new(format!("gofile:{rel}"), fragment))
+}
+
+/// Every owner of one package: the package's own rows, then one per file.
+pub fn package_owners(db: &dyn Db, pkg: GoPackage<'_>) -> Vec<OwnerFragment> {
+    let Some(head) = package_fragment(db, pkg) else { return Vec::new() };
+    let mut out = vec![head.clone()];
+    if let Some(info) = go_packages(db, pkg.ws(db)).by_path.get(pkg.import_path(db)) {
+        out.extend(info.files.iter().filter_map(|&f| go_file_fragment(db, pkg, f).clone()));
+    }
+    out
 }

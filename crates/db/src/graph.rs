@@ -1,7 +1,7 @@
 //! Assembling the graph: file nodes, per-owner fragments, completeness.
 
 use crate::digest::{fragment_digest, sha256_hex};
-use crate::go_q::{go_modules, go_packages, go_selection, package_fragment, GoPackage};
+use crate::go_q::{go_modules, go_packages, go_selection, package_owners, GoPackage};
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
 use docforge_go::FileSelection;
@@ -217,10 +217,13 @@ pub fn graph(db: &dyn Db, ws: Workspace) -> Arc<Graph> {
     s.modules = go_modules(db, ws).modules.len();
     if ast {
         for ip in go_packages(db, ws).by_path.keys() {
-            if let Some(pf) = package_fragment(db, GoPackage::new(db, ws, ip.clone())) {
-                count_errors(&pf.fragment, &mut go_errors);
-                owners.push(pf.clone());
+            let owners_of = package_owners(db, GoPackage::new(db, ws, ip.clone()));
+            if !owners_of.is_empty() {
                 s.packages += 1;
+            }
+            for o in owners_of {
+                count_errors(&o.fragment, &mut go_errors);
+                owners.push(o);
             }
         }
     }

@@ -46,6 +46,9 @@ fn signature_line(d: &Decl) -> String {
 /// external test package `foo_test` of directory `foo` is a separate package with import
 /// path `<ip>_test`, so callers split files by package name and call this once for each).
 ///
+/// It is [`package_node_fragment`] followed by [`file_fragment`] of every file; an
+/// incremental caller computes those parts separately so that an edit re-projects one file.
+///
 /// Nodes: the package (`go:<ip>`) and its symbols (`go:<symbol id>`); file nodes are not
 /// produced here (the project inventory owns them). Edges: `file:<path> defines symbol`,
 /// `package contains file:<path>`, `package imports go:<path>` (one per imported path, at its
@@ -61,6 +64,19 @@ pub fn package_fragment(
     lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
 ) -> Fragment {
     let own = crate::package_symbols(files);
+    let mut frag = package_node_fragment(import_path, files, &own);
+    for file in files {
+        let f = file_fragment(import_path, file, &own, lookup);
+        frag.nodes.extend(f.nodes);
+        frag.edges.extend(f.edges);
+        frag.diagnostics.extend(f.diagnostics);
+    }
+    frag
+}
+
+/// The package's own rows: its node, `contains` edges to its files and `imports` edges (one
+/// per imported path, at its first import in file order).
+pub fn package_node_fragment(import_path: &str, files: &[PackageFile<'_>], own: &PackageSymbols) -> Fragment {
     let pkg_id = format!("go:{import_path}");
     let mut frag = Fragment::default();
     let mut pkg = Node {
@@ -75,120 +91,135 @@ pub fn package_fragment(
         pkg.attrs.insert("name".into(), name.clone());
     }
     frag.nodes.push(pkg);
-    let mut seen_ids: HashMap<String, usize> = HashMap::new();
     let mut imported: BTreeSet<&str> = BTreeSet::new();
+    for file in files {
+        frag.edges.push(Edge::new(&pkg_id, "contains", format!("file:{}", file.path)));
+        for imp in &file.facts.imports {
+            if imported.insert(&imp.path) {
+                let at = Location::new(file.path, imp.pos.line, imp.pos.column);
+                frag.edges.push(Edge::new(&pkg_id, "imports", format!("go:{}", imp.path)).at(at));
+            }
+        }
+    }
+    frag
+}
+
+/// One file's rows: its symbols, `defines` edges, syntax-resolved `calls` and `tested_by`
+/// edges from its functions, and its syntax-error and duplicate-symbol diagnostics. `own` is
+/// [`crate::package_symbols`] of the whole package.
+pub fn file_fragment(
+    import_path: &str,
+    file: &PackageFile<'_>,
+    own: &PackageSymbols,
+    lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
+) -> Fragment {
+    let mut frag = Fragment::default();
+    let mut seen_ids: HashMap<String, usize> = HashMap::new();
     let mut call_edges: BTreeSet<(String, String)> = BTreeSet::new();
     let mut tested: BTreeSet<(String, String)> = BTreeSet::new();
     let mut lookups: HashMap<&str, Option<Arc<PackageSymbols>>> = HashMap::new();
-    for file in files {
-        let file_id = format!("file:{}", file.path);
-        let loc = |p: crate::Pos| Location::new(file.path, p.line, p.column);
-        frag.edges.push(Edge::new(&pkg_id, "contains", &file_id));
-        for imp in &file.facts.imports {
-            if imported.insert(&imp.path) {
-                frag.edges.push(Edge::new(&pkg_id, "imports", format!("go:{}", imp.path)).at(loc(imp.pos)));
-            }
-        }
-        for p in &file.facts.syntax_errors {
+    let file_id = format!("file:{}", file.path);
+    let loc = |p: crate::Pos| Location::new(file.path, p.line, p.column);
+    for p in &file.facts.syntax_errors {
+        frag.diagnostics.push(
+            Diagnostic::error("go_syntax_error", format!("syntax error in {}", file.path))
+                .at(loc(*p))
+                .on(&file_id),
+        );
+    }
+    // Symbol nodes, remembering each decl's node index (None: no identity or duplicate).
+    let mut node_of: Vec<Option<usize>> = Vec::with_capacity(file.facts.decls.len());
+    for d in &file.facts.decls {
+        let Some(sid) = package_symbol_id(import_path, d, own) else {
+            node_of.push(None);
+            continue;
+        };
+        let id = format!("go:{sid}");
+        let local = sid.strip_prefix(import_path).unwrap_or(&sid);
+        let first_elsewhere = own.duplicated_in_files.get(local).is_some_and(|first| first != file.path);
+        if seen_ids.contains_key(&id) || first_elsewhere {
             frag.diagnostics.push(
-                Diagnostic::error("go_syntax_error", format!("syntax error in {}", file.path))
-                    .at(loc(*p))
-                    .on(&file_id),
+                Diagnostic::warning("go_duplicate_symbol", format!("{sid} is declared more than once"))
+                    .at(loc(d.pos))
+                    .on(&id),
             );
+            node_of.push(None);
+            continue;
         }
-        // Symbol nodes, remembering each decl's node index (None: no identity or duplicate).
-        let mut node_of: Vec<Option<usize>> = Vec::with_capacity(file.facts.decls.len());
-        for d in &file.facts.decls {
-            let Some(sid) = package_symbol_id(import_path, d, &own) else {
-                node_of.push(None);
-                continue;
-            };
-            let id = format!("go:{sid}");
-            if seen_ids.contains_key(&id) {
-                frag.diagnostics.push(
-                    Diagnostic::warning("go_duplicate_symbol", format!("{sid} is declared more than once"))
-                        .at(loc(d.pos))
-                        .on(&id),
-                );
-                node_of.push(None);
-                continue;
-            }
-            let mut attrs = BTreeMap::new();
-            attrs.insert("package".to_string(), import_path.to_string());
-            if file.test {
-                attrs.insert("test".into(), "true".into());
-            }
-            if let Some(r) = &d.receiver {
-                attrs.insert("receiver".into(), own.receiver_base(&r.type_name).to_string());
-                attrs.insert("pointer_receiver".into(), r.pointer.to_string());
-            }
-            if matches!(d.kind, DeclKind::Func | DeclKind::Method) {
-                attrs.insert("unresolved_calls".into(), "0".into());
-            }
-            seen_ids.insert(id.clone(), frag.nodes.len());
-            node_of.push(Some(frag.nodes.len()));
-            frag.edges.push(Edge::new(&file_id, "defines", &id).at(loc(d.pos)));
-            frag.nodes.push(Node {
-                id,
-                kind: d.kind.as_str().into(),
-                title: d.name.clone(),
-                location: Some(loc(d.pos)),
-                text: signature_line(d),
-                attrs,
-            });
+        let mut attrs = BTreeMap::new();
+        attrs.insert("package".to_string(), import_path.to_string());
+        if file.test {
+            attrs.insert("test".into(), "true".into());
         }
-        // Import names of this file -> import path (explicit aliases, else the package name).
-        let mut unresolved: BTreeMap<usize, u32> = BTreeMap::new();
-        for call in &file.facts.calls {
-            let Some(node_idx) = call.caller.and_then(|c| node_of.get(c as usize).copied().flatten()) else {
-                continue;
-            };
-            let caller_id = frag.nodes[node_idx].id.clone();
-            let target = match &call.shape {
-                Callee::Ident(name) if !call.shadowed => {
-                    if own.funcs.contains(name) {
-                        Some(Ok(format!("go:{import_path}::{name}")))
-                    } else if own.declares(name) {
-                        // A conversion or a call of a package-level function value.
-                        (!own.types.contains(name)).then_some(Err(()))
-                    } else if let Some(path) = dot_import_func(file.facts, name, lookup, &mut lookups) {
-                        Some(Ok(format!("go:{path}::{name}")))
-                    } else if BUILTINS.contains(&name.as_str()) {
-                        None
-                    } else {
-                        Some(Err(()))
-                    }
+        if let Some(r) = &d.receiver {
+            attrs.insert("receiver".into(), own.receiver_base(&r.type_name).to_string());
+            attrs.insert("pointer_receiver".into(), r.pointer.to_string());
+        }
+        if matches!(d.kind, DeclKind::Func | DeclKind::Method) {
+            attrs.insert("unresolved_calls".into(), "0".into());
+        }
+        seen_ids.insert(id.clone(), frag.nodes.len());
+        node_of.push(Some(frag.nodes.len()));
+        frag.edges.push(Edge::new(&file_id, "defines", &id).at(loc(d.pos)));
+        frag.nodes.push(Node {
+            id,
+            kind: d.kind.as_str().into(),
+            title: d.name.clone(),
+            location: Some(loc(d.pos)),
+            text: signature_line(d),
+            attrs,
+        });
+    }
+    let mut unresolved: BTreeMap<usize, u32> = BTreeMap::new();
+    for call in &file.facts.calls {
+        let Some(node_idx) = call.caller.and_then(|c| node_of.get(c as usize).copied().flatten()) else {
+            continue;
+        };
+        let caller_id = frag.nodes[node_idx].id.clone();
+        let target = match &call.shape {
+            Callee::Ident(name) if !call.shadowed => {
+                if own.funcs.contains(name) {
+                    Some(Ok(format!("go:{import_path}::{name}")))
+                } else if own.declares(name) {
+                    // A conversion or a call of a package-level function value.
+                    (!own.types.contains(name)).then_some(Err(()))
+                } else if let Some(path) = dot_import_func(file.facts, name, lookup, &mut lookups) {
+                    Some(Ok(format!("go:{path}::{name}")))
+                } else if BUILTINS.contains(&name.as_str()) {
+                    None
+                } else {
+                    Some(Err(()))
                 }
-                Callee::Selector { x, sel } if !call.shadowed && !own.declares(x) => {
-                    match import_of(file.facts, x, lookup, &mut lookups) {
-                        // unsafe.Sizeof & co. are builtins, whatever unsafe.go declares.
-                        Some(("unsafe", _)) => None,
-                        Some((path, Some(syms))) if syms.funcs.contains(sel) => {
-                            Some(Ok(format!("go:{path}::{sel}")))
-                        }
-                        Some((_, Some(syms))) if syms.types.contains(sel) => None,
-                        _ => Some(Err(())),
-                    }
-                }
-                _ => Some(Err(())),
-            };
-            match target {
-                Some(Ok(target)) => {
-                    let caller_decl = &file.facts.decls[call.caller.unwrap_or_default() as usize];
-                    if file.test && caller_decl.kind == DeclKind::Func && is_test_func(&caller_decl.name) {
-                        tested.insert((target.clone(), caller_id.clone()));
-                    }
-                    if call_edges.insert((caller_id.clone(), target.clone())) {
-                        frag.edges.push(Edge::new(caller_id, "calls", target).at(loc(call.pos)));
-                    }
-                }
-                Some(Err(())) => *unresolved.entry(node_idx).or_default() += 1,
-                None => {}
             }
+            Callee::Selector { x, sel } if !call.shadowed && !own.declares(x) => {
+                match import_of(file.facts, x, lookup, &mut lookups) {
+                    // unsafe.Sizeof & co. are builtins, whatever unsafe.go declares.
+                    Some(("unsafe", _)) => None,
+                    Some((path, Some(syms))) if syms.funcs.contains(sel) => {
+                        Some(Ok(format!("go:{path}::{sel}")))
+                    }
+                    Some((_, Some(syms))) if syms.types.contains(sel) => None,
+                    _ => Some(Err(())),
+                }
+            }
+            _ => Some(Err(())),
+        };
+        match target {
+            Some(Ok(target)) => {
+                let caller_decl = &file.facts.decls[call.caller.unwrap_or_default() as usize];
+                if file.test && caller_decl.kind == DeclKind::Func && is_test_func(&caller_decl.name) {
+                    tested.insert((target.clone(), caller_id.clone()));
+                }
+                if call_edges.insert((caller_id.clone(), target.clone())) {
+                    frag.edges.push(Edge::new(caller_id, "calls", target).at(loc(call.pos)));
+                }
+            }
+            Some(Err(())) => *unresolved.entry(node_idx).or_default() += 1,
+            None => {}
         }
-        for (idx, n) in unresolved {
-            frag.nodes[idx].attrs.insert("unresolved_calls".into(), n.to_string());
-        }
+    }
+    for (idx, n) in unresolved {
+        frag.nodes[idx].attrs.insert("unresolved_calls".into(), n.to_string());
     }
     for (callee, caller) in tested {
         frag.edges.push(Edge::new(callee, "tested_by", caller));

@@ -37,6 +37,9 @@ pub struct PackageSymbols {
     /// (`type token = Token`): alias name -> target name. Methods declared on such an
     /// alias belong to the target type.
     pub aliases: BTreeMap<String, String>,
+    /// Symbol IDs declared in more than one file -> the file whose declaration counts (the
+    /// first in file order). Empty for code that compiles.
+    pub duplicated_in_files: BTreeMap<String, String>,
 }
 
 impl PackageSymbols {
@@ -104,6 +107,16 @@ pub fn package_symbols(files: &[PackageFile<'_>]) -> PackageSymbols {
                 }
             }
             set.insert(d.name.clone());
+        }
+    }
+    let mut first_file: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+    for f in files {
+        for d in &f.facts.decls {
+            let Some(id) = package_symbol_id("", d, &s) else { continue };
+            let first = *first_file.entry(id.clone()).or_insert(f.path);
+            if first != f.path {
+                s.duplicated_in_files.insert(id, first.to_string());
+            }
         }
     }
     s

@@ -125,6 +125,8 @@ fn package_projection() {
         edge go:example.com/m/a -imports-> go:example.com/m/b @5:2
         edge go:example.com/m/a -imports-> go:example.com/m/dot @6:2
         edge go:example.com/m/a -imports-> go:example.com/m/unknown @7:2
+        edge go:example.com/m/a -contains-> file:a/a_test.go
+        edge go:example.com/m/a -imports-> go:testing @3:8
         edge file:a/a.go -defines-> go:example.com/m/a::Service @10:6
         edge file:a/a.go -defines-> go:example.com/m/a::(*Service).Validate @12:19
         edge file:a/a.go -defines-> go:example.com/m/a::(Service).ok @26:18
@@ -136,8 +138,6 @@ fn package_projection() {
         edge go:example.com/m/a::(*Service).Validate -calls-> go:example.com/m/a::check @14:10
         edge go:example.com/m/a::(*Service).Validate -calls-> go:example.com/m/b::Helper @17:2
         edge go:example.com/m/a::(*Service).Validate -calls-> go:example.com/m/dot::Dotted @20:2
-        edge go:example.com/m/a -contains-> file:a/a_test.go
-        edge go:example.com/m/a -imports-> go:testing @3:8
         edge file:a/a_test.go -defines-> go:example.com/m/a::TestValidate @5:6
         edge file:a/a_test.go -defines-> go:example.com/m/a::helper @12:6
         edge go:example.com/m/a::TestValidate -calls-> go:example.com/m/a::check @8:2
