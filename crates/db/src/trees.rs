@@ -11,9 +11,12 @@ use std::sync::{Arc, Mutex};
 /// How many recent trees are kept.
 pub const TREE_CACHE_CAPACITY: usize = 16;
 
+/// A cached parse: file path, the bytes it parsed, the tree.
+type Entry = (String, Arc<[u8]>, Tree);
+
 #[derive(Default)]
 pub struct TreeCache {
-    entries: Mutex<VecDeque<(String, Arc<[u8]>, Tree)>>,
+    entries: Mutex<VecDeque<Entry>>,
 }
 
 impl TreeCache {
