@@ -273,7 +273,8 @@ fn edits(corpus: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(host.project().root.join(EDIT_FILE)).unwrap();
     eprintln!("READY");
     let mut graph_ms = Vec::new();
-    for i in 0..40 {
+    let rounds: usize = std::env::var("DOCFORGE_BENCH_EDITS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    for i in 0..rounds {
         let edited = format!("{text}\nfunc docforgeEdit{i}() {{}}\n");
         host.apply_change(docforge_db::Change {
             files: vec![docforge_db::FileChange::Set {
