@@ -11,7 +11,7 @@ use crate::inputs::{Content, InventoryInfo, SourceFile, Workspace};
 use docforge_go::{BuildContext, FileSelection};
 use docforge_project::{discover, read_source, EntryStatus, FileKind, FileStamp, Project};
 use docforge_syntax::{AstPolicy, GateCounters};
-use salsa::{Cancelled, Setter};
+use salsa::{Cancelled, Durability, Setter};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -101,12 +101,14 @@ impl AnalysisHost {
         self.db.execution_log()
     }
 
-    /// Apply a batch of changes as one revision. Cancels outstanding [`Analysis`] reads.
+    /// Apply a batch of changes as one revision (an editor's edits). Cancels outstanding
+    /// [`Analysis`] reads. Edited files get LOW durability, like rust-analyzer's workspace
+    /// files, so repeated edits of one file do not re-verify what depends only on others.
     pub fn apply_change(&mut self, change: Change) {
-        self.apply(change, &BTreeMap::new());
+        self.apply(change, &BTreeMap::new(), Durability::LOW);
     }
 
-    fn apply(&mut self, change: Change, stamps: &BTreeMap<String, FileStamp>) {
+    fn apply(&mut self, change: Change, stamps: &BTreeMap<String, FileStamp>, durability: Durability) {
         let mut list_changed = false;
         for fc in change.files {
             match fc {
@@ -117,7 +119,7 @@ impl AnalysisHost {
                             if file.kind(&self.db) != kind {
                                 file.set_kind(&mut self.db).to(kind);
                             }
-                            file.set_content(&mut self.db).to(content);
+                            file.set_content(&mut self.db).with_durability(durability).to(content);
                             let mtime = stamp.map_or(0, |s| s.mtime_ns);
                             if file.mtime_ns(&self.db) != mtime {
                                 file.set_mtime_ns(&mut self.db).to(mtime);
@@ -126,7 +128,9 @@ impl AnalysisHost {
                         }
                         None => {
                             let mtime = stamp.map_or(0, |s| s.mtime_ns);
-                            let file = SourceFile::new(&self.db, rel.clone(), kind, content, mtime);
+                            let file = SourceFile::builder(rel.clone(), kind, content, mtime)
+                                .durability(durability)
+                                .new(&self.db);
                             self.files.insert(rel, (file, stamp));
                             list_changed = true;
                         }
@@ -193,7 +197,8 @@ impl AnalysisHost {
             }
         }
         change.inventory = Some(info);
-        self.apply(change, &stamps);
+        // Files as found on disk change rarely compared with files being edited.
+        self.apply(change, &stamps, Durability::MEDIUM);
         report
     }
 
