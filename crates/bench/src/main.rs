@@ -75,15 +75,22 @@ fn main() {
         Some(f(&engine["peak_rss_kb"])),
     );
     println!("| warm re-sync, nothing changed | {} | | | |", fmt_ms(f(&engine["noop_ms"])));
-    println!("| re-sync after editing {EDIT_FILE} (disk) | {} | | | |", fmt_ms(f(&engine["edit_disk_ms"])));
     println!(
-        "| apply one in-memory edit + graph + publish | {} | | | |",
+        "| disk re-sync after adding a function to {EDIT_FILE} | {} | | | |",
+        fmt_ms(f(&engine["edit_disk_ms"]))
+    );
+    println!(
+        "| first in-memory edit of that file (body), graph + publish | {} | | | |",
+        fmt_ms(f(&engine["first_edit_memory_ms"]))
+    );
+    println!(
+        "| next in-memory edits (body), graph + publish, p50 of 20 | {} | | | |",
         fmt_ms(f(&engine["edit_memory_ms"]))
     );
     println!();
     println!("cold index / parse floor = {:.2}", f(&engine["cold_ms"]) / f(&floor["ms"]));
     println!("cold index breakdown: {}", engine["cold_breakdown"]);
-    println!("in-memory edit breakdown: {}", engine["edit_memory_breakdown"]);
+    println!("in-memory edit breakdown (p50 sample): {}", engine["edit_memory_breakdown"]);
     println!("{}", serde_json::json!({ "floor": floor, "engine": engine }));
 }
 
@@ -221,25 +228,40 @@ fn engine(corpus: &Path) -> serde_json::Value {
     let edit_disk_ms = ms(t.elapsed());
     assert_eq!(edit_sync.read, 1);
 
-    // In memory, as an editor sends it: type a statement inside a function body.
-    let text = edit_text(&text, 1, true);
-    let t = Instant::now();
-    host.apply_change(docforge_db::Change {
-        files: vec![docforge_db::FileChange::Set {
-            rel: EDIT_FILE.into(),
-            kind: FileKind::Go,
-            content: docforge_db::Content::Bytes(text.into_bytes().into()),
-        }],
-        ..Default::default()
-    });
-    let e_apply = t.elapsed();
-    let _ = host.analysis().graph().unwrap();
-    let e_graph = t.elapsed();
-    let edit2 = host.publish(&mut index).unwrap();
-    let edit_memory_ms = ms(t.elapsed());
-    let edit_memory_breakdown = serde_json::json!({
-        "apply_ms": ms(e_apply), "graph_ms": ms(e_graph - e_apply), "publish_ms": edit_memory_ms - ms(e_graph),
-    });
+    // In memory, as an editor sends it: keystrokes inside a function body, each followed by
+    // graph + publish. The first edit of a file also re-verifies what depended on its
+    // on-disk version (MEDIUM durability); later edits of the same file are the steady state.
+    let mut text = text;
+    let mut samples = Vec::new();
+    let mut breakdown = Vec::new();
+    let mut edit2 = None;
+    for i in 1..=21 {
+        text = edit_text(&text, i, true);
+        let t = Instant::now();
+        host.apply_change(docforge_db::Change {
+            files: vec![docforge_db::FileChange::Set {
+                rel: EDIT_FILE.into(),
+                kind: FileKind::Go,
+                content: docforge_db::Content::Bytes(text.clone().into_bytes().into()),
+            }],
+            ..Default::default()
+        });
+        let e_apply = t.elapsed();
+        let _ = host.analysis().graph().unwrap();
+        let e_graph = t.elapsed();
+        edit2 = Some(host.publish(&mut index).unwrap());
+        let total = ms(t.elapsed());
+        samples.push(total);
+        breakdown.push((ms(e_apply), ms(e_graph - e_apply), total - ms(e_graph)));
+    }
+    let edit2 = edit2.unwrap();
+    let first_edit_ms = samples[0];
+    let mut steady: Vec<usize> = (1..samples.len()).collect();
+    steady.sort_by(|&a, &b| samples[a].partial_cmp(&samples[b]).unwrap());
+    let median = steady[steady.len() / 2];
+    let edit_memory_ms = samples[median];
+    let (ap, gr, pu) = breakdown[median];
+    let edit_memory_breakdown = serde_json::json!({ "apply_ms": ap, "graph_ms": gr, "publish_ms": pu });
     let _ = std::fs::remove_dir_all(&index_dir);
     std::fs::write(&edit_path, original).unwrap();
     serde_json::json!({
@@ -259,6 +281,7 @@ fn engine(corpus: &Path) -> serde_json::Value {
         "edit_disk_ms": edit_disk_ms,
         "edit_disk_owners_written": edit.owners_written,
         "edit_memory_ms": edit_memory_ms,
+        "first_edit_memory_ms": first_edit_ms,
         "edit_memory_owners_written": edit2.owners_written,
         "edit_memory_rows_written": edit2.rows_written,
         "edit_memory_breakdown": edit_memory_breakdown,
@@ -279,16 +302,27 @@ fn edit_text(text: &str, i: usize, body: bool) -> String {
     }
 }
 
-/// Profiling aid: a cold index, then in-memory edits of one file (`DOCFORGE_BENCH_EDIT=decl`
+/// Profiling aid (`DOCFORGE_BENCH_LOG=1` counts salsa executions/validations of the middle
+/// edit): a cold index, then in-memory edits of one file (`DOCFORGE_BENCH_EDIT=decl`
 /// adds functions instead of typing in a body), timing the graph query.
 fn edits(corpus: &Path) -> serde_json::Value {
     let body_edit = std::env::var("DOCFORGE_BENCH_EDIT").as_deref() != Ok("decl");
     let project = Project::load(corpus).unwrap();
-    let mut host = AnalysisHost::new(project, AstPolicy::Allow);
+    let mut host = if std::env::var_os("DOCFORGE_BENCH_LOG").is_some() {
+        AnalysisHost::with_execution_log(project, AstPolicy::Allow)
+    } else {
+        AnalysisHost::new(project, AstPolicy::Allow)
+    };
     host.sync_from_disk();
     host.analysis().prewarm(THREADS).unwrap();
     host.analysis().graph().unwrap();
     let text = std::fs::read_to_string(host.project().root.join(EDIT_FILE)).unwrap();
+    let index_dir = std::env::temp_dir().join(format!("docforge-bench-edits-{}", std::process::id()));
+    let mut index = std::env::var_os("DOCFORGE_BENCH_PUBLISH").map(|_| {
+        let mut index = Index::recreate(&index_dir.join("index.sqlite")).unwrap();
+        host.publish(&mut index).unwrap();
+        index
+    });
     eprintln!("READY");
     let mut graph_ms = Vec::new();
     let rounds: usize = std::env::var("DOCFORGE_BENCH_EDITS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
@@ -302,10 +336,24 @@ fn edits(corpus: &Path) -> serde_json::Value {
             }],
             ..Default::default()
         });
+        let profile = i == rounds / 2 && std::env::var_os("DOCFORGE_BENCH_LOG").is_some();
+        host.execution_log().enable(profile);
         let t = Instant::now();
         host.analysis().graph().unwrap();
+        if let Some(index) = index.as_mut() {
+            host.publish(index).unwrap();
+        }
         graph_ms.push(ms(t.elapsed()));
+        host.execution_log().enable(false);
+        if profile {
+            let mut by_query: std::collections::BTreeMap<String, usize> = Default::default();
+            for e in host.execution_log().take() {
+                *by_query.entry(e.split('(').next().unwrap_or("").to_string()).or_default() += 1;
+            }
+            eprintln!("{by_query:#?}");
+        }
     }
+    let _ = std::fs::remove_dir_all(&index_dir);
     graph_ms.sort_by(|a, b| a.partial_cmp(b).unwrap());
     serde_json::json!({ "graph_p50_ms": graph_ms[graph_ms.len() / 2] })
 }

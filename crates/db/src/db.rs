@@ -23,7 +23,8 @@ impl ExecutionLog {
     pub fn enable(&self, on: bool) {
         self.enabled.store(on, std::sync::atomic::Ordering::SeqCst);
     }
-    /// Take the recorded executions, e.g. `go_file(Id(3))`.
+    /// Take the recorded executions, e.g. `go_facts(Id(3))`, and deep validations of
+    /// memoised values, e.g. `validated dir_chunk(Id(7))`.
     pub fn take(&self) -> Vec<String> {
         std::mem::take(&mut self.entries.lock().unwrap())
     }
@@ -47,13 +48,30 @@ pub struct RootDatabase {
 impl RootDatabase {
     pub fn new(policy: AstPolicy) -> Self {
         let log = ExecutionLog::default();
+        RootDatabase {
+            storage: salsa::Storage::default(),
+            gate: Arc::new(AstGate::new(policy)),
+            log,
+            trees: Default::default(),
+        }
+    }
+
+    /// A database that records executed queries and validated memos into its
+    /// [`ExecutionLog`] while the log is enabled.
+    pub fn with_execution_log(policy: AstPolicy) -> Self {
+        let log = ExecutionLog::default();
         let storage = salsa::Storage::new(Some(Box::new({
             let log = log.clone();
             move |event: salsa::Event| {
-                if let salsa::EventKind::WillExecute { database_key } = event.kind {
-                    if log.is_enabled() {
-                        log.record(format!("{database_key:?}"));
+                if !log.is_enabled() {
+                    return;
+                }
+                match event.kind {
+                    salsa::EventKind::WillExecute { database_key } => log.record(format!("{database_key:?}")),
+                    salsa::EventKind::DidValidateMemoizedValue { database_key } => {
+                        log.record(format!("validated {database_key:?}"))
                     }
+                    _ => {}
                 }
             }
         })));

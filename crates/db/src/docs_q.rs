@@ -1,6 +1,7 @@
 //! Document queries: per-file facts, the project-wide document index, per-file fragments.
 
-use crate::go_q::{go_packages, package_owners, GoPackage};
+use crate::go_graph::package_owners;
+use crate::go_q::GoPackage;
 use crate::graph::OwnerFragment;
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
@@ -49,23 +50,14 @@ pub fn package_node_ids(db: &dyn Db, pkg: GoPackage<'_>) -> Arc<HashSet<String>>
     Arc::new(ids)
 }
 
-/// Whether `go:<import path>` or `go:<import path>::<symbol>` names a node. Reads only the
-/// referenced package, so a Go edit elsewhere does not touch this document.
-fn go_node_exists(db: &dyn Db, ws: Workspace, id: &str) -> bool {
-    let Some(rest) = id.strip_prefix("go:") else { return false };
-    let ip = rest.split("::").next().unwrap_or(rest);
-    if !go_packages(db, ws).by_path.contains_key(ip) {
-        return false;
-    }
-    package_node_ids(db, GoPackage::new(db, ws, ip.to_string())).contains(id)
-}
-
 #[salsa::tracked(returns(ref))]
 pub fn doc_fragment(db: &dyn Db, ws: Workspace, file: SourceFile) -> OwnerFragment {
     let facts = doc_facts(db, file);
     let index = doc_index(db, ws);
     let fragment = if db.gate().go().is_ok() {
-        docforge_docs::document_fragment(facts, index, &|id: &str| go_node_exists(db, ws, id))
+        docforge_docs::document_fragment(facts, index, &|id: &str| {
+            crate::go_graph::go_node_exists(db, ws, id)
+        })
     } else {
         // Under --no-ast Go symbols are never extracted, so `go:` references cannot be
         // checked; they are kept as declared.

@@ -1,10 +1,9 @@
 //! Go queries: modules, file selection, per-file facts, packages and package fragments.
 
-use crate::graph::OwnerFragment;
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
-use docforge_go::{FileFacts, FileSelection, PackageFile, PackageSymbols};
-use docforge_model::{Diagnostic, Fragment, Location};
+use docforge_go::{FileFacts, FileSelection};
+use docforge_model::{Diagnostic, Location, Severity};
 use docforge_project::FileKind;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -136,102 +135,116 @@ pub struct PackageInfo {
     pub files: Vec<SourceFile>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Packages {
-    pub by_path: BTreeMap<String, PackageInfo>,
-    /// Selected Go files whose package could not be placed (no package clause, mixed names).
-    pub diagnostics: Vec<Diagnostic>,
-}
-
 fn is_test_file(rel: &str) -> bool {
     rel.ends_with("_test.go")
 }
 
-/// Group selected Go files into packages. Empty under the no-AST policy.
+/// `.go` files grouped by directory. Depends only on the file list, so edits to file
+/// contents never re-run it.
 #[salsa::tracked(returns(ref))]
-pub fn go_packages(db: &dyn Db, ws: Workspace) -> Packages {
-    let root = ws.root(db);
-    let modules = go_modules(db, ws);
-    let mut out = Packages::default();
-    // dir -> package name -> files
-    let mut groups: BTreeMap<(String, String), Vec<SourceFile>> = BTreeMap::new();
+pub fn go_dirs(db: &dyn Db, ws: Workspace) -> BTreeMap<String, Vec<SourceFile>> {
+    let mut dirs: BTreeMap<String, Vec<SourceFile>> = BTreeMap::new();
     for &file in ws.files(db) {
-        if file.kind(db) != FileKind::Go {
-            continue;
+        if file.kind(db) == FileKind::Go {
+            dirs.entry(dir_of(file.rel(db)).to_string()).or_default().push(file);
         }
+    }
+    dirs
+}
+
+#[salsa::interned(debug)]
+pub struct GoDir {
+    #[returns(copy)]
+    pub ws: Workspace,
+    #[returns(ref)]
+    pub dir: String,
+}
+
+/// The packages of one directory (its package and optionally its external test package),
+/// and the problems placing its files. Reads only that directory's files, so an edit
+/// elsewhere never re-runs or re-verifies it through file contents.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DirPackages {
+    pub packages: Vec<PackageInfo>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn dir_packages(db: &dyn Db, d: GoDir<'_>) -> DirPackages {
+    let ws = d.ws(db);
+    let dir = d.dir(db).clone();
+    let mut out = DirPackages::default();
+    if db.gate().go().is_err() {
+        return out;
+    }
+    let Some(files) = go_dirs(db, ws).get(&dir) else { return out };
+    let mut by_name: BTreeMap<String, Vec<SourceFile>> = BTreeMap::new();
+    for &file in files {
         if !matches!(go_selection(db, ws, file), FileSelection::Included) {
             continue;
         }
         let Some(facts) = go_facts(db, file) else { continue };
-        let rel = file.rel(db);
-        let Some(name) = facts.package.clone() else {
+        match facts.package.clone() {
+            Some(name) => by_name.entry(name).or_default().push(file),
+            None => {
+                out.diagnostics.push(
+                    Diagnostic::error("go_no_package_clause", "Go file has no package clause")
+                        .at(Location::new(file.rel(db).clone(), 1, 1)),
+                )
+            }
+        }
+    }
+    if by_name.is_empty() {
+        return out;
+    }
+    let modules = go_modules(db, ws);
+    let module = modules.module_of(&dir);
+    let base_ip = match module {
+        Some(m) => docforge_go::import_path(&m.path, &m.dir, &dir),
+        None => pseudo_import_path(ws.root(db), &dir),
+    };
+    let groups: Vec<(String, Vec<SourceFile>)> = by_name.into_iter().collect();
+    let main_name = primary_name(db, &groups);
+    for (name, files) in groups {
+        let xtest =
+            name.ends_with("_test") && name != main_name && files.iter().all(|f| is_test_file(f.rel(db)));
+        if !xtest && name != main_name {
+            for f in &files {
+                out.diagnostics.push(
+                    Diagnostic::error(
+                        "go_multiple_packages",
+                        format!(
+                            "directory {dir:?} mixes package {name} with package {main_name}; file left out"
+                        ),
+                    )
+                    .at(Location::new(f.rel(db).clone(), 1, 1)),
+                );
+            }
+            continue;
+        }
+        let import_path = if xtest { format!("{base_ip}_test") } else { base_ip.clone() };
+        let in_goroot = module.is_some_and(|m| m.path == "std" || m.path == "cmd");
+        let not_listed =
+            in_goroot.then(|| docforge_go::go_list_excluded(ws.build(db), &import_path, Some(&name)));
+        if let Some(why) = not_listed.flatten() {
             out.diagnostics.push(
-                Diagnostic::error("go_no_package_clause", "Go file has no package clause").at(Location::new(
-                    rel.clone(),
-                    1,
-                    1,
-                )),
+                Diagnostic::new(
+                    Severity::Info,
+                    "go_package_not_listed",
+                    format!("package {import_path} left out as `go list` does: {why}"),
+                )
+                .at(Location::new(files[0].rel(db).clone(), 1, 1)),
             );
             continue;
-        };
-        groups.entry((dir_of(rel).to_string(), name)).or_default().push(file);
-    }
-    // A directory holds one package plus optionally its external test package.
-    let mut by_dir: BTreeMap<String, Vec<(String, Vec<SourceFile>)>> = BTreeMap::new();
-    for ((dir, name), files) in groups {
-        by_dir.entry(dir).or_default().push((name, files));
-    }
-    for (dir, pkgs) in by_dir {
-        let module = modules.module_of(&dir);
-        let base_ip = match module {
-            Some(m) => docforge_go::import_path(&m.path, &m.dir, &dir),
-            None => pseudo_import_path(root, &dir),
-        };
-        let main_name = primary_name(db, &pkgs);
-        for (name, files) in pkgs {
-            let xtest =
-                name.ends_with("_test") && name != main_name && files.iter().all(|f| is_test_file(f.rel(db)));
-            if !xtest && name != main_name {
-                for f in &files {
-                    out.diagnostics.push(
-                        Diagnostic::error(
-                            "go_multiple_packages",
-                            format!("directory {dir:?} mixes package {name} with package {main_name}; file left out"),
-                        )
-                        .at(Location::new(f.rel(db).clone(), 1, 1)),
-                    );
-                }
-                continue;
-            }
-            let import_path = if xtest { format!("{base_ip}_test") } else { base_ip.clone() };
-            let in_goroot = module.is_some_and(|m| m.path == "std" || m.path == "cmd");
-            if let Some(why) = in_goroot
-                .then(|| docforge_go::go_list_excluded(ws.build(db), &import_path, Some(&name)))
-                .flatten()
-            {
-                let at = Location::new(files[0].rel(db).clone(), 1, 1);
-                out.diagnostics.push(
-                    docforge_model::Diagnostic::new(
-                        docforge_model::Severity::Info,
-                        "go_package_not_listed",
-                        format!("package {import_path} left out as `go list` does: {why}"),
-                    )
-                    .at(at),
-                );
-                continue;
-            }
-            out.by_path.insert(
-                import_path.clone(),
-                PackageInfo {
-                    import_path,
-                    dir: dir.clone(),
-                    name,
-                    module: module.map(|m| m.path.clone()),
-                    xtest,
-                    files,
-                },
-            );
         }
+        out.packages.push(PackageInfo {
+            import_path,
+            dir: dir.clone(),
+            name,
+            module: module.map(|m| m.path.clone()),
+            xtest,
+            files,
+        });
     }
     out
 }
@@ -256,126 +269,61 @@ fn pseudo_import_path(root: &str, dir: &str) -> String {
     }
 }
 
+/// The directory that would hold the package with import path `ip`, by the module layout.
+fn dir_of_import_path(db: &dyn Db, ws: Workspace, ip: &str) -> Option<String> {
+    if let Some(rest) = ip.strip_prefix('_').and_then(|r| r.strip_prefix(ws.root(db).as_str())) {
+        return Some(rest.trim_start_matches('/').to_string());
+    }
+    let modules = go_modules(db, ws);
+    let best = modules
+        .modules
+        .iter()
+        .filter_map(|m| {
+            let rest = if m.path == "std" {
+                Some(ip)
+            } else if ip == m.path {
+                Some("")
+            } else {
+                ip.strip_prefix(&format!("{}/", m.path))
+            }?;
+            let prefix_len = if m.path == "std" { 0 } else { m.path.len() + 1 };
+            Some((prefix_len, m, rest))
+        })
+        .max_by_key(|(len, _, _)| *len)?;
+    let (_, m, rest) = best;
+    Some(match (m.dir.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_string(),
+        (false, true) => m.dir.clone(),
+        (false, false) => format!("{}/{rest}", m.dir),
+    })
+}
+
 #[salsa::interned(debug)]
 pub struct GoPackage {
     #[returns(copy)]
     pub ws: Workspace,
     #[returns(ref)]
+    pub dir: String,
+    #[returns(ref)]
     pub import_path: String,
 }
 
-fn package_files<'a>(db: &'a dyn Db, info: &'a PackageInfo) -> Vec<(SourceFile, &'a Arc<FileFacts>)> {
-    info.files.iter().filter_map(|&f| go_facts(db, f).as_ref().map(|facts| (f, facts))).collect()
-}
-
-fn as_package_files<'a>(
-    db: &'a dyn Db,
-    files: &'a [(SourceFile, &'a Arc<FileFacts>)],
-) -> Vec<PackageFile<'a>> {
-    files
-        .iter()
-        .map(|(f, facts)| PackageFile { path: f.rel(db), facts, test: is_test_file(f.rel(db)) })
-        .collect()
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn package_symbols(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSymbols>> {
-    let packages = go_packages(db, pkg.ws(db));
-    let info = packages.by_path.get(pkg.import_path(db))?;
-    let files = package_files(db, info);
-    Some(Arc::new(docforge_go::package_symbols(&as_package_files(db, &files))))
-}
-
-/// The package an import path written in `info`'s files denotes: the path itself when it is
-/// a package of the project, or its vendored copy for GOROOT's `std` (`vendor/...`) and `cmd`
-/// (`cmd/vendor/...`) modules, as the go command resolves them.
-fn resolve_import(packages: &Packages, info: &PackageInfo, path: &str) -> Option<String> {
-    if packages.by_path.contains_key(path) {
-        return Some(path.to_string());
+impl<'db> GoPackage<'db> {
+    /// The package with import path `ip`, if the project has it.
+    pub fn find(db: &'db dyn Db, ws: Workspace, ip: &str) -> Option<GoPackage<'db>> {
+        // An external test package `x_test` lives in the directory of `x`.
+        let candidates = std::iter::once(ip).chain(ip.strip_suffix("_test"));
+        candidates.filter_map(|c| dir_of_import_path(db, ws, c)).find_map(|dir| {
+            let pkgs = dir_packages(db, GoDir::new(db, ws, dir.clone()));
+            pkgs.packages
+                .iter()
+                .any(|p| p.import_path == ip)
+                .then(|| GoPackage::new(db, ws, dir, ip.to_string()))
+        })
     }
-    let vendored = match info.module.as_deref() {
-        Some("std") => format!("vendor/{path}"),
-        Some("cmd") => format!("cmd/vendor/{path}"),
-        _ => return None,
-    };
-    packages.by_path.contains_key(&vendored).then_some(vendored)
-}
 
-/// Rewrite `go:<path>` / `go:<path>::<symbol>` edge ends to the resolved (vendored) package.
-fn rewrite_targets(fragment: &mut Fragment, resolve: &dyn Fn(&str) -> Option<String>) {
-    for e in &mut fragment.edges {
-        for end in [&mut e.source, &mut e.target] {
-            let Some(rest) = end.strip_prefix("go:") else { continue };
-            let (path, tail) = match rest.split_once("::") {
-                Some((p, t)) => (p, Some(t)),
-                None => (rest, None),
-            };
-            if let Some(resolved) = resolve(path).filter(|r| r != path) {
-                *end = match tail {
-                    Some(t) => format!("go:{resolved}::{t}"),
-                    None => format!("go:{resolved}"),
-                };
-            }
-        }
+    pub fn info(self, db: &'db dyn Db) -> Option<&'db PackageInfo> {
+        let pkgs = dir_packages(db, GoDir::new(db, self.ws(db), self.dir(db).clone()));
+        pkgs.packages.iter().find(|p| &p.import_path == self.import_path(db))
     }
-}
-
-/// The package's own rows: its node, `contains` and `imports` edges.
-#[salsa::tracked(returns(ref))]
-pub fn package_fragment(db: &dyn Db, pkg: GoPackage<'_>) -> Option<OwnerFragment> {
-    let ws = pkg.ws(db);
-    let packages = go_packages(db, ws);
-    let info = packages.by_path.get(pkg.import_path(db))?;
-    let own = package_symbols(db, pkg).clone()?;
-    let files = package_files(db, info);
-    let mut fragment =
-        docforge_go::package_node_fragment(&info.import_path, &as_package_files(db, &files), &own);
-    rewrite_targets(&mut fragment, &|p| resolve_import(packages, info, p));
-    if let Some(node) = fragment.nodes.iter_mut().find(|n| n.id == format!("go:{}", info.import_path)) {
-        node.attrs.insert("name".into(), info.name.clone());
-        node.attrs.insert("dir".into(), info.dir.clone());
-        match &info.module {
-            Some(m) => {
-                node.attrs.insert("module".into(), m.clone());
-            }
-            None => {
-                node.attrs.insert("identity".into(), "unstable".into());
-            }
-        }
-        if info.xtest {
-            node.attrs.insert("test".into(), "true".into());
-        }
-    }
-    Some(OwnerFragment::new(format!("pkg:{}", info.import_path), fragment))
-}
-
-/// One file's rows (symbols, `defines`, `calls`, `tested_by`, diagnostics). Re-executes
-/// only when that file's facts or the package's symbol table change.
-#[salsa::tracked(returns(ref))]
-pub fn go_file_fragment(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<OwnerFragment> {
-    let ws = pkg.ws(db);
-    let packages = go_packages(db, ws);
-    let info = packages.by_path.get(pkg.import_path(db))?;
-    let own = package_symbols(db, pkg).clone()?;
-    let facts = go_facts(db, file).as_ref()?;
-    let rel = file.rel(db);
-    let pf = PackageFile { path: rel, facts, test: is_test_file(rel) };
-    let resolve = |p: &str| resolve_import(packages, info, p);
-    let lookup = |ip: &str| -> Option<Arc<PackageSymbols>> {
-        let resolved = resolve(ip)?;
-        package_symbols(db, GoPackage::new(db, ws, resolved)).clone()
-    };
-    let mut fragment = docforge_go::file_fragment(&info.import_path, &pf, &own, &lookup);
-    rewrite_targets(&mut fragment, &resolve);
-    Some(OwnerFragment::new(format!("gofile:{rel}"), fragment))
-}
-
-/// Every owner of one package: the package's own rows, then one per file.
-pub fn package_owners(db: &dyn Db, pkg: GoPackage<'_>) -> Vec<OwnerFragment> {
-    let Some(head) = package_fragment(db, pkg) else { return Vec::new() };
-    let mut out = vec![head.clone()];
-    if let Some(info) = go_packages(db, pkg.ws(db)).by_path.get(pkg.import_path(db)) {
-        out.extend(info.files.iter().filter_map(|&f| go_file_fragment(db, pkg, f).clone()));
-    }
-    out
 }

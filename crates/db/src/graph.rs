@@ -1,13 +1,12 @@
 //! Assembling the graph: file nodes, per-owner fragments, completeness.
 
 use crate::digest::{fragment_digest, sha256_hex};
-use crate::go_q::{go_modules, go_packages, go_selection, package_owners, GoPackage};
+use crate::go_q::{go_modules, go_selection};
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
 use docforge_go::FileSelection;
-use docforge_model::{Diagnostic, Fragment, Location, Node, Precision, Severity};
+use docforge_model::{Diagnostic, Fragment, Location, Node, Precision};
 use docforge_project::FileKind;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The rows one owner (a file, a package, …) contributes, with a digest of them, so the
@@ -53,22 +52,29 @@ pub struct Summary {
     pub completeness: Completeness,
 }
 
+/// The graph of one revision: per-directory chunks (shared with the memoised queries, so
+/// an unchanged directory is the same `Arc` across revisions) plus project-level owners.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Graph {
-    /// Owners in a stable order (files, then packages, then project-level owners).
-    pub owners: Vec<OwnerFragment>,
+    pub chunks: Vec<Arc<crate::assemble::Chunk>>,
+    /// Module diagnostics and the inventory of refused/excluded files.
+    pub extra: Vec<OwnerFragment>,
     pub summary: Summary,
 }
 
 impl Graph {
+    /// Every owner in a stable order (directories in path order, then project-level owners).
+    pub fn owners(&self) -> impl Iterator<Item = &OwnerFragment> {
+        self.chunks.iter().flat_map(|c| c.owners.iter()).chain(self.extra.iter())
+    }
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.owners.iter().flat_map(|o| o.fragment.nodes.iter())
+        self.owners().flat_map(|o| o.fragment.nodes.iter())
     }
     pub fn edges(&self) -> impl Iterator<Item = &docforge_model::Edge> {
-        self.owners.iter().flat_map(|o| o.fragment.edges.iter())
+        self.owners().flat_map(|o| o.fragment.edges.iter())
     }
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.owners.iter().flat_map(|o| o.fragment.diagnostics.iter())
+        self.owners().flat_map(|o| o.fragment.diagnostics.iter())
     }
 }
 
@@ -169,113 +175,38 @@ fn refusal_message(code: &str) -> &'static str {
     }
 }
 
-/// Module and package-placement diagnostics.
+/// Module diagnostics (`go.mod`/`go.work`).
 #[salsa::tracked(returns(ref))]
 pub fn go_meta_fragment(db: &dyn Db, ws: Workspace) -> OwnerFragment {
     let mut fragment = Fragment::default();
     fragment.diagnostics.extend(go_modules(db, ws).diagnostics.iter().cloned());
-    if db.gate().go().is_ok() {
-        fragment.diagnostics.extend(go_packages(db, ws).diagnostics.iter().cloned());
-    }
     OwnerFragment::new("go:meta".into(), fragment)
 }
 
+/// SHA-256 over the manifest lines (`path<TAB>kind<TAB>sha256`) of one directory's files.
 #[salsa::tracked(returns(ref))]
-pub fn graph(db: &dyn Db, ws: Workspace) -> Arc<Graph> {
-    let ast = db.gate().go().is_ok();
-    let mut owners = Vec::new();
-    let mut s = Summary { precision: ast.then_some(Precision::Ast), ..Default::default() };
-    let mut go_errors: BTreeMap<String, usize> = BTreeMap::new();
-    for &file in ws.files(db) {
-        let kind = file.kind(db);
-        s.files += 1;
-        let ff = file_fragment(db, ws, file);
-        if kind == FileKind::Go {
-            s.go_files += 1;
-            match go_selection(db, ws, file) {
-                FileSelection::Included => s.go_files_selected += 1,
-                FileSelection::Excluded { reason } => {
-                    s.go_files_excluded += 1;
-                    if reason.starts_with("invalid build constraint") {
-                        *go_errors.entry("go_build_constraint_invalid".into()).or_default() += 1;
-                    }
-                }
-            }
-        }
-        if kind.is_go_side() {
-            count_errors(&ff.fragment, &mut go_errors);
-        }
-        owners.push(ff.clone());
-        if matches!(kind, FileKind::Markdown | FileKind::TomlNode) {
-            s.docs += 1;
-            owners.push(crate::docs_q::doc_fragment(db, ws, file).clone());
-        }
+pub fn dir_fingerprint(db: &dyn Db, d: crate::go_q::GoDir<'_>) -> String {
+    let mut m = String::new();
+    for &file in crate::assemble::all_dirs(db, d.ws(db)).get(d.dir(db)).map(Vec::as_slice).unwrap_or_default()
+    {
+        let digest = file_digest(db, file).as_deref().unwrap_or("unreadable");
+        m.push_str(&format!("{}\t{}\t{}\n", file.rel(db), file.kind(db).as_str(), digest));
     }
-    let meta = go_meta_fragment(db, ws);
-    count_errors(&meta.fragment, &mut go_errors);
-    owners.push(meta.clone());
-    s.modules = go_modules(db, ws).modules.len();
-    if ast {
-        for ip in go_packages(db, ws).by_path.keys() {
-            let owners_of = package_owners(db, GoPackage::new(db, ws, ip.clone()));
-            if !owners_of.is_empty() {
-                s.packages += 1;
-            }
-            for o in owners_of {
-                count_errors(&o.fragment, &mut go_errors);
-                owners.push(o);
-            }
-        }
-    }
-    let inv = inventory_fragment(db, ws);
-    s.skipped = ws.inventory(db).skipped.len();
-    for (_, kind, status) in &ws.inventory(db).skipped {
-        if kind.is_go_side() && status.starts_with("refused:") {
-            *go_errors.entry("go_file_refused".into()).or_default() += 1;
-        }
-    }
-    if !ws.inventory(db).scan_errors.is_empty() {
-        *go_errors.entry("scan_error".into()).or_default() += ws.inventory(db).scan_errors.len();
-    }
-    owners.push(inv.clone());
-    for o in &owners {
-        s.nodes += o.fragment.nodes.len();
-        s.edges += o.fragment.edges.len();
-        for d in &o.fragment.diagnostics {
-            match d.severity {
-                Severity::Error => s.errors += 1,
-                Severity::Warning => s.warnings += 1,
-                Severity::Info => {}
-            }
-        }
-    }
-    s.completeness = Completeness {
-        complete: go_errors.is_empty(),
-        reasons: go_errors.into_iter().map(|(k, n)| format!("{k} x{n}")).collect(),
-    };
-    Arc::new(Graph { owners, summary: s })
+    sha256_hex(m.as_bytes())
 }
 
-fn count_errors(fragment: &Fragment, into: &mut BTreeMap<String, usize>) {
-    for d in &fragment.diagnostics {
-        if d.severity == Severity::Error {
-            *into.entry(d.code.clone()).or_default() += 1;
-        }
-    }
-}
-
-/// SHA-256 over a canonical manifest of every loaded and skipped source file (path, kind,
-/// content digest or status) and the Go build context. Equal fingerprints mean the graph
-/// derived from the sources is equal. (The validation contract's Go-only manifest is
-/// defined separately.)
+/// SHA-256 over a canonical manifest of every loaded and skipped source file and the Go
+/// build context: per directory (in path order) its name and [`dir_fingerprint`], then the
+/// skipped entries and scanner errors. Equal fingerprints mean equal sources. (The
+/// validation contract's Go-only manifest is defined separately.)
 #[salsa::tracked(returns(ref))]
 pub fn source_fingerprint(db: &dyn Db, ws: Workspace) -> String {
     let mut m = String::from("docforge.sources.v1\n");
     m.push_str(&ws.build(db).canonical());
     m.push('\n');
-    for &file in ws.files(db) {
-        let digest = file_digest(db, file).as_deref().unwrap_or("unreadable");
-        m.push_str(&format!("{}\t{}\t{}\n", file.rel(db), file.kind(db).as_str(), digest));
+    for dir in crate::assemble::all_dirs(db, ws).keys() {
+        let fp = dir_fingerprint(db, crate::go_q::GoDir::new(db, ws, dir.clone()));
+        m.push_str(&format!("dir\t{dir}\t{fp}\n"));
     }
     for (rel, kind, status) in &ws.inventory(db).skipped {
         m.push_str(&format!("{rel}\t{}\t{status}\n", kind.as_str()));

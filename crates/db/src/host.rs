@@ -4,9 +4,10 @@
 //! readers take an [`Analysis`] snapshot. A write cancels running reads, which then return
 //! `Err(Cancelled)` instead of blocking the edit.
 
+use crate::assemble::graph;
 use crate::db::RootDatabase;
 use crate::go_q::{go_facts, go_selection};
-use crate::graph::{file_digest, graph, Graph};
+use crate::graph::{file_digest, Graph};
 use crate::inputs::{Content, InventoryInfo, SourceFile, Workspace};
 use docforge_go::{BuildContext, FileSelection};
 use docforge_project::{discover, read_source, EntryStatus, FileKind, FileStamp, Project};
@@ -71,7 +72,16 @@ pub fn build_context(project: &Project) -> BuildContext {
 
 impl AnalysisHost {
     pub fn new(project: Project, policy: AstPolicy) -> Self {
-        let db = RootDatabase::new(policy);
+        Self::with_database(project, RootDatabase::new(policy))
+    }
+
+    /// A host whose database records query executions (see [`crate::ExecutionLog`]); for
+    /// tests and diagnostics, since observing every salsa event has a cost.
+    pub fn with_execution_log(project: Project, policy: AstPolicy) -> Self {
+        Self::with_database(project, RootDatabase::with_execution_log(policy))
+    }
+
+    fn with_database(project: Project, db: RootDatabase) -> Self {
         let root = project.root.display().to_string();
         let ws = Workspace::new(
             &db,
@@ -143,16 +153,16 @@ impl AnalysisHost {
         }
         if list_changed {
             let list: Vec<SourceFile> = self.files.values().map(|(f, _)| *f).collect();
-            self.ws.set_files(&mut self.db).to(list);
+            self.ws.set_files(&mut self.db).with_durability(Durability::MEDIUM).to(list);
         }
         if let Some(inv) = change.inventory {
             if **self.ws.inventory(&self.db) != inv {
-                self.ws.set_inventory(&mut self.db).to(Arc::new(inv));
+                self.ws.set_inventory(&mut self.db).with_durability(Durability::MEDIUM).to(Arc::new(inv));
             }
         }
         if let Some(build) = change.build {
             if *self.ws.build(&self.db) != build {
-                self.ws.set_build(&mut self.db).to(build);
+                self.ws.set_build(&mut self.db).with_durability(Durability::MEDIUM).to(build);
             }
         }
     }
@@ -235,17 +245,22 @@ impl Analysis {
         Cancelled::catch(std::panic::AssertUnwindSafe(|| graph(&self.db, ws).clone()))
     }
 
-    /// Compute per-file work (digests, selection, Go facts, doc facts) on `threads` threads,
-    /// so the following [`Analysis::graph`] finds it memoised.
+    /// Compute the per-directory graph chunks (and with them digests, selection, Go facts,
+    /// doc facts and fragments) on `threads` threads, so the following
+    /// [`Analysis::graph`] only concatenates memoised chunks.
     pub fn prewarm(&self, threads: usize) -> Cancellable<()> {
-        let files: Vec<SourceFile> = self.with(|db| self.ws.files(db).clone())?;
-        let threads = threads.max(1);
         let ws = self.ws;
+        let dirs: Vec<String> =
+            self.with(|db| crate::assemble::all_dirs(db, ws).keys().cloned().collect())?;
+        let threads = threads.max(1);
+        // Files first (parsing dominates and balances well), then chunks (fragments need
+        // the facts of imported packages, which other threads may still be producing).
+        let files: Vec<SourceFile> = self.with(|db| ws.files(db).clone())?;
         let results: Vec<Cancellable<()>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
                     let db = self.db.clone();
-                    let files = &files;
+                    let (files, dirs) = (&files, &dirs);
                     scope.spawn(move || {
                         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
                             for file in files.iter().skip(t).step_by(threads) {
@@ -261,6 +276,12 @@ impl Analysis {
                                     }
                                     _ => {}
                                 }
+                            }
+                            for dir in dirs.iter().skip(t).step_by(threads) {
+                                let _ = crate::assemble::dir_chunk(
+                                    &db,
+                                    crate::go_q::GoDir::new(&db, ws, dir.clone()),
+                                );
                             }
                         }))
                     })

@@ -4,9 +4,11 @@
 //! Layering: `project` finds and reads files, `go`/`docs` turn one file into facts and facts
 //! into graph fragments, this crate wires them into incremental queries. No front parses files.
 
+mod assemble;
 mod db;
 mod digest;
 mod docs_q;
+mod go_graph;
 mod go_q;
 mod graph;
 mod host;

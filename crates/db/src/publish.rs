@@ -1,15 +1,16 @@
 //! Publishing the current graph as an index generation: a full batch the first time, then
 //! only what changed since this host's last publication.
 
+use crate::assemble::Chunk;
 use crate::go_q::go_selection;
-use crate::graph::{file_digest, source_fingerprint, Graph};
+use crate::graph::{file_digest, source_fingerprint, Graph, OwnerFragment};
 use crate::host::{AnalysisHost, Cancellable};
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
 use docforge_go::FileSelection;
 use docforge_index::{Batch, Delta, FileRecord, Index, IndexError, Owner, PublishReport};
 use docforge_project::FileKind;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -32,12 +33,14 @@ impl std::fmt::Display for PublishError {
 }
 impl std::error::Error for PublishError {}
 
-/// What a host last published into which index file.
+/// What a host last published into which index file: the chunks themselves, so the next
+/// delta skips every directory whose chunk is the same `Arc`.
 pub(crate) struct Published {
     path: PathBuf,
     generation: u64,
-    owners: HashMap<Arc<str>, [u8; 32]>,
-    files: HashMap<String, Arc<FileRecord>>,
+    chunks: HashMap<String, Arc<Chunk>>,
+    extra: Vec<OwnerFragment>,
+    skipped_files: Arc<Vec<Arc<FileRecord>>>,
 }
 
 /// The index record of one loaded file (memoised: unchanged files yield the same `Arc`).
@@ -68,9 +71,36 @@ pub fn file_record(db: &dyn Db, ws: Workspace, file: SourceFile) -> Arc<FileReco
 
 struct Snapshot {
     graph: Arc<Graph>,
-    files: Vec<Arc<FileRecord>>,
+    skipped_files: Arc<Vec<Arc<FileRecord>>>,
     fingerprint: String,
     meta: BTreeMap<String, String>,
+}
+
+impl Snapshot {
+    fn files(&self) -> impl Iterator<Item = &Arc<FileRecord>> {
+        self.graph.chunks.iter().flat_map(|c| c.files.iter()).chain(self.skipped_files.iter())
+    }
+}
+
+/// Index records of the entries the walk refused or excluded.
+#[salsa::tracked(returns(ref))]
+pub fn skipped_file_records(db: &dyn Db, ws: Workspace) -> Arc<Vec<Arc<FileRecord>>> {
+    let records = ws
+        .inventory(db)
+        .skipped
+        .iter()
+        .map(|(rel, kind, status)| {
+            Arc::new(FileRecord {
+                path: rel.clone(),
+                size: 0,
+                mtime_ns: 0,
+                sha256: String::new(),
+                kind: kind.as_str().into(),
+                status: status.clone(),
+            })
+        })
+        .collect();
+    Arc::new(records)
 }
 
 impl AnalysisHost {
@@ -78,20 +108,8 @@ impl AnalysisHost {
         let analysis = self.analysis();
         let graph = analysis.graph()?;
         let (db, ws) = analysis.parts();
-        let (files, fingerprint) = salsa::Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-            let mut files: Vec<Arc<FileRecord>> =
-                ws.files(db).iter().map(|&f| file_record(db, ws, f).clone()).collect();
-            for (rel, kind, status) in &ws.inventory(db).skipped {
-                files.push(Arc::new(FileRecord {
-                    path: rel.clone(),
-                    size: 0,
-                    mtime_ns: 0,
-                    sha256: String::new(),
-                    kind: kind.as_str().into(),
-                    status: status.clone(),
-                }));
-            }
-            (files, source_fingerprint(db, ws).clone())
+        let (skipped_files, fingerprint) = salsa::Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            (skipped_file_records(db, ws).clone(), source_fingerprint(db, ws).clone())
         }))?;
         let s = &graph.summary;
         let mut meta = BTreeMap::new();
@@ -104,7 +122,7 @@ impl AnalysisHost {
             if s.completeness.complete { "complete" } else { "partial" }.into(),
         );
         meta.insert("completeness_reasons".into(), s.completeness.reasons.join(", "));
-        Ok(Snapshot { graph, files, fingerprint, meta })
+        Ok(Snapshot { graph, skipped_files, fingerprint, meta })
     }
 
     /// The full index batch for the current revision.
@@ -114,8 +132,9 @@ impl AnalysisHost {
     }
 
     /// Publish the current revision into `index`. After a first full publication, only the
-    /// owners and files that changed since this host's last publication are sent; if another
-    /// writer published in between, the index refuses the delta and a full batch is sent.
+    /// owners and files of directories whose chunk changed since this host's last
+    /// publication are compared and sent; if another writer published in between, the index
+    /// refuses the delta and a full batch is sent.
     pub fn publish(&mut self, index: &mut Index) -> Result<PublishReport, PublishError> {
         let snap = self.snapshot().map_err(|_| PublishError::Cancelled)?;
         let path = index.path().to_path_buf();
@@ -133,8 +152,9 @@ impl AnalysisHost {
         self.published = Some(Published {
             path,
             generation: report.generation,
-            owners: snap.graph.owners.iter().map(|o| (o.key.clone(), o.digest)).collect(),
-            files: snap.files.iter().map(|f| (f.path.clone(), f.clone())).collect(),
+            chunks: snap.graph.chunks.iter().map(|c| (c.dir.clone(), c.clone())).collect(),
+            extra: snap.graph.extra.clone(),
+            skipped_files: snap.skipped_files.clone(),
         });
         Ok(report)
     }
@@ -142,15 +162,39 @@ impl AnalysisHost {
 
 fn full_batch(snap: &Snapshot) -> Batch {
     Batch {
-        files: snap.files.iter().map(|f| (**f).clone()).collect(),
-        owners: snap.graph.owners.iter().map(owner).collect(),
+        files: snap.files().map(|f| (**f).clone()).collect(),
+        owners: snap.graph.owners().map(owner).collect(),
         source_fingerprint: snap.fingerprint.clone(),
         meta: snap.meta.clone(),
     }
 }
 
-fn owner(o: &crate::OwnerFragment) -> Owner {
+fn owner(o: &OwnerFragment) -> Owner {
     Owner { key: o.key.to_string(), digest: o.digest, fragment: o.fragment.clone() }
+}
+
+/// Compare two owner lists (old may be empty) and two file lists, adding the differences.
+fn diff_owners(d: &mut Delta, old: &[OwnerFragment], new: &[OwnerFragment]) {
+    let before: HashMap<&str, &[u8; 32]> = old.iter().map(|o| (&*o.key, &o.digest)).collect();
+    let after: HashSet<&str> = new.iter().map(|o| &*o.key).collect();
+    for o in new {
+        if before.get(&*o.key) != Some(&&o.digest) {
+            d.upsert_owners.push(owner(o));
+        }
+    }
+    d.remove_owners.extend(old.iter().filter(|o| !after.contains(&*o.key)).map(|o| o.key.to_string()));
+}
+
+fn diff_files(d: &mut Delta, old: &[Arc<FileRecord>], new: &[Arc<FileRecord>]) {
+    let before: HashMap<&str, &Arc<FileRecord>> = old.iter().map(|f| (f.path.as_str(), f)).collect();
+    let after: HashSet<&str> = new.iter().map(|f| f.path.as_str()).collect();
+    for f in new {
+        match before.get(f.path.as_str()) {
+            Some(&old) if Arc::ptr_eq(old, f) || **old == **f => {}
+            _ => d.upsert_files.push((**f).clone()),
+        }
+    }
+    d.remove_files.extend(old.iter().filter(|f| !after.contains(f.path.as_str())).map(|f| f.path.clone()));
 }
 
 fn delta(prev: &Published, snap: &Snapshot) -> Delta {
@@ -160,22 +204,36 @@ fn delta(prev: &Published, snap: &Snapshot) -> Delta {
         meta: snap.meta.clone(),
         ..Default::default()
     };
-    let mut seen = std::collections::HashSet::with_capacity(snap.graph.owners.len());
-    for o in &snap.graph.owners {
-        seen.insert(&*o.key);
-        if prev.owners.get(&o.key) != Some(&o.digest) {
-            d.upsert_owners.push(owner(o));
+    let mut seen = HashSet::with_capacity(snap.graph.chunks.len());
+    for chunk in &snap.graph.chunks {
+        seen.insert(chunk.dir.as_str());
+        match prev.chunks.get(&chunk.dir) {
+            Some(old) if Arc::ptr_eq(old, chunk) => {}
+            Some(old) => {
+                diff_owners(&mut d, &old.owners, &chunk.owners);
+                diff_files(&mut d, &old.files, &chunk.files);
+            }
+            None => {
+                diff_owners(&mut d, &[], &chunk.owners);
+                diff_files(&mut d, &[], &chunk.files);
+            }
         }
     }
-    d.remove_owners = prev.owners.keys().filter(|k| !seen.contains(&***k)).map(|k| k.to_string()).collect();
-    let mut seen_files = std::collections::HashSet::with_capacity(snap.files.len());
-    for f in &snap.files {
-        seen_files.insert(f.path.as_str());
-        match prev.files.get(&f.path) {
-            Some(old) if Arc::ptr_eq(old, f) || **old == **f => {}
-            _ => d.upsert_files.push((**f).clone()),
+    for (dir, old) in &prev.chunks {
+        if !seen.contains(dir.as_str()) {
+            diff_owners(&mut d, &old.owners, &[]);
+            diff_files(&mut d, &old.files, &[]);
         }
     }
-    d.remove_files = prev.files.keys().filter(|k| !seen_files.contains(k.as_str())).cloned().collect();
+    diff_owners(&mut d, &prev.extra, &snap.graph.extra);
+    if !Arc::ptr_eq(&prev.skipped_files, &snap.skipped_files) {
+        diff_files(&mut d, &prev.skipped_files, &snap.skipped_files);
+    }
+    // An owner or file that moved between directories is both removed and upserted: keep
+    // the upsert only (the index refuses a key in both lists).
+    let upserted: HashSet<String> = d.upsert_owners.iter().map(|o| o.key.clone()).collect();
+    d.remove_owners.retain(|k| !upserted.contains(k));
+    let upserted: HashSet<String> = d.upsert_files.iter().map(|f| f.path.clone()).collect();
+    d.remove_files.retain(|p| !upserted.contains(p));
     d
 }

@@ -33,9 +33,14 @@ impl TreeCache {
             Some((_, old, old_tree)) => go.reparse(old_tree, old, source),
             None => go.parse(source),
         };
-        let mut entries = self.entries.lock().unwrap();
-        entries.push_front((rel.to_string(), source.clone(), tree.clone()));
-        entries.truncate(TREE_CACHE_CAPACITY);
+        let evicted = {
+            let mut entries = self.entries.lock().unwrap();
+            entries.push_front((rel.to_string(), source.clone(), tree.clone()));
+            let keep = entries.len().min(TREE_CACHE_CAPACITY);
+            entries.split_off(keep)
+        };
+        // Freeing a tree is not cheap; never do it while other threads wait for the lock.
+        drop(evicted);
         tree
     }
 }

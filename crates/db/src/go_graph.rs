@@ -1,0 +1,169 @@
+//! Go graph rows: per-package symbol tables, import resolution (including GOROOT's
+//! vendored packages), the package's own rows and one owner per file.
+
+use crate::go_q::{go_facts, GoPackage, PackageInfo};
+use crate::graph::OwnerFragment;
+use crate::inputs::{SourceFile, Workspace};
+use crate::Db;
+use docforge_go::{FileFacts, PackageFile, PackageSymbols};
+use docforge_model::Fragment;
+use std::sync::Arc;
+
+fn is_test_file(rel: &str) -> bool {
+    rel.ends_with("_test.go")
+}
+
+fn package_files<'a>(db: &'a dyn Db, info: &'a PackageInfo) -> Vec<(SourceFile, &'a Arc<FileFacts>)> {
+    info.files.iter().filter_map(|&f| go_facts(db, f).as_ref().map(|facts| (f, facts))).collect()
+}
+
+fn as_package_files<'a>(
+    db: &'a dyn Db,
+    files: &'a [(SourceFile, &'a Arc<FileFacts>)],
+) -> Vec<PackageFile<'a>> {
+    files
+        .iter()
+        .map(|(f, facts)| PackageFile { path: f.rel(db), facts, test: is_test_file(f.rel(db)) })
+        .collect()
+}
+
+/// The package-level symbol table. Equal after edits inside function bodies, so the
+/// package's other files are not re-projected.
+#[salsa::tracked(returns(ref))]
+pub fn package_symbols(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSymbols>> {
+    let info = pkg.info(db)?;
+    let files = package_files(db, info);
+    Some(Arc::new(docforge_go::package_symbols(&as_package_files(db, &files))))
+}
+
+/// The package an import path written in `info`'s files denotes: the path itself when the
+/// project has that package, or its vendored copy for GOROOT's `std` (`vendor/...`) and `cmd`
+/// (`cmd/vendor/...`) modules, as the go command resolves them.
+fn resolve_import<'db>(
+    db: &'db dyn Db,
+    ws: Workspace,
+    info: &PackageInfo,
+    path: &str,
+) -> Option<GoPackage<'db>> {
+    if let Some(p) = GoPackage::find(db, ws, path) {
+        return Some(p);
+    }
+    let vendored = match info.module.as_deref() {
+        Some("std") => format!("vendor/{path}"),
+        Some("cmd") => format!("cmd/vendor/{path}"),
+        _ => return None,
+    };
+    GoPackage::find(db, ws, &vendored)
+}
+
+/// What the import paths written in a package's files denote: the resolved import path and
+/// that package's symbol table (`None` for packages outside the project). One table per
+/// package keeps the dependency edges of each file's fragment few, so re-verifying the
+/// dependents of an edited package stays cheap.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportTable(pub std::collections::BTreeMap<String, Option<(String, Arc<PackageSymbols>)>>);
+
+#[salsa::tracked(returns(ref))]
+pub fn package_imports(db: &dyn Db, pkg: GoPackage<'_>) -> Arc<ImportTable> {
+    let mut table = ImportTable::default();
+    let Some(info) = pkg.info(db) else { return Arc::new(table) };
+    let ws = pkg.ws(db);
+    for (_, facts) in package_files(db, info) {
+        for imp in &facts.imports {
+            if table.0.contains_key(&imp.path) {
+                continue;
+            }
+            let resolved = resolve_import(db, ws, info, &imp.path).and_then(|p| {
+                let syms = package_symbols(db, p).clone()?;
+                Some((p.import_path(db).clone(), syms))
+            });
+            table.0.insert(imp.path.clone(), resolved);
+        }
+    }
+    Arc::new(table)
+}
+
+/// Rewrite `go:<path>` / `go:<path>::<symbol>` edge ends to the resolved (vendored) package.
+fn rewrite_targets(fragment: &mut Fragment, resolve: &dyn Fn(&str) -> Option<String>) {
+    for e in &mut fragment.edges {
+        for end in [&mut e.source, &mut e.target] {
+            let Some(rest) = end.strip_prefix("go:") else { continue };
+            let (path, tail) = match rest.split_once("::") {
+                Some((p, t)) => (p, Some(t)),
+                None => (rest, None),
+            };
+            let Some(resolved) = resolve(path) else { continue };
+            if resolved != path {
+                *end = match tail {
+                    Some(t) => format!("go:{resolved}::{t}"),
+                    None => format!("go:{resolved}"),
+                };
+            }
+        }
+    }
+}
+
+/// The package's own rows: its node, `contains` and `imports` edges.
+#[salsa::tracked(returns(ref))]
+pub fn package_fragment(db: &dyn Db, pkg: GoPackage<'_>) -> Option<OwnerFragment> {
+    let ws = pkg.ws(db);
+    let info = pkg.info(db)?;
+    let own = package_symbols(db, pkg).clone()?;
+    let files = package_files(db, info);
+    let mut fragment =
+        docforge_go::package_node_fragment(&info.import_path, &as_package_files(db, &files), &own);
+    rewrite_targets(&mut fragment, &|p| resolve_import(db, ws, info, p).map(|g| g.import_path(db).clone()));
+    if let Some(node) = fragment.nodes.iter_mut().find(|n| n.id == format!("go:{}", info.import_path)) {
+        node.attrs.insert("name".into(), info.name.clone());
+        node.attrs.insert("dir".into(), info.dir.clone());
+        match &info.module {
+            Some(m) => {
+                node.attrs.insert("module".into(), m.clone());
+            }
+            None => {
+                node.attrs.insert("identity".into(), "unstable".into());
+            }
+        }
+        if info.xtest {
+            node.attrs.insert("test".into(), "true".into());
+        }
+    }
+    Some(OwnerFragment::new(format!("pkg:{}", info.import_path), fragment))
+}
+
+/// One file's rows (symbols, `defines`, `calls`, `tested_by`, diagnostics). Re-executes
+/// only when that file's facts, its package's symbol table or an imported package's symbol
+/// table change.
+#[salsa::tracked(returns(ref))]
+pub fn go_file_fragment(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<OwnerFragment> {
+    let info = pkg.info(db)?;
+    let own = package_symbols(db, pkg).clone()?;
+    let facts = go_facts(db, file).as_ref()?;
+    let rel = file.rel(db);
+    let pf = PackageFile { path: rel, facts, test: is_test_file(rel) };
+    let imports = package_imports(db, pkg);
+    let lookup = |ip: &str| imports.0.get(ip).cloned().flatten().map(|(_, syms)| syms);
+    let mut fragment = docforge_go::file_fragment(&info.import_path, &pf, &own, &lookup);
+    rewrite_targets(&mut fragment, &|p| imports.0.get(p).cloned().flatten().map(|(ip, _)| ip));
+    Some(OwnerFragment::new(format!("gofile:{rel}"), fragment))
+}
+
+/// Every owner of one package: the package's own rows, then one per file.
+#[salsa::tracked(returns(ref))]
+pub fn package_owners(db: &dyn Db, pkg: GoPackage<'_>) -> Vec<OwnerFragment> {
+    let Some(head) = package_fragment(db, pkg) else { return Vec::new() };
+    let mut out = vec![head.clone()];
+    if let Some(info) = pkg.info(db) {
+        out.extend(info.files.iter().filter_map(|&f| go_file_fragment(db, pkg, f).clone()));
+    }
+    out
+}
+
+/// Whether `go:<import path>` or `go:<import path>::<symbol>` names a node. Reads only the
+/// referenced package, so a Go edit elsewhere does not touch the asking document.
+pub fn go_node_exists(db: &dyn Db, ws: Workspace, id: &str) -> bool {
+    let Some(rest) = id.strip_prefix("go:") else { return false };
+    let ip = rest.split("::").next().unwrap_or(rest);
+    let Some(pkg) = GoPackage::find(db, ws, ip) else { return false };
+    crate::docs_q::package_node_ids(db, pkg).contains(id)
+}
