@@ -18,3 +18,4 @@ cargo test --workspace --locked
 echo "== go/types oracle: package-level symbol IDs of $(go env GOROOT)/src =="
 tests/oracle/compare.sh
 
+tests/oracle/compare.sh --calls
