@@ -19,9 +19,7 @@ use std::sync::Arc;
 pub fn all_dirs(db: &dyn Db, ws: Workspace) -> BTreeMap<String, Vec<SourceFile>> {
     let mut dirs: BTreeMap<String, Vec<SourceFile>> = BTreeMap::new();
     for &file in ws.files(db) {
-        let rel = file.rel(db);
-        let dir = rel.rfind('/').map_or("", |i| &rel[..i]);
-        dirs.entry(dir.to_string()).or_default().push(file);
+        dirs.entry(crate::go_q::dir_of(file.rel(db)).to_string()).or_default().push(file);
     }
     dirs
 }

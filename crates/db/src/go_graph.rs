@@ -1,17 +1,13 @@
 //! Go graph rows: per-package symbol tables, import resolution (including GOROOT's
 //! vendored packages), the package's own rows and one owner per file.
 
-use crate::go_q::{go_facts, GoPackage, PackageInfo};
+use crate::go_q::{go_facts, is_test_file, GoPackage, PackageInfo};
 use crate::graph::OwnerFragment;
 use crate::inputs::{SourceFile, Workspace};
 use crate::Db;
 use docforge_go::{FileFacts, PackageFile, PackageSymbols};
 use docforge_model::Fragment;
 use std::sync::Arc;
-
-fn is_test_file(rel: &str) -> bool {
-    rel.ends_with("_test.go")
-}
 
 fn package_files<'a>(db: &'a dyn Db, info: &'a PackageInfo) -> Vec<(SourceFile, &'a Arc<FileFacts>)> {
     info.files.iter().filter_map(|&f| go_facts(db, f).as_ref().map(|facts| (f, facts))).collect()

@@ -36,7 +36,7 @@ impl Modules {
     }
 }
 
-fn dir_of(rel: &str) -> &str {
+pub(crate) fn dir_of(rel: &str) -> &str {
     rel.rfind('/').map_or("", |i| &rel[..i])
 }
 
@@ -135,21 +135,8 @@ pub struct PackageInfo {
     pub files: Vec<SourceFile>,
 }
 
-fn is_test_file(rel: &str) -> bool {
+pub(crate) fn is_test_file(rel: &str) -> bool {
     rel.ends_with("_test.go")
-}
-
-/// `.go` files grouped by directory. Depends only on the file list, so edits to file
-/// contents never re-run it.
-#[salsa::tracked(returns(ref))]
-pub fn go_dirs(db: &dyn Db, ws: Workspace) -> BTreeMap<String, Vec<SourceFile>> {
-    let mut dirs: BTreeMap<String, Vec<SourceFile>> = BTreeMap::new();
-    for &file in ws.files(db) {
-        if file.kind(db) == FileKind::Go {
-            dirs.entry(dir_of(file.rel(db)).to_string()).or_default().push(file);
-        }
-    }
-    dirs
 }
 
 #[salsa::interned(debug)]
@@ -177,10 +164,10 @@ pub fn dir_packages(db: &dyn Db, d: GoDir<'_>) -> DirPackages {
     if db.gate().go().is_err() {
         return out;
     }
-    let Some(files) = go_dirs(db, ws).get(&dir) else { return out };
+    let Some(files) = crate::assemble::all_dirs(db, ws).get(&dir) else { return out };
     let mut by_name: BTreeMap<String, Vec<SourceFile>> = BTreeMap::new();
     for &file in files {
-        if !matches!(go_selection(db, ws, file), FileSelection::Included) {
+        if file.kind(db) != FileKind::Go || !matches!(go_selection(db, ws, file), FileSelection::Included) {
             continue;
         }
         let Some(facts) = go_facts(db, file) else { continue };

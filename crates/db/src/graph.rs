@@ -87,6 +87,18 @@ pub fn file_digest(db: &dyn Db, file: SourceFile) -> Option<String> {
     }
 }
 
+/// `selected`, `excluded:<reason>` (Go build constraints) or `refused:<code>` (unreadable).
+pub(crate) fn file_status(db: &dyn Db, ws: Workspace, file: SourceFile) -> String {
+    match (file.content(db), file.kind(db)) {
+        (Content::Unreadable { code, .. }, _) => format!("refused:{code}"),
+        (Content::Bytes(_), FileKind::Go) => match go_selection(db, ws, file) {
+            FileSelection::Included => "selected".to_string(),
+            FileSelection::Excluded { reason } => format!("excluded:{reason}"),
+        },
+        (Content::Bytes(_), _) => "selected".to_string(),
+    }
+}
+
 /// The `file:<path>` node of a loaded file, with its digest and read problems.
 #[salsa::tracked(returns(ref))]
 pub fn file_fragment(db: &dyn Db, ws: Workspace, file: SourceFile) -> OwnerFragment {
@@ -103,14 +115,7 @@ pub fn file_fragment(db: &dyn Db, ws: Workspace, file: SourceFile) -> OwnerFragm
             if let Some(d) = file_digest(db, file) {
                 node.attrs.insert("sha256".into(), d.clone());
             }
-            let status = match (kind, kind == FileKind::Go) {
-                (_, true) => match go_selection(db, ws, file) {
-                    FileSelection::Included => "selected".to_string(),
-                    FileSelection::Excluded { reason } => format!("excluded:{reason}"),
-                },
-                _ => "selected".to_string(),
-            };
-            node.attrs.insert("status".into(), status);
+            node.attrs.insert("status".into(), file_status(db, ws, file));
             if rel.ends_with("_test.go") {
                 node.attrs.insert("test".into(), "true".into());
             }

@@ -2,14 +2,11 @@
 //! only what changed since this host's last publication.
 
 use crate::assemble::Chunk;
-use crate::go_q::go_selection;
 use crate::graph::{file_digest, source_fingerprint, Graph, OwnerFragment};
 use crate::host::{AnalysisHost, Cancellable};
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
-use docforge_go::FileSelection;
 use docforge_index::{Batch, Delta, FileRecord, Index, IndexError, Owner, PublishReport};
-use docforge_project::FileKind;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,19 +43,11 @@ pub(crate) struct Published {
 /// The index record of one loaded file (memoised: unchanged files yield the same `Arc`).
 #[salsa::tracked(returns(ref))]
 pub fn file_record(db: &dyn Db, ws: Workspace, file: SourceFile) -> Arc<FileRecord> {
-    let (size, sha256, status) = match file.content(db) {
-        Content::Bytes(b) => {
-            let status = match file.kind(db) {
-                FileKind::Go => match go_selection(db, ws, file) {
-                    FileSelection::Included => "selected".to_string(),
-                    FileSelection::Excluded { reason } => format!("excluded:{reason}"),
-                },
-                _ => "selected".to_string(),
-            };
-            (b.len() as u64, file_digest(db, file).clone().unwrap_or_default(), status)
-        }
-        Content::Unreadable { code, .. } => (0, String::new(), format!("refused:{code}")),
+    let (size, sha256) = match file.content(db) {
+        Content::Bytes(b) => (b.len() as u64, file_digest(db, file).clone().unwrap_or_default()),
+        Content::Unreadable { .. } => (0, String::new()),
     };
+    let status = crate::graph::file_status(db, ws, file);
     Arc::new(FileRecord {
         path: file.rel(db).clone(),
         size,
