@@ -259,3 +259,39 @@ fn delta_publication_matches_a_full_rebuild() {
         third.publication().unwrap().unwrap().graph_digest
     );
 }
+
+#[test]
+fn module_less_dirs_xtests_and_build_constraints() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(r, "loose/l.go", b"package loose\n\nfunc L() {}\n");
+    write(r, "m/go.mod", b"module example.com/m\n");
+    write(r, "m/p/p.go", b"package p\n\nfunc P() {}\n");
+    write(r, "m/p/p_windows.go", b"package p\n\nfunc OnlyWindows() {}\n");
+    write(r, "m/p/tagged.go", b"//go:build ignore\n\npackage p\n\nfunc Ignored() {}\n");
+    write(r, "m/p/p_test.go", b"package p\n\nimport \"testing\"\n\nfunc TestP(t *testing.T) { P() }\n");
+    write(r, "m/p/x_test.go", b"package p_test\n\nimport \"example.com/m/p\"\n\nfunc TestX() { p.P() }\n");
+    let h = host(r, AstPolicy::Allow);
+    let g = h.analysis().graph().unwrap();
+    let node = |id: &str| g.nodes().find(|n| n.id == id).unwrap_or_else(|| panic!("no node {id}")).clone();
+    // A directory outside any module: Go's machine-local pseudo path, marked unstable.
+    let root = h.project().root.display().to_string();
+    let loose = node(&format!("go:_{root}/loose"));
+    assert_eq!(loose.attrs.get("identity").map(String::as_str), Some("unstable"));
+    // The external test package is its own package, marked as a test.
+    let xtest = node("go:example.com/m/p_test");
+    assert_eq!(xtest.attrs.get("test").map(String::as_str), Some("true"));
+    assert!(g.edges().any(|e| e.source == "go:example.com/m/p_test::TestX"
+        && e.relation == "calls"
+        && e.target == "go:example.com/m/p::P"));
+    assert!(g.edges().any(|e| e.source == "go:example.com/m/p::P"
+        && e.relation == "tested_by"
+        && e.target == "go:example.com/m/p::TestP"));
+    assert_eq!(node("go:example.com/m/p::TestP").attrs.get("test").map(String::as_str), Some("true"));
+    // Files outside the build context are inventoried, recorded as excluded, and define nothing.
+    for (file, why) in [("m/p/p_windows.go", "excluded:file name suffix"), ("m/p/tagged.go", "excluded:")] {
+        let status = node(&format!("file:{file}")).attrs.get("status").cloned().unwrap_or_default();
+        assert!(status.starts_with(why), "{file}: {status}");
+    }
+    assert!(!g.nodes().any(|n| n.id.ends_with("::OnlyWindows") || n.id.ends_with("::Ignored")));
+}
