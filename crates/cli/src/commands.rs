@@ -1,7 +1,10 @@
 //! The commands: each loads the project, asks the engine or the index, and renders.
 
 use crate::output::{self, print_json};
-use docforge_db::{AnalysisHost, AstPolicy, ENGINE_VERSION};
+use docforge_db::{
+    published_is_current, published_summary, AnalysisHost, AstPolicy, Summary, ENGINE_VERSION,
+};
+use docforge_index::PublishReport;
 use docforge_index::{Index, IndexError};
 use docforge_project::{Project, STATE_DIR};
 use serde_json::json;
@@ -35,6 +38,29 @@ pub fn index(root: &Path, no_ast: bool, json: bool, threads: Option<usize>) -> R
     let threads =
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let progress = Progress::new(!json && std::io::stderr().is_terminal());
+    // A process starts cold: when the published generation already matches the sources on
+    // disk (cheap identity: sizes and mtimes), say so instead of re-analysing everything.
+    if path.is_file() {
+        if let Ok(existing) = Index::open_read_only(&path) {
+            if published_is_current(&project, policy, &existing).unwrap_or(false) {
+                let stats = existing.stats().map_err(|e| e.to_string())?;
+                if let Some(summary) = published_summary(&stats.meta) {
+                    let report = Report {
+                        root: &project.root,
+                        path: &path,
+                        no_ast,
+                        generation: stats.generation,
+                        read: 0,
+                        unchanged: summary.files,
+                        publish: None,
+                        up_to_date: true,
+                    };
+                    print_index_report(&report, &summary, started.elapsed(), json);
+                    return Ok(());
+                }
+            }
+        }
+    }
     let mut host = AnalysisHost::new(project, policy);
     progress.phase("scanning");
     let sync = host.sync_from_disk();
@@ -50,55 +76,86 @@ pub fn index(root: &Path, no_ast: bool, json: bool, threads: Option<usize>) -> R
         }
         Err(e) => return Err(e.to_string()),
     };
-    let report = host.publish(&mut index).map_err(|e| e.to_string())?;
+    let publish = host.publish(&mut index).map_err(|e| e.to_string())?;
     progress.finish();
-    let s = &graph.summary;
-    let elapsed = started.elapsed();
+    let report = Report {
+        root: &host.project().root,
+        path: &path,
+        no_ast,
+        generation: publish.generation,
+        read: sync.read,
+        unchanged: sync.unchanged,
+        publish: Some(&publish),
+        up_to_date: false,
+    };
+    print_index_report(&report, &graph.summary, started.elapsed(), json);
+    Ok(())
+}
+
+struct Report<'a> {
+    root: &'a Path,
+    path: &'a Path,
+    no_ast: bool,
+    generation: u64,
+    read: usize,
+    unchanged: usize,
+    publish: Option<&'a PublishReport>,
+    up_to_date: bool,
+}
+
+fn print_index_report(r: &Report<'_>, s: &Summary, elapsed: std::time::Duration, json: bool) {
+    let (written, deleted, unchanged_owners, rows, files_written) = r.publish.map_or((0, 0, 0, 0, 0), |p| {
+        (p.owners_written, p.owners_deleted, p.owners_unchanged, p.rows_written, p.files_written)
+    });
     if json {
         print_json(&json!({
             "schema_version": "docforge.index.v1",
-            "project_root": host.project().root.display().to_string(),
-            "index_path": path.display().to_string(),
-            "generation": report.generation,
-            "ast_policy": if no_ast { "no_ast" } else { "allow" },
+            "project_root": r.root.display().to_string(),
+            "index_path": r.path.display().to_string(),
+            "generation": r.generation,
+            "up_to_date": r.up_to_date,
+            "ast_policy": if r.no_ast { "no_ast" } else { "allow" },
             "precision": s.precision.map(|p| p.as_str()),
             "completeness": if s.completeness.complete { "complete" } else { "partial" },
             "completeness_reasons": s.completeness.reasons,
             "files": { "total": s.files, "docs": s.docs, "go": s.go_files, "go_selected": s.go_files_selected,
-                       "go_excluded": s.go_files_excluded, "skipped": s.skipped, "read": sync.read, "unchanged": sync.unchanged },
+                       "go_excluded": s.go_files_excluded, "skipped": s.skipped, "read": r.read, "unchanged": r.unchanged },
             "modules": s.modules,
             "packages": s.packages,
             "nodes": s.nodes,
             "edges": s.edges,
             "diagnostics": { "errors": s.errors, "warnings": s.warnings },
-            "publication": { "owners_written": report.owners_written, "owners_deleted": report.owners_deleted,
-                             "owners_unchanged": report.owners_unchanged, "rows_written": report.rows_written,
-                             "files_written": report.files_written },
+            "publication": { "owners_written": written, "owners_deleted": deleted,
+                             "owners_unchanged": unchanged_owners, "rows_written": rows,
+                             "files_written": files_written },
             "elapsed_ms": elapsed.as_millis() as u64,
         }));
-    } else {
-        println!(
-            "indexed {} files ({} docs, {} Go: {} selected) -> {} nodes, {} edges, {} errors, {} warnings; {}; generation {} ({} of {} owners written) in {:.2}s",
-            s.files,
-            s.docs,
-            s.go_files,
-            s.go_files_selected,
-            s.nodes,
-            s.edges,
-            s.errors,
-            s.warnings,
-            match (s.precision, s.completeness.complete) {
-                (None, _) => "Go not analysed (--no-ast)".to_string(),
-                (Some(p), true) => format!("precision {}, complete", p.as_str()),
-                (Some(p), false) => format!("precision {}, partial: {}", p.as_str(), s.completeness.reasons.join(", ")),
-            },
-            report.generation,
-            report.owners_written,
-            report.owners_written + report.owners_unchanged,
-            elapsed.as_secs_f64()
-        );
+        return;
     }
-    Ok(())
+    let state = match (s.precision, s.completeness.complete) {
+        (None, _) => "Go not analysed (--no-ast)".to_string(),
+        (Some(p), true) => format!("precision {}, complete", p.as_str()),
+        (Some(p), false) => {
+            format!("precision {}, partial: {}", p.as_str(), s.completeness.reasons.join(", "))
+        }
+    };
+    let publication = if r.up_to_date {
+        format!("generation {} is up to date (no file changed)", r.generation)
+    } else {
+        format!("generation {} ({} of {} owners written)", r.generation, written, written + unchanged_owners)
+    };
+    println!(
+        "indexed {} files ({} docs, {} Go: {} selected) -> {} nodes, {} edges, {} errors, {} warnings; {state}; {publication} in {:.2}s",
+        s.files,
+        s.docs,
+        s.go_files,
+        s.go_files_selected,
+        s.nodes,
+        s.edges,
+        s.errors,
+        s.warnings,
+        elapsed.as_secs_f64()
+    );
 }
 
 pub fn stats(root: &Path, json: bool) -> Result<(), String> {

@@ -89,13 +89,26 @@ fn index_stats_search_node_on_the_shop_fixture() {
     let again = json(&run(root, &["index", "--json"]));
     assert_eq!(again["publication"]["owners_written"], 0, "{again}");
     assert_eq!(again["generation"], 1);
+    assert_eq!(again["up_to_date"], true, "a new process sees no change without re-analysing: {again}");
+    assert_eq!(again["nodes"], report["nodes"], "the recorded summary is reported");
+    assert_eq!(again["files"]["read"], 0);
+    // A different policy is not the same publication.
+    let no_ast = json(&run(root, &["index", "--no-ast", "--json"]));
+    assert_eq!((no_ast["up_to_date"].clone(), no_ast["generation"].clone()), (false.into(), 2.into()));
+    let back = json(&run(root, &["index", "--json"]));
+    assert_eq!((back["up_to_date"].clone(), back["generation"].clone()), (false.into(), 3.into()));
     // Editing one document rewrites that document's rows only.
     let p = root.join("docs/notes.md");
     let text = fs::read_to_string(&p).unwrap() + "\nOne more line.\n";
     fs::write(&p, text).unwrap();
     let edited = json(&run(root, &["index", "--json"]));
-    assert_eq!(edited["generation"], 2);
+    assert_eq!(edited["generation"], 4);
+    assert_eq!(edited["up_to_date"], false);
     assert_eq!(edited["publication"]["owners_written"], 2, "file node + document: {edited}");
+    // Changing docforge.toml invalidates the publication too.
+    let cfg = fs::read_to_string(root.join("docforge.toml")).unwrap() + "\n# touched\n";
+    fs::write(root.join("docforge.toml"), cfg).unwrap();
+    assert_eq!(json(&run(root, &["index", "--json"]))["up_to_date"], false);
 }
 
 #[test]

@@ -21,7 +21,7 @@ pub use digest::{fragment_digest, sha256_hex};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};
 pub use host::{Analysis, AnalysisHost, Cancellable, Change, FileChange, SyncReport};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
-pub use publish::{PublishError, ENGINE_VERSION};
+pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
 pub use salsa::Cancelled;
 
 pub use docforge_syntax::{AstGate, AstPolicy, GateCounters};

@@ -111,6 +111,10 @@ impl AnalysisHost {
             if s.completeness.complete { "complete" } else { "partial" }.into(),
         );
         meta.insert("completeness_reasons".into(), s.completeness.reasons.join(", "));
+        meta.insert("config_sha256".into(), crate::sha256_hex(self.project().config_text.as_bytes()));
+        for (key, value) in summary_counts(s) {
+            meta.insert(format!("summary.{key}"), value.to_string());
+        }
         Ok(Snapshot { graph, skipped_files, fingerprint, meta })
     }
 
@@ -225,4 +229,101 @@ fn delta(prev: &Published, snap: &Snapshot) -> Delta {
     let upserted: HashSet<String> = d.upsert_files.iter().map(|f| f.path.clone()).collect();
     d.remove_files.retain(|p| !upserted.contains(p));
     d
+}
+
+fn summary_counts(s: &crate::Summary) -> [(&'static str, usize); 13] {
+    [
+        ("files", s.files),
+        ("docs", s.docs),
+        ("go_files", s.go_files),
+        ("go_files_selected", s.go_files_selected),
+        ("go_files_excluded", s.go_files_excluded),
+        ("modules", s.modules),
+        ("packages", s.packages),
+        ("nodes", s.nodes),
+        ("edges", s.edges),
+        ("errors", s.errors),
+        ("warnings", s.warnings),
+        ("skipped", s.skipped),
+        ("complete", s.completeness.complete as usize),
+    ]
+}
+
+/// The summary a publication recorded, so a later process can report it without analysing.
+pub fn published_summary(meta: &BTreeMap<String, String>) -> Option<crate::Summary> {
+    let n = |k: &str| meta.get(&format!("summary.{k}")).and_then(|v| v.parse::<usize>().ok());
+    let precision = match meta.get("precision")?.as_str() {
+        "ast" => Some(docforge_model::Precision::Ast),
+        "precise" => Some(docforge_model::Precision::Precise),
+        "precise_fallback" => Some(docforge_model::Precision::PreciseFallback),
+        _ => None,
+    };
+    let reasons = meta
+        .get("completeness_reasons")
+        .map_or(Vec::new(), |r| r.split(", ").filter(|s| !s.is_empty()).map(String::from).collect());
+    Some(crate::Summary {
+        files: n("files")?,
+        docs: n("docs")?,
+        go_files: n("go_files")?,
+        go_files_selected: n("go_files_selected")?,
+        go_files_excluded: n("go_files_excluded")?,
+        modules: n("modules")?,
+        packages: n("packages")?,
+        nodes: n("nodes")?,
+        edges: n("edges")?,
+        errors: n("errors")?,
+        warnings: n("warnings")?,
+        skipped: n("skipped")?,
+        precision,
+        completeness: crate::Completeness { complete: n("complete")? == 1, reasons },
+    })
+}
+
+/// Whether `index` already holds the graph of the sources on disk, judged without reading
+/// any source: same engine version, AST policy and `docforge.toml`, the same inventory (paths,
+/// kinds, refusals) and every loaded file with the same size and modification time — the
+/// cheap identity `make` and `git status` use. Any doubt answers `false`.
+pub fn published_is_current(
+    project: &docforge_project::Project,
+    policy: docforge_syntax::AstPolicy,
+    index: &Index,
+) -> Result<bool, IndexError> {
+    let Some(publication) = index.publication()? else { return Ok(false) };
+    let meta = index.stats()?.meta;
+    let policy = if policy == docforge_syntax::AstPolicy::Allow { "allow" } else { "no_ast" };
+    let config = crate::sha256_hex(project.config_text.as_bytes());
+    if publication.generation == 0
+        || meta.get("engine_version").map(String::as_str) != Some(ENGINE_VERSION)
+        || meta.get("ast_policy").map(String::as_str) != Some(policy)
+        || meta.get("config_sha256") != Some(&config)
+        || published_summary(&meta).is_none()
+    {
+        return Ok(false);
+    }
+    let inventory = docforge_project::discover(project);
+    if !inventory.errors.is_empty() {
+        return Ok(false);
+    }
+    let stored: HashMap<String, FileRecord> =
+        index.files()?.into_iter().map(|f| (f.path.clone(), f)).collect();
+    if stored.len() != inventory.entries.len() {
+        return Ok(false);
+    }
+    for e in &inventory.entries {
+        let Some(record) = stored.get(&e.rel) else { return Ok(false) };
+        let same = match (&e.status, e.stamp) {
+            (docforge_project::EntryStatus::Selected, Some(stamp)) => {
+                record.kind == e.kind.as_str()
+                    && record.size == stamp.size
+                    && record.mtime_ns == stamp.mtime_ns
+                    && !record.status.starts_with("refused:")
+            }
+            (docforge_project::EntryStatus::Selected, None) => false,
+            (status, _) => record.status == status.label(),
+        };
+        if !same {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }

@@ -16,6 +16,9 @@ pub struct Project {
     pub config_present: bool,
     /// `project.id`, or the root directory's name.
     pub id: String,
+    /// The exact text of `docforge.toml` (empty without one), so a published index can
+    /// record which configuration it was built under.
+    pub config_text: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +47,7 @@ impl Project {
         let root = fs::canonicalize(root)
             .map_err(|e| ProjectError::Unreadable { path: shown, message: e.to_string() })?;
         let config_path = root.join(crate::CONFIG_FILE);
+        let mut config_text = String::new();
         let (config, config_present) = match fs::symlink_metadata(&config_path) {
             Ok(m) if m.is_file() => {
                 let text = fs::read_to_string(&config_path).map_err(|e| ConfigError {
@@ -51,7 +55,9 @@ impl Project {
                     key: None,
                     message: format!("cannot read: {e}"),
                 })?;
-                (Config::parse(&config_path, &text)?, true)
+                let config = Config::parse(&config_path, &text)?;
+                config_text = text;
+                (config, true)
             }
             Ok(_) => {
                 return Err(ConfigError {
@@ -66,7 +72,7 @@ impl Project {
         let id = config.project.id.clone().unwrap_or_else(|| {
             root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "project".into())
         });
-        Ok(Project { root, config, config_present, id })
+        Ok(Project { root, config, config_present, id, config_text })
     }
 }
 
