@@ -292,12 +292,10 @@ fn engine(corpus: &Path) -> serde_json::Value {
 /// One edit of `net/http/server.go`: typing inside a function body (`body`), or adding a
 /// package-level function (which changes the package's symbol table).
 fn edit_text(text: &str, i: usize, body: bool) -> String {
-    const ANCHOR: &str = "func (s *Server) Close() error {\n";
-    match text.find(ANCHOR).filter(|_| body) {
-        Some(at) => {
-            let at = at + ANCHOR.len();
-            format!("{}\t_ = {i}\n{}", &text[..at], &text[at..])
-        }
+    // The body of the last top-level function: after the `{` ending its signature line.
+    let anchor = text.rfind("\nfunc ").and_then(|f| text[f..].find("{\n").map(|b| f + b + 2));
+    match anchor.filter(|_| body) {
+        Some(at) => format!("{}\t_ = {i}\n{}", &text[..at], &text[at..]),
         None => format!("{text}\nfunc docforgeEdit{i}() {{}}\n"),
     }
 }
@@ -316,7 +314,8 @@ fn edits(corpus: &Path) -> serde_json::Value {
     host.sync_from_disk();
     host.analysis().prewarm(THREADS).unwrap();
     host.analysis().graph().unwrap();
-    let text = std::fs::read_to_string(host.project().root.join(EDIT_FILE)).unwrap();
+    let edit_file = std::env::var("DOCFORGE_BENCH_FILE").unwrap_or_else(|_| EDIT_FILE.to_string());
+    let text = std::fs::read_to_string(host.project().root.join(&edit_file)).unwrap();
     let index_dir = std::env::temp_dir().join(format!("docforge-bench-edits-{}", std::process::id()));
     let mut index = std::env::var_os("DOCFORGE_BENCH_PUBLISH").map(|_| {
         let mut index = Index::recreate(&index_dir.join("index.sqlite")).unwrap();
@@ -330,7 +329,7 @@ fn edits(corpus: &Path) -> serde_json::Value {
         let edited = edit_text(&text, i, body_edit);
         host.apply_change(docforge_db::Change {
             files: vec![docforge_db::FileChange::Set {
-                rel: EDIT_FILE.into(),
+                rel: edit_file.clone(),
                 kind: FileKind::Go,
                 content: docforge_db::Content::Bytes(edited.into_bytes().into()),
             }],
