@@ -65,7 +65,12 @@ pub fn index(root: &Path, no_ast: bool, json: bool, threads: Option<usize>) -> R
     progress.phase("scanning");
     let sync = host.sync_from_disk();
     progress.phase(&format!("analysing {} files", sync.read));
-    host.analysis().prewarm(threads).map_err(|e| e.to_string())?;
+    let counters = docforge_db::Progress::default();
+    let analysis = host.analysis();
+    progress
+        .track(&counters, || analysis.prewarm_with_progress(threads, &counters))
+        .map_err(|e| e.to_string())?;
+    drop(analysis);
     let graph = host.analysis().graph().map_err(|e| e.to_string())?;
     progress.phase("publishing");
     let mut index = match Index::open(&path) {
@@ -253,6 +258,29 @@ impl Progress {
         if let Some(bar) = &self.0 {
             bar.set_message(message.to_string());
         }
+    }
+    /// Run `work`, showing `counters` as a bar on a terminal.
+    fn track<R>(&self, counters: &docforge_db::Progress, work: impl FnOnce() -> R) -> R {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let Some(bar) = &self.0 else { return work() };
+        let finished = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let style =
+                    indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta})")
+                        .expect("static template");
+                bar.set_style(style.progress_chars("=> "));
+                while !finished.load(Ordering::Relaxed) {
+                    bar.set_length(counters.total.load(Ordering::Relaxed) as u64);
+                    bar.set_position(counters.done.load(Ordering::Relaxed) as u64);
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                bar.set_style(indicatif::ProgressStyle::default_spinner());
+            });
+            let result = work();
+            finished.store(true, Ordering::Relaxed);
+            result
+        })
     }
     fn note(&self, message: &str) {
         match &self.0 {

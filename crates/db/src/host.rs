@@ -14,9 +14,17 @@ use docforge_project::{discover, read_source, EntryStatus, FileKind, FileStamp, 
 use docforge_syntax::{AstPolicy, GateCounters};
 use salsa::{Cancelled, Durability, Setter};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 pub type Cancellable<T> = Result<T, Cancelled>;
+
+/// Work counters a long operation updates and a front may poll (e.g. for a progress bar).
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub done: AtomicUsize,
+    pub total: AtomicUsize,
+}
 
 /// One file's new state.
 #[derive(Clone, Debug)]
@@ -249,6 +257,12 @@ impl Analysis {
     /// doc facts and fragments) on `threads` threads, so the following
     /// [`Analysis::graph`] only concatenates memoised chunks.
     pub fn prewarm(&self, threads: usize) -> Cancellable<()> {
+        self.prewarm_with_progress(threads, &Progress::default())
+    }
+
+    /// [`Analysis::prewarm`], counting finished work items (files, then directories) into
+    /// `progress` so a front can show a progress bar.
+    pub fn prewarm_with_progress(&self, threads: usize, progress: &Progress) -> Cancellable<()> {
         let ws = self.ws;
         let dirs: Vec<String> =
             self.with(|db| crate::assemble::all_dirs(db, ws).keys().cloned().collect())?;
@@ -256,6 +270,7 @@ impl Analysis {
         // Files first (parsing dominates and balances well), then chunks (fragments need
         // the facts of imported packages, which other threads may still be producing).
         let files: Vec<SourceFile> = self.with(|db| ws.files(db).clone())?;
+        progress.total.store(files.len() + dirs.len(), Ordering::Relaxed);
         let results: Vec<Cancellable<()>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {

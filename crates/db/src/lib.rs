@@ -19,7 +19,7 @@ mod trees;
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};
-pub use host::{Analysis, AnalysisHost, Cancellable, Change, FileChange, SyncReport};
+pub use host::{Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress, SyncReport};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
 pub use salsa::Cancelled;
