@@ -6,7 +6,7 @@ use docforge_db::{
 };
 use docforge_index::PublishReport;
 use docforge_index::{Index, IndexError};
-use docforge_project::{Project, STATE_DIR};
+use docforge_project::{discover, Project, STATE_DIR};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -40,9 +40,10 @@ pub fn index(root: &Path, no_ast: bool, json: bool, threads: Option<usize>) -> R
     let progress = Progress::new(!json && std::io::stderr().is_terminal());
     // A process starts cold: when the published generation already matches the sources on
     // disk (cheap identity: sizes and mtimes), say so instead of re-analysing everything.
+    let inventory = discover(&project);
     if path.is_file() {
         if let Ok(existing) = Index::open_read_only(&path) {
-            if published_is_current(&project, policy, &existing).unwrap_or(false) {
+            if published_is_current(&project, &inventory, policy, &existing).unwrap_or(false) {
                 let stats = existing.stats().map_err(|e| e.to_string())?;
                 if let Some(summary) = published_summary(&stats.meta) {
                     let report = Report {
@@ -63,7 +64,7 @@ pub fn index(root: &Path, no_ast: bool, json: bool, threads: Option<usize>) -> R
     }
     let mut host = AnalysisHost::new(project, policy);
     progress.phase("scanning");
-    let sync = host.sync_from_disk();
+    let sync = host.sync_from_inventory(&inventory);
     progress.phase(&format!("analysing {} files", sync.read));
     let counters = docforge_db::Progress::default();
     let analysis = host.analysis();

@@ -21,8 +21,6 @@ pub struct Module {
 pub struct Modules {
     /// Sorted by directory, deepest last.
     pub modules: Vec<Module>,
-    /// `go.work` `use` directories inside the root (project-relative).
-    pub work_uses: Vec<String>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -66,18 +64,16 @@ pub fn go_modules(db: &dyn Db, ws: Workspace) -> Modules {
             _ => match docforge_go::parse_go_work(&text) {
                 Ok(w) => {
                     let base = dir_of(&rel);
-                    for u in w.uses {
-                        let joined = normalize(&format!("{base}/{u}"));
-                        match joined {
-                            Some(d) => out.work_uses.push(d),
-                            None => out.diagnostics.push(
-                                Diagnostic::error(
-                                    "go_work_outside_root",
-                                    format!("go.work uses {u:?}, which is outside the project root"),
-                                )
-                                .at(loc.clone()),
-                            ),
-                        }
+                    // Members inside the root are found through their own go.mod; only a
+                    // member outside the root needs saying.
+                    for u in w.uses.iter().filter(|u| !stays_inside(&format!("{base}/{u}"))) {
+                        out.diagnostics.push(
+                            Diagnostic::error(
+                                "go_work_outside_root",
+                                format!("go.work uses {u:?}, which is outside the project root"),
+                            )
+                            .at(loc.clone()),
+                        );
                     }
                 }
                 Err(e) => out.diagnostics.push(Diagnostic::error("go_work_invalid", e).at(loc)),
@@ -89,19 +85,18 @@ pub fn go_modules(db: &dyn Db, ws: Workspace) -> Modules {
     out
 }
 
-/// Normalise `a/./b/../c` to `a/c`; `None` when it climbs out of the root.
-fn normalize(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
+/// Whether a relative path (`a/./b/../c`) stays inside the root.
+fn stays_inside(path: &str) -> bool {
+    let mut depth = 0usize;
     for c in path.split('/') {
         match c {
             "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            c => parts.push(c),
+            ".." if depth == 0 => return false,
+            ".." => depth -= 1,
+            _ => depth += 1,
         }
     }
-    Some(parts.join("/"))
+    true
 }
 
 /// Build-context selection of one `.go` file (no AST: works under `--no-ast`).

@@ -10,7 +10,7 @@ use crate::go_q::{go_facts, go_selection};
 use crate::graph::{file_digest, Graph};
 use crate::inputs::{Content, InventoryInfo, SourceFile, Workspace};
 use docforge_go::{BuildContext, FileSelection};
-use docforge_project::{discover, read_source, EntryStatus, FileKind, FileStamp, Project};
+use docforge_project::{discover, read_source, EntryStatus, FileKind, FileStamp, Inventory, Project};
 use docforge_syntax::{AstPolicy, GateCounters};
 use salsa::{Cancelled, Durability, Setter};
 use std::collections::BTreeMap;
@@ -132,20 +132,19 @@ impl AnalysisHost {
             match fc {
                 FileChange::Set { rel, kind, content } => {
                     let stamp = stamps.get(&rel).copied();
+                    let mtime = stamp.map_or(0, |s| s.mtime_ns);
                     match self.files.get_mut(&rel) {
                         Some((file, old_stamp)) => {
                             if file.kind(&self.db) != kind {
                                 file.set_kind(&mut self.db).to(kind);
                             }
                             file.set_content(&mut self.db).with_durability(durability).to(content);
-                            let mtime = stamp.map_or(0, |s| s.mtime_ns);
                             if file.mtime_ns(&self.db) != mtime {
                                 file.set_mtime_ns(&mut self.db).to(mtime);
                             }
                             *old_stamp = stamp;
                         }
                         None => {
-                            let mtime = stamp.map_or(0, |s| s.mtime_ns);
                             let file = SourceFile::builder(rel.clone(), kind, content, mtime)
                                 .durability(durability)
                                 .new(&self.db);
@@ -179,6 +178,11 @@ impl AnalysisHost {
     /// stamp (size, mtime, inode) is unchanged are not read again.
     pub fn sync_from_disk(&mut self) -> SyncReport {
         let inv = discover(&self.project);
+        self.sync_from_inventory(&inv)
+    }
+
+    /// [`AnalysisHost::sync_from_disk`] with a walk the caller already made.
+    pub fn sync_from_inventory(&mut self, inv: &Inventory) -> SyncReport {
         let mut report = SyncReport { scan_errors: inv.errors.len(), ..Default::default() };
         let mut change = Change::default();
         let mut stamps = BTreeMap::new();

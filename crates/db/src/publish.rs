@@ -118,12 +118,6 @@ impl AnalysisHost {
         Ok(Snapshot { graph, skipped_files, fingerprint, meta })
     }
 
-    /// The full index batch for the current revision.
-    pub fn batch(&self) -> Cancellable<Batch> {
-        let snap = self.snapshot()?;
-        Ok(full_batch(&snap))
-    }
-
     /// Publish the current revision into `index`. After a first full publication, only the
     /// owners and files of directories whose chunk changed since this host's last
     /// publication are compared and sent; if another writer published in between, the index
@@ -285,6 +279,7 @@ pub fn published_summary(meta: &BTreeMap<String, String>) -> Option<crate::Summa
 /// cheap identity `make` and `git status` use. Any doubt answers `false`.
 pub fn published_is_current(
     project: &docforge_project::Project,
+    inventory: &docforge_project::Inventory,
     policy: docforge_syntax::AstPolicy,
     index: &Index,
 ) -> Result<bool, IndexError> {
@@ -300,7 +295,6 @@ pub fn published_is_current(
     {
         return Ok(false);
     }
-    let inventory = docforge_project::discover(project);
     if !inventory.errors.is_empty() {
         return Ok(false);
     }

@@ -24,6 +24,15 @@ fn small_project() -> tempfile::TempDir {
     dir
 }
 
+/// An editor change of one file, as one revision.
+fn edit(h: &mut AnalysisHost, rel: &str, kind: FileKind, text: &[u8]) {
+    let content = Content::Bytes(text.to_vec().into());
+    h.apply_change(Change {
+        files: vec![FileChange::Set { rel: rel.into(), kind, content }],
+        ..Default::default()
+    });
+}
+
 fn host(root: &Path, policy: AstPolicy) -> AnalysisHost {
     let mut h = AnalysisHost::with_execution_log(Project::load(root).unwrap(), policy);
     h.sync_from_disk();
@@ -64,14 +73,7 @@ fn editing_one_go_file_reexecutes_only_its_queries() {
     h.analysis().graph().unwrap();
     let c = h.file("c/c.go").unwrap();
     h.execution_log().enable(true);
-    h.apply_change(Change {
-        files: vec![FileChange::Set {
-            rel: "c/c.go".into(),
-            kind: FileKind::Go,
-            content: Content::Bytes(b"package c\n\nfunc D() {}\n\nfunc E() { D() }\n".to_vec().into()),
-        }],
-        ..Default::default()
-    });
+    edit(&mut h, "c/c.go", FileKind::Go, b"package c\n\nfunc D() {}\n\nfunc E() { D() }\n");
     h.analysis().graph().unwrap();
     let log = h.execution_log().take();
     let facts: Vec<_> = log.iter().filter(|e| e.starts_with("go_facts(")).collect();
@@ -98,24 +100,10 @@ fn editing_prose_reprojects_only_that_document() {
     h.analysis().graph().unwrap();
     // The first editor change of a file moves it from MEDIUM (as loaded from disk) to LOW
     // durability; salsa cannot backdate across that move, so measure the steady state.
-    h.apply_change(Change {
-        files: vec![FileChange::Set {
-            rel: "docs/y.md".into(),
-            kind: FileKind::Markdown,
-            content: Content::Bytes(b"# Y\n\nPlain prose.\n".to_vec().into()),
-        }],
-        ..Default::default()
-    });
+    edit(&mut h, "docs/y.md", FileKind::Markdown, b"# Y\n\nPlain prose.\n");
     h.analysis().graph().unwrap();
     h.execution_log().enable(true);
-    h.apply_change(Change {
-        files: vec![FileChange::Set {
-            rel: "docs/y.md".into(),
-            kind: FileKind::Markdown,
-            content: Content::Bytes(b"# Y\n\nPlain prose, edited.\n".to_vec().into()),
-        }],
-        ..Default::default()
-    });
+    edit(&mut h, "docs/y.md", FileKind::Markdown, b"# Y\n\nPlain prose, edited.\n");
     h.analysis().graph().unwrap();
     let log: Vec<String> =
         h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
