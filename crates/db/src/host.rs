@@ -91,13 +91,13 @@ impl AnalysisHost {
 
     fn with_database(project: Project, db: RootDatabase) -> Self {
         let root = project.root.display().to_string();
-        let ws = Workspace::new(
-            &db,
-            root,
-            Vec::new(),
-            build_context(&project),
-            Arc::new(InventoryInfo::default()),
-        );
+        // Workspace-level inputs change rarely (a new file, a new build context): MEDIUM, so
+        // that an edit (LOW) of one file is verified without revisiting every memo that
+        // reads them (salsa's durability shortcut).
+        let ws =
+            Workspace::builder(root, Vec::new(), build_context(&project), Arc::new(InventoryInfo::default()))
+                .durability(Durability::MEDIUM)
+                .new(&db);
         AnalysisHost { db, ws, project, files: BTreeMap::new(), published: None }
     }
 

@@ -283,3 +283,32 @@ fn module_less_dirs_xtests_and_build_constraints() {
     }
     assert!(!g.nodes().any(|n| n.id.ends_with("::OnlyWindows") || n.id.ends_with("::Ignored")));
 }
+
+#[test]
+fn steady_state_edit_does_not_revisit_other_directories() {
+    // Salsa's durability shortcut: once a file is being edited (LOW), memos that read only
+    // MEDIUM inputs (other files as loaded from disk, the workspace) are verified in O(1)
+    // without walking their dependencies. A workspace input left at LOW durability silently
+    // turns every edit into a walk over every memo of the project.
+    let dir = small_project();
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    h.analysis().graph().unwrap();
+    edit(&mut h, "c/c.go", FileKind::Go, b"package c\n\nfunc D() {}\n\nfunc E() { D() }\n");
+    h.analysis().graph().unwrap();
+    h.execution_log().enable(true);
+    edit(&mut h, "c/c.go", FileKind::Go, b"package c\n\nfunc D() {}\n\nfunc E() { D(); D() }\n");
+    h.analysis().graph().unwrap();
+    let log = h.execution_log().take();
+    // Only the edited file's own per-file queries appear at all (executed, not validated).
+    for query in ["file_record(", "file_digest(", "go_selection(", "go_facts(", "file_fragment("] {
+        let seen: Vec<_> =
+            log.iter().filter(|e| e.trim_start_matches("validated ").starts_with(query)).collect();
+        assert_eq!(seen.len(), 1, "{query}: {log:#?}");
+        assert!(!seen[0].starts_with("validated "), "{log:#?}");
+    }
+    // Other directories' chunks are checked shallowly: their dependencies are not visited.
+    assert!(log.iter().any(|e| e.starts_with("validated dir_chunk(")), "{log:#?}");
+    for deep in ["validated package_symbols(", "validated doc_facts(", "validated dir_packages("] {
+        assert!(!log.iter().any(|e| e.starts_with(deep)), "{deep}: {log:#?}");
+    }
+}
