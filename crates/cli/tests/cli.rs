@@ -60,7 +60,7 @@ fn index_stats_search_node_on_the_shop_fixture() {
     assert!(stats["nodes_by_kind"]["interface"].as_u64().unwrap() >= 3, "{stats}");
     assert!(stats["edges_by_relation"]["calls"].as_u64().unwrap() >= 1, "{stats}");
     let publication = &stats["publication"];
-    assert_eq!(publication["schema_version"], 1);
+    assert_eq!(publication["schema_version"], docforge_index::SCHEMA_VERSION);
     assert_eq!(publication["source_fingerprint"].as_str().unwrap().len(), 64);
 
     let hits = json(&run(root, &["search", "Repository", "--limit", "5", "--json"]));

@@ -114,6 +114,7 @@ fn realistic_document_fragment() {
                             column: 1,
                         },
                     ),
+                    attrs: {},
                 },
                 Edge {
                     source: "arch.auth#authentication",
@@ -126,6 +127,7 @@ fn realistic_document_fragment() {
                             column: 1,
                         },
                     ),
+                    attrs: {},
                 },
                 Edge {
                     source: "arch.auth#authentication",
@@ -138,6 +140,7 @@ fn realistic_document_fragment() {
                             column: 23,
                         },
                     ),
+                    attrs: {},
                 },
                 Edge {
                     source: "arch.auth#authentication",
@@ -150,6 +153,7 @@ fn realistic_document_fragment() {
                             column: 15,
                         },
                     ),
+                    attrs: {},
                 },
                 Edge {
                     source: "arch.auth#token-rotation",
@@ -162,6 +166,7 @@ fn realistic_document_fragment() {
                             column: 23,
                         },
                     ),
+                    attrs: {},
                 },
                 Edge {
                     source: "arch.auth",
@@ -174,6 +179,7 @@ fn realistic_document_fragment() {
                             column: 15,
                         },
                     ),
+                    attrs: {},
                 },
                 Edge {
                     source: "arch.auth",
@@ -186,6 +192,7 @@ fn realistic_document_fragment() {
                             column: 12,
                         },
                     ),
+                    attrs: {},
                 },
             ],
             diagnostics: [

@@ -54,7 +54,7 @@ pub use open::Index;
 pub use publish::graph_digest;
 
 /// The schema this build reads and writes. Any other stored version is refused.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Meta keys owned by the index itself; a batch may not set them.
 pub const RESERVED_META_KEYS: &[&str] = &[
@@ -238,6 +238,7 @@ pub struct EdgeRecord {
     /// The end that is not the node asked about (target for outgoing, source for incoming).
     pub other: String,
     pub location: Option<Location>,
+    pub attrs: std::collections::BTreeMap<String, String>,
     pub owner: String,
 }
 

@@ -33,6 +33,16 @@ fn location_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Location>> {
     })
 }
 
+/// A JSON attribute object column (`NULL` = none); malformed JSON is a conversion error.
+fn attrs_at(r: &Row<'_>, i: usize) -> rusqlite::Result<BTreeMap<String, String>> {
+    match r.get::<_, Option<String>>(i)? {
+        None => Ok(BTreeMap::new()),
+        Some(text) => serde_json::from_str(&text).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+        }),
+    }
+}
+
 fn severity_from(s: &str) -> Option<Severity> {
     match s {
         "error" => Some(Severity::Error),
@@ -202,7 +212,7 @@ impl Index {
     fn edges_where(&self, column: &str, id: &str) -> Result<Vec<EdgeRecord>, IndexError> {
         let outgoing = column == "source";
         let sql = format!(
-            "SELECT e.source, e.relation, e.target, e.path, e.line, e.col, o.key \
+            "SELECT e.source, e.relation, e.target, e.path, e.line, e.col, o.key, e.attrs \
              FROM edges e JOIN owners o ON o.id = e.owner WHERE e.{column} = ?1 \
              ORDER BY e.relation, {}, e.rid",
             if outgoing { "e.target" } else { "e.source" }
@@ -220,6 +230,7 @@ impl Index {
                     relation,
                     target,
                     location: location_at(r, 3)?,
+                    attrs: attrs_at(r, 7)?,
                     owner: r.get(6)?,
                 })
             })

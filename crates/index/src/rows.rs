@@ -110,14 +110,7 @@ pub(crate) fn insert_fragment(
         .ctx(path)?;
     for node in &fragment.nodes {
         let (p, line, col) = loc(&node.location);
-        let attrs = if node.attrs.is_empty() {
-            None
-        } else {
-            Some(serde_json::to_string(&node.attrs).map_err(|e| IndexError::InvalidBatch {
-                path: path.to_path_buf(),
-                reason: format!("attrs of node `{}`: {e}", node.id),
-            })?)
-        };
+        let attrs = attrs_json(path, &node.attrs, &node.id)?;
         let rid = node_stmt
             .insert(params![owner, node.id, node.kind, node.title, p, line, col, node.text, attrs])
             .ctx(path)?;
@@ -128,15 +121,16 @@ pub(crate) fn insert_fragment(
     }
     let mut edge_stmt = tx
         .prepare_cached(
-            "INSERT INTO edges(owner, source, relation, class, target, path, line, col) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO edges(owner, source, relation, class, target, path, line, col, attrs) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )
         .ctx(path)?;
     for edge in &fragment.edges {
         let (p, line, col) = loc(&edge.location);
         let class = relation_class(&edge.relation).as_str();
+        let attrs = attrs_json(path, &edge.attrs, &edge.source)?;
         let rid = edge_stmt
-            .insert(params![owner, edge.source, edge.relation, class, edge.target, p, line, col])
+            .insert(params![owner, edge.source, edge.relation, class, edge.target, p, line, col, attrs])
             .ctx(path)?;
         extend(&mut ranges.edges, rid);
     }
@@ -154,6 +148,21 @@ pub(crate) fn insert_fragment(
         extend(&mut ranges.diags, rid);
     }
     Ok(ranges)
+}
+
+/// Attributes as a JSON object, `NULL` when there are none.
+fn attrs_json(
+    path: &Path,
+    attrs: &std::collections::BTreeMap<String, String>,
+    of: &str,
+) -> Result<Option<String>, IndexError> {
+    if attrs.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_string(attrs).map(Some).map_err(|e| IndexError::InvalidBatch {
+        path: path.to_path_buf(),
+        reason: format!("attrs of `{of}`: {e}"),
+    })
 }
 
 pub(crate) fn fragment_rows(f: &Fragment) -> usize {

@@ -62,7 +62,8 @@ CREATE TABLE edges(
     target   TEXT NOT NULL,
     path     TEXT,
     line     INTEGER,
-    col      INTEGER
+    col      INTEGER,
+    attrs    TEXT
 );
 
 CREATE TABLE diagnostics(

@@ -34,7 +34,8 @@ fn open_creates_parent_directory_schema_and_wal() {
 fn refuses_other_schema_versions_and_foreign_databases_without_touching_them() {
     let dir = tempfile::tempdir().unwrap();
     let cases: &[(&str, &str, &str)] = &[
-        ("future", "UPDATE meta SET value = '2' WHERE key = 'schema_version'", "2"),
+        ("future", "UPDATE meta SET value = '99' WHERE key = 'schema_version'", "99"),
+        ("older", "UPDATE meta SET value = '1' WHERE key = 'schema_version'", "1"),
         ("garbled", "UPDATE meta SET value = 'one' WHERE key = 'schema_version'", "one"),
         ("missing", "DELETE FROM meta WHERE key = 'schema_version'", "missing"),
     ];

@@ -135,7 +135,10 @@ fn publication_identity_reads_back_consistently() {
     index.publish(batch(owners.clone(), "abc123")).unwrap();
     let p = index.publication().unwrap().unwrap();
     assert_eq!(p.path, std::fs::canonicalize(&path).unwrap());
-    assert_eq!((p.generation, p.schema_version, p.source_fingerprint.as_str()), (1, 1, "abc123"));
+    assert_eq!(
+        (p.generation, p.schema_version, p.source_fingerprint.as_str()),
+        (1, docforge_index::SCHEMA_VERSION, "abc123")
+    );
     assert_eq!(p.graph_digest, graph_digest(&owners));
     assert_eq!(p.graph_digest.len(), 64);
     #[cfg(unix)]
@@ -167,7 +170,8 @@ fn node_record_has_edges_both_ways_with_classes_and_diagnostics() {
         "pkg:example.com/shop",
         Fragment {
             nodes: vec![svc.clone()],
-            edges: vec![Edge::new("go:example.com/shop::Service", "supersedes", "doc.d0")],
+            edges: vec![Edge::new("go:example.com/shop::Service", "supersedes", "doc.d0")
+                .with_attr("classification", "resolved_static")],
             diagnostics: vec![],
         },
     );
@@ -183,7 +187,11 @@ fn node_record_has_edges_both_ways_with_classes_and_diagnostics() {
         (rec.outgoing[0].class, rec.outgoing[0].other.as_str()),
         (RelationClass::Unclassified, "doc.d0")
     );
+    let attrs: Vec<(&str, &str)> =
+        rec.outgoing[0].attrs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(attrs, [("classification", "resolved_static")], "edge attributes round-trip");
     assert_eq!(rec.incoming.len(), 1);
+    assert!(rec.incoming[0].attrs.is_empty());
     let inc = &rec.incoming[0];
     assert_eq!(
         (inc.relation.as_str(), inc.class, inc.other.as_str()),

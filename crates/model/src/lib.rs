@@ -79,11 +79,25 @@ pub struct Edge {
     pub target: String,
     /// Where the edge was stated (a link, a call site, an import).
     pub location: Option<Location>,
+    /// Flat string attributes (`classification` of a call edge, `receiver` of an
+    /// `implements` edge, …). Not part of the edge's identity.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
 }
 
 impl Edge {
     pub fn new(source: impl Into<String>, relation: impl Into<String>, target: impl Into<String>) -> Self {
-        Edge { source: source.into(), relation: relation.into(), target: target.into(), location: None }
+        Edge {
+            source: source.into(),
+            relation: relation.into(),
+            target: target.into(),
+            location: None,
+            attrs: BTreeMap::new(),
+        }
+    }
+    pub fn with_attr(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.attrs.insert(key.into(), value.into());
+        self
     }
     pub fn at(mut self, location: Location) -> Self {
         self.location = Some(location);
