@@ -12,9 +12,13 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 const THREADS: usize = 2;
+
+#[global_allocator]
+static GLOBAL: docforge_syntax::alloc::GlobalAllocator = docforge_syntax::alloc::GlobalAllocator;
 const EDIT_FILE: &str = "net/http/server.go";
 
 fn main() {
+    docforge_syntax::alloc::use_for_tree_sitter();
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--phase") {
         let phase = &args[i + 1];

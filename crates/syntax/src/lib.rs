@@ -6,6 +6,7 @@
 //! extract Go symbols, calls or Logic. Markdown is the canonical projection of documents, not
 //! code analysis, and is never gated.
 
+pub mod alloc;
 mod gate;
 mod markdown;
 mod queries;
