@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Compare DocForge with go/types on a directory tree (default: GOROOT/src).
 #
-#   tests/oracle/compare.sh [--calls] [DIR]
+#   tests/oracle/compare.sh [--calls|--implements] [DIR]
 #
 # Default: package-level symbol IDs (tests/oracle vs the engine's published graph, through
 # crates/db/examples/symbol_ids.rs: discovery, salsa queries and graph assembly included).
 # DOCFORGE_ORACLE_SIDE=go-crate compares with crates/go/examples/ids instead.
 # --calls: syntax-resolved `calls` edges to package-level funcs (caller -> callee) instead.
+# --implements: `<T id> <I id> value|pointer` pairs (oracle -implements vs
+# crates/go/examples/implements; its Unknown-pair summary goes to stderr), also reported
+# without cmd/ (std only).
 # Both sides: linux/amd64, cgo off, tests excluded; see the headers of main.go / calls.go
 # and crates/go/examples/ids/*.rs. Exit status 0 iff missing = extra = 0.
 set -euo pipefail
 mode=ids
-if [ "${1:-}" = "--calls" ]; then
+case "${1:-}" in
+--calls)
 	mode=calls
 	shift
-fi
+	;;
+--implements)
+	mode=implements
+	shift
+	;;
+esac
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 dir="$(cd "${1:-$(go env GOROOT)/src}" && pwd)"
@@ -22,12 +31,14 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 oracle_flags=()
 ours_flags=()
-if [ "$mode" = calls ]; then
-	oracle_flags=(-calls)
-	ours_flags=(--calls)
+if [ "$mode" != ids ]; then
+	oracle_flags=("-$mode")
+	ours_flags=("--$mode")
 fi
 (cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . "${oracle_flags[@]}" -root "$dir") >"$out/oracle.txt"
-if [ "${DOCFORGE_ORACLE_SIDE:-engine}" = go-crate ]; then
+if [ "$mode" = implements ]; then
+	(cd "$repo" && cargo run --quiet --release -p docforge-go --example implements -- "$dir" --time) >"$out/ours.txt"
+elif [ "${DOCFORGE_ORACLE_SIDE:-engine}" = go-crate ]; then
 	(cd "$repo" && cargo run --quiet --release -p docforge-go --example ids -- "$dir" "${ours_flags[@]}") >"$out/ours.txt"
 else
 	(cd "$repo" && cargo run --quiet --release -p docforge-db --example symbol_ids -- "$dir" "${ours_flags[@]}") >"$out/ours.txt"
@@ -41,4 +52,9 @@ echo "missing (oracle only): $(wc -l <"$out/missing.txt")"
 head -n 20 "$out/missing.txt" | sed 's/^/  - /'
 echo "extra (ours only): $(wc -l <"$out/extra.txt")"
 head -n 20 "$out/extra.txt" | sed 's/^/  + /'
+if [ "$mode" = implements ]; then
+	not_cmd() { grep -v -e '^cmd/' -e ' cmd/' "$1" || true; }
+	echo "std only (no cmd/): oracle $(not_cmd "$out/oracle.txt" | wc -l), ours $(not_cmd "$out/ours.txt" | wc -l)," \
+		"missing $(not_cmd "$out/missing.txt" | wc -l), extra $(not_cmd "$out/extra.txt" | wc -l)"
+fi
 [ ! -s "$out/missing.txt" ] && [ ! -s "$out/extra.txt" ]

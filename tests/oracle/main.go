@@ -13,6 +13,7 @@
 // CgoEnabled=false, default release and tool tags); packages `go list std cmd` leaves out
 // are dropped (goListExcluded). Type checking uses the "source"
 // importer; type errors are ignored (they never change which package-level objects exist).
+// -calls and -implements list other facts of the same packages (see calls.go, implements.go).
 package main
 
 import (
@@ -37,6 +38,7 @@ func main() {
 	root := flag.String("root", filepath.Join(runtime.GOROOT(), "src"), "directory tree to list")
 	noImports := flag.Bool("fake-imports", false, "do not type-check imported packages (faster; same package-level objects)")
 	calls := flag.Bool("calls", false, "list static calls of package-level funcs instead of symbol IDs (see calls.go)")
+	implements := flag.Bool("implements", false, "list implements pairs of the tree's named types instead of symbol IDs (see implements.go)")
 	flag.Parse()
 
 	ctxt := build.Default
@@ -50,6 +52,7 @@ func main() {
 		imp = fakeImporter{}
 	}
 	var ids []string
+	tree := newTreeImporter(&ctxt, fset)
 	var walk func(dir, modPath, modDir string)
 	walk = func(dir, modPath, modDir string) {
 		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
@@ -63,7 +66,9 @@ func main() {
 		}
 		if modPath != "" {
 			ip := importPath(modPath, modDir, dir)
-			if *calls {
+			if *implements {
+				tree.add(ip, dir, modPath)
+			} else if *calls {
 				ids = append(ids, packageCalls(&ctxt, fset, imp, dir, ip)...)
 			} else {
 				ids = append(ids, packageIDs(&ctxt, fset, imp, dir, ip)...)
@@ -77,6 +82,9 @@ func main() {
 		}
 	}
 	walk(*root, "", "")
+	if *implements {
+		ids = tree.implementsLines()
+	}
 	sort.Strings(ids)
 	w := bufio.NewWriter(os.Stdout)
 	defer w.Flush()

@@ -11,6 +11,8 @@
 //!   [`package_symbol_id`] also maps methods declared on same-package aliases to the aliased
 //!   type, as go/types does (use it whenever the package's symbols are at hand).
 //! - [`package_symbols`], [`package_fragment`]: the graph projection of one package.
+//! - [`extract_sigs`]: the signature summary ([`FileSigs`]) of one file, body-free.
+//! - [`types`]: resolution of those summaries into Go types, method sets and `implements`.
 //!
 //! External test packages (`package foo_test` in the directory of `foo`) are separate
 //! packages with import path `<import path>_test`: split a directory's files by package
@@ -24,7 +26,9 @@ mod fragment;
 mod gomod;
 mod header;
 mod select;
+mod sig;
 mod symbols;
+pub mod types;
 
 pub use constraint::{eval_go_build, eval_plus_build};
 pub use context::{BuildContext, DEFAULT_TOOL_TAGS};
@@ -33,4 +37,9 @@ pub use facts::{CallSite, Callee, Decl, DeclKind, Field, FileFacts, Import, Meth
 pub use fragment::{file_fragment, package_fragment, package_node_fragment, PackageFile};
 pub use gomod::{go_list_excluded, import_path, parse_go_mod, parse_go_work, GoMod, GoWork};
 pub use select::{select_file, FileSelection};
+pub use sig::{
+    extract_sigs, ChanDir, ConstExpr, FieldExpr, FileSigs, FuncDeclSig, FuncSig, ImportSig, InterfaceElem,
+    ItemSigs, Param, ReceiverSig, SigPositions, Term, TypeDeclSig, TypeExpr, TypeParamSig, ValueInit,
+    ValueKind, ValueSig,
+};
 pub use symbols::{package_symbol_id, package_symbols, symbol_id, PackageSymbols};

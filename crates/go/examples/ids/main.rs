@@ -99,6 +99,8 @@ fn main() {
         parse_only,
         keep: calls,
         packages: Vec::new(),
+        sigs: false,
+        sig_packages: Vec::new(),
     };
     let start = Instant::now();
     w.dir(&gate, &root, None);

@@ -8,8 +8,8 @@
 //! vendored commands) are dropped.
 
 use docforge_go::{
-    extract_file, go_list_excluded, import_path, package_symbol_id, package_symbols, parse_go_mod,
-    select_file, BuildContext, FileFacts, FileSelection, PackageFile,
+    extract_file, extract_sigs, go_list_excluded, import_path, package_symbol_id, package_symbols,
+    parse_go_mod, select_file, BuildContext, FileFacts, FileSelection, ItemSigs, PackageFile,
 };
 use docforge_syntax::AstGate;
 use std::collections::BTreeSet;
@@ -27,6 +27,10 @@ pub struct Walk {
     pub keep: bool,
     /// `(import path, module path, facts of the selected files)` per package, when `keep`.
     pub packages: Vec<(String, String, Vec<FileFacts>)>,
+    /// Extract signature summaries instead of facts (no IDs): `sig_packages` gets
+    /// `(import path, module path, sigs of the selected files)` per package.
+    pub sigs: bool,
+    pub sig_packages: Vec<(String, String, Vec<ItemSigs>)>,
 }
 
 fn rel(root: &Path, p: &Path) -> String {
@@ -52,6 +56,7 @@ impl Walk {
         entries.sort_by_key(|e| e.file_name());
         let pkg_dir = rel(&self.root, dir);
         let mut package: Vec<FileFacts> = Vec::new();
+        let mut sigs: Vec<ItemSigs> = Vec::new();
         for e in &entries {
             let name = e.file_name().to_string_lossy().into_owned();
             let Ok(ft) = e.file_type() else { continue };
@@ -75,8 +80,19 @@ impl Walk {
                     std::hint::black_box(go.parse(&src));
                     continue;
                 }
+                if self.sigs {
+                    sigs.push(extract_sigs(go, &go.parse(&src), &src).items);
+                    continue;
+                }
                 package.push(extract_file(go, &src));
             }
+        }
+        if let (Some((mod_path, mod_dir)), false) = (&module, sigs.is_empty()) {
+            let ip = import_path(mod_path, mod_dir, &pkg_dir);
+            if go_list_excluded(&self.ctx, &ip, sigs[0].package.as_deref()).is_none() {
+                self.sig_packages.push((ip, mod_path.clone(), sigs));
+            }
+            return;
         }
         if let (Some((mod_path, mod_dir)), false) = (&module, package.is_empty()) {
             let ip = import_path(mod_path, mod_dir, &pkg_dir);
@@ -112,6 +128,8 @@ pub fn symbol_ids(gate: &AstGate, root: &Path) -> BTreeSet<String> {
         parse_only: false,
         keep: false,
         packages: Vec::new(),
+        sigs: false,
+        sig_packages: Vec::new(),
     };
     w.dir(gate, root, None);
     w.ids
