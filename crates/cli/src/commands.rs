@@ -30,7 +30,13 @@ fn open_existing(project: &Project) -> Result<Index, String> {
     Index::open_read_only(&path).map_err(|e| e.to_string())
 }
 
-pub fn index(root: &Path, no_ast: bool, json: bool, threads: Option<usize>) -> Result<(), String> {
+pub fn index(
+    root: &Path,
+    no_ast: bool,
+    precise: bool,
+    json: bool,
+    threads: Option<usize>,
+) -> Result<(), String> {
     let started = Instant::now();
     let project = load(root)?;
     let path = index_path(&project);
@@ -43,7 +49,7 @@ pub fn index(root: &Path, no_ast: bool, json: bool, threads: Option<usize>) -> R
     let inventory = discover(&project);
     if path.is_file() {
         if let Ok(existing) = Index::open_read_only(&path) {
-            if published_is_current(&project, &inventory, policy, &existing).unwrap_or(false) {
+            if published_is_current(&project, &inventory, policy, precise, &existing).unwrap_or(false) {
                 let stats = existing.stats().map_err(|e| e.to_string())?;
                 if let Some(summary) = published_summary(&stats.meta) {
                     let report = Report {
@@ -63,6 +69,7 @@ pub fn index(root: &Path, no_ast: bool, json: bool, threads: Option<usize>) -> R
         }
     }
     let mut host = AnalysisHost::new(project, policy);
+    host.set_precise(precise);
     progress.phase("scanning");
     let sync = host.sync_from_inventory(&inventory);
     progress.phase(&format!("analysing {} files", sync.read));

@@ -33,6 +33,10 @@ enum Command {
         /// Never analyse Go code with an AST: Go files are inventoried and hashed only.
         #[arg(long)]
         no_ast: bool,
+        /// Also run the Go semantic layer (types, method sets, `implements` edges): precision
+        /// `precise` instead of `ast`.
+        #[arg(long, conflicts_with = "no_ast")]
+        precise: bool,
         /// Print one JSON document instead of a summary line.
         #[arg(long)]
         json: bool,
@@ -91,7 +95,9 @@ fn main() -> ExitCode {
     };
     let root = cli.project_root.unwrap_or_else(|| PathBuf::from("."));
     let result = match cli.command {
-        Command::Index { no_ast, json, threads } => commands::index(&root, no_ast, json, threads),
+        Command::Index { no_ast, precise, json, threads } => {
+            commands::index(&root, no_ast, precise, json, threads)
+        }
         Command::Stats { json } => commands::stats(&root, json),
         Command::Search { query, limit, json } => commands::search(&root, &query, limit as usize, json),
         Command::Node { id, json } => commands::node(&root, &id, json),

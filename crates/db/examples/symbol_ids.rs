@@ -1,10 +1,12 @@
 //! Print every package-level Go symbol ID the engine derives for a directory tree, one per
 //! line, sorted, tests excluded — the engine side of the `tests/oracle` comparison.
 //!
-//! `cargo run --release -p docforge-db --example symbol_ids -- DIR [--calls]`
+//! `cargo run --release -p docforge-db --example symbol_ids -- DIR [--calls|--implements]`
 //!
 //! With `--calls`: the syntax-resolved `calls` edges between package-level functions and
 //! methods, as `caller -> callee` (no `go:` prefix), tests excluded.
+//! With `--implements`: the precise layer's `implements` edges as `<T id> <I id> value|pointer`
+//! (the oracle's `-implements` format); the count of `implements_unknown` edges on stderr.
 //!
 //! This goes through the real pipeline (`project::discover`, `AnalysisHost`, the tracked
 //! queries, `graph`), so what it prints is exactly what `docforge index` publishes.
@@ -18,8 +20,10 @@ const SYMBOL_KINDS: &[&str] = &["func", "method", "struct", "interface", "type",
 fn main() {
     let dir = std::env::args().nth(1).expect("usage: symbol_ids DIR [--calls]");
     let calls = std::env::args().any(|a| a == "--calls");
+    let implements = std::env::args().any(|a| a == "--implements");
     let project = Project::load(std::path::Path::new(&dir)).unwrap_or_else(|e| panic!("{e}"));
     let mut host = AnalysisHost::new(project, AstPolicy::Allow);
+    host.set_precise(implements);
     host.sync_from_disk();
     host.analysis().prewarm(2).expect("no concurrent writer");
     let graph = host.analysis().graph().expect("no concurrent writer");
@@ -49,6 +53,22 @@ fn main() {
             .map(|(caller, callee)| format!("{caller} -> {callee}"))
             .collect();
         ids = edges;
+    }
+    if implements {
+        let unknown = graph.edges().filter(|e| e.relation == "implements_unknown").count();
+        eprintln!("implements_unknown edges: {unknown}");
+        ids = graph
+            .edges()
+            .filter(|e| e.relation == "implements")
+            .filter_map(|e| {
+                let receiver = e.attrs.get("receiver")?;
+                Some(format!(
+                    "{} {} {receiver}",
+                    e.source.strip_prefix("go:")?,
+                    e.target.strip_prefix("go:")?
+                ))
+            })
+            .collect();
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for id in ids {

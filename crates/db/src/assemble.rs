@@ -154,7 +154,7 @@ pub fn graph(db: &dyn Db, ws: Workspace) -> Arc<Graph> {
         modules: go_modules(db, ws).modules.len(),
         packages: c.packages,
         skipped: inventory.skipped.len(),
-        precision: ast.then_some(Precision::Ast),
+        precision: ast.then_some(if ws.precise(db) { Precision::Precise } else { Precision::Ast }),
         ..Default::default()
     };
     for o in chunks.iter().flat_map(|c| c.owners.iter()).chain(extra.iter()) {

@@ -35,7 +35,7 @@ pub fn package_symbols(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSym
 /// The package an import path written in `info`'s files denotes: the path itself when the
 /// project has that package, or its vendored copy for GOROOT's `std` (`vendor/...`) and `cmd`
 /// (`cmd/vendor/...`) modules, as the go command resolves them.
-fn resolve_import<'db>(
+pub(crate) fn resolve_import<'db>(
     db: &'db dyn Db,
     ws: Workspace,
     info: &PackageInfo,
@@ -152,6 +152,7 @@ pub fn package_owners(db: &dyn Db, pkg: GoPackage<'_>) -> Vec<OwnerFragment> {
     if let Some(info) = pkg.info(db) {
         out.extend(info.files.iter().filter_map(|&f| go_file_fragment(db, pkg, f).clone()));
     }
+    out.extend(crate::types_q::package_implements(db, pkg).clone());
     out
 }
 

@@ -108,13 +108,37 @@ pub fn go_selection(db: &dyn Db, ws: Workspace, file: SourceFile) -> FileSelecti
     }
 }
 
-/// Facts of one selected Go file; `None` under the no-AST policy (the gate refuses).
+/// Everything read from one parse of a selected Go file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParsedGo {
+    pub facts: Arc<FileFacts>,
+    pub sigs: Arc<docforge_go::FileSigs>,
+}
+
+/// One parse of a selected Go file, read twice (facts, signature summaries) while the tree
+/// is at hand; `None` under the no-AST policy (the gate refuses).
 #[salsa::tracked(returns(ref))]
-pub fn go_facts(db: &dyn Db, file: SourceFile) -> Option<Arc<FileFacts>> {
+pub fn go_parsed(db: &dyn Db, file: SourceFile) -> Option<ParsedGo> {
     let Content::Bytes(bytes) = file.content(db) else { return None };
     let go = db.gate().go().ok()?;
     let tree = db.trees().parse(go, file.rel(db), bytes);
-    Some(Arc::new(docforge_go::extract_tree(go, &tree, bytes)))
+    Some(ParsedGo {
+        facts: Arc::new(docforge_go::extract_tree(go, &tree, bytes)),
+        sigs: Arc::new(docforge_go::extract_sigs(go, &tree, bytes)),
+    })
+}
+
+/// Facts of one selected Go file; `None` under the no-AST policy.
+#[salsa::tracked(returns(ref))]
+pub fn go_facts(db: &dyn Db, file: SourceFile) -> Option<Arc<FileFacts>> {
+    go_parsed(db, file).as_ref().map(|p| p.facts.clone())
+}
+
+/// The position-free signature summary of one selected Go file: equal across edits inside
+/// function bodies, so nothing that depends only on signatures re-runs after such an edit.
+#[salsa::tracked(returns(ref))]
+pub fn file_sigs(db: &dyn Db, file: SourceFile) -> Option<Arc<docforge_go::ItemSigs>> {
+    go_parsed(db, file).as_ref().map(|p| Arc::new(p.sigs.items.clone()))
 }
 
 /// One Go package: a directory's selected files with one package name.

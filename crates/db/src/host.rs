@@ -94,11 +94,23 @@ impl AnalysisHost {
         // Workspace-level inputs change rarely (a new file, a new build context): MEDIUM, so
         // that an edit (LOW) of one file is verified without revisiting every memo that
         // reads them (salsa's durability shortcut).
-        let ws =
-            Workspace::builder(root, Vec::new(), build_context(&project), Arc::new(InventoryInfo::default()))
-                .durability(Durability::MEDIUM)
-                .new(&db);
+        let ws = Workspace::builder(
+            root,
+            Vec::new(),
+            build_context(&project),
+            Arc::new(InventoryInfo::default()),
+            false,
+        )
+        .durability(Durability::MEDIUM)
+        .new(&db);
         AnalysisHost { db, ws, project, files: BTreeMap::new(), published: None }
+    }
+
+    /// Switch the Go semantic layer on or off (`precise` vs `ast` facts).
+    pub fn set_precise(&mut self, on: bool) {
+        if self.ws.precise(&self.db) != on {
+            self.ws.set_precise(&mut self.db).with_durability(Durability::MEDIUM).to(on);
+        }
     }
 
     pub fn project(&self) -> &Project {

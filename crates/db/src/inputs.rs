@@ -51,4 +51,7 @@ pub struct Workspace {
     pub build: BuildContext,
     #[returns(ref)]
     pub inventory: Arc<InventoryInfo>,
+    /// Run the Go semantic layer (types, method sets, `implements`): `precise` facts.
+    #[returns(copy)]
+    pub precise: bool,
 }

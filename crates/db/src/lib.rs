@@ -15,6 +15,7 @@ mod host;
 mod inputs;
 mod publish;
 mod trees;
+mod types_q;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};

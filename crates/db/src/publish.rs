@@ -281,15 +281,23 @@ pub fn published_is_current(
     project: &docforge_project::Project,
     inventory: &docforge_project::Inventory,
     policy: docforge_syntax::AstPolicy,
+    precise: bool,
     index: &Index,
 ) -> Result<bool, IndexError> {
     let Some(publication) = index.publication()? else { return Ok(false) };
     let meta = index.stats()?.meta;
-    let policy = if policy == docforge_syntax::AstPolicy::Allow { "allow" } else { "no_ast" };
+    let allow = policy == docforge_syntax::AstPolicy::Allow;
+    let precision = match (allow, precise) {
+        (false, _) => "none",
+        (true, false) => "ast",
+        (true, true) => "precise",
+    };
+    let policy = if allow { "allow" } else { "no_ast" };
     let config = crate::sha256_hex(project.config_text.as_bytes());
     if publication.generation == 0
         || meta.get("engine_version").map(String::as_str) != Some(ENGINE_VERSION)
         || meta.get("ast_policy").map(String::as_str) != Some(policy)
+        || meta.get("precision").map(String::as_str) != Some(precision)
         || meta.get("config_sha256") != Some(&config)
         || published_summary(&meta).is_none()
     {

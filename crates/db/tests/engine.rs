@@ -312,3 +312,70 @@ fn steady_state_edit_does_not_revisit_other_directories() {
         assert!(!log.iter().any(|e| e.starts_with(deep)), "{deep}: {log:#?}");
     }
 }
+
+fn implements_edges(h: &AnalysisHost) -> Vec<(String, String, String)> {
+    let g = h.analysis().graph().unwrap();
+    g.edges()
+        .filter(|e| e.relation == "implements")
+        .map(|e| (e.source.clone(), e.target.clone(), e.attrs.get("receiver").cloned().unwrap_or_default()))
+        .collect()
+}
+
+#[test]
+fn precise_implements_survive_body_edits_and_follow_signature_edits() {
+    let dir = small_project();
+    let r = dir.path();
+    write(r, "s/s.go", b"package s\n\ntype Sizer interface{ Size() int }\n");
+    write(r, "t/t.go", b"package t\n\ntype T struct{}\n\nfunc (*T) Size() int { return 1 }\n");
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let g = h.analysis().graph().unwrap();
+    assert_eq!(g.summary.precision, Some(docforge_model::Precision::Precise));
+    let want = ("go:example.com/m/t::T".to_string(), "go:example.com/m/s::Sizer".to_string());
+    assert_eq!(implements_edges(&h), [(want.0.clone(), want.1.clone(), "pointer".to_string())]);
+
+    // Typing inside a body: the signature summary is equal, nothing semantic re-runs.
+    let body = b"package t\n\ntype T struct{}\n\nfunc (*T) Size() int { println(1); return 1 }\n";
+    edit(&mut h, "t/t.go", FileKind::Go, body);
+    h.analysis().graph().unwrap();
+    h.execution_log().enable(true);
+    let body = b"package t\n\ntype T struct{}\n\nfunc (*T) Size() int { println(2); println(3); return 1 }\n";
+    edit(&mut h, "t/t.go", FileKind::Go, body);
+    h.analysis().graph().unwrap();
+    let log: Vec<String> =
+        h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+    // The call sites changed, so the file's facts are re-extracted and its summary re-read...
+    assert_eq!(log.iter().filter(|e| e.starts_with("go_facts(")).count(), 1, "{log:#?}");
+    assert_eq!(log.iter().filter(|e| e.starts_with("file_sigs(")).count(), 1, "{log:#?}");
+    // ...but the summary is equal, so nothing downstream of it runs.
+    for q in ["package_sigs(", "module_implements(", "package_implements(", "module_packages("] {
+        assert!(!log.iter().any(|e| e.starts_with(q)), "{q} re-ran after a body edit: {log:#?}");
+    }
+
+    // A value receiver changes the method set: the edge follows.
+    edit(
+        &mut h,
+        "t/t.go",
+        FileKind::Go,
+        b"package t\n\ntype T struct{}\n\nfunc (T) Size() int { return 1 }\n",
+    );
+    assert_eq!(implements_edges(&h), [(want.0.clone(), want.1.clone(), "value".to_string())]);
+    // A different result type: no longer implements.
+    edit(
+        &mut h,
+        "t/t.go",
+        FileKind::Go,
+        b"package t\n\ntype T struct{}\n\nfunc (T) Size() int64 { return 1 }\n",
+    );
+    assert_eq!(implements_edges(&h), []);
+    // Without the semantic layer there are no implements edges and precision is ast.
+    h.set_precise(false);
+    edit(
+        &mut h,
+        "t/t.go",
+        FileKind::Go,
+        b"package t\n\ntype T struct{}\n\nfunc (T) Size() int { return 1 }\n",
+    );
+    assert_eq!(implements_edges(&h), []);
+    assert_eq!(h.analysis().graph().unwrap().summary.precision, Some(docforge_model::Precision::Ast));
+}

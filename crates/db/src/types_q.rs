@@ -1,0 +1,105 @@
+//! The Go semantic layer as queries: per-package signature summaries, the [`SigSource`] the
+//! type model reads packages through, and `implements` edges.
+//!
+//! Everything here reads only [`file_sigs`], which stays equal across edits inside function
+//! bodies, so typing in a body re-runs none of it. Facts are for the non-test build (the
+//! package's `_test.go` files and external test packages take no part), as `go/types`
+//! reports them for `go build`.
+
+use crate::go_q::{dir_packages, file_sigs, is_test_file, GoDir, GoPackage};
+use crate::graph::OwnerFragment;
+use crate::inputs::Workspace;
+use crate::Db;
+use docforge_go::types::{implements, ImplementsPair, PackageSigs, SigSource, TypeCtx, Verdict};
+use docforge_model::{Edge, Fragment};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The signature summaries of a package's non-test files.
+#[salsa::tracked(returns(ref))]
+pub fn package_sigs(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSigs>> {
+    let info = pkg.info(db)?;
+    if info.xtest {
+        return None;
+    }
+    let files = info
+        .files
+        .iter()
+        .filter(|f| !is_test_file(f.rel(db)))
+        .filter_map(|&f| file_sigs(db, f).clone())
+        .collect();
+    Some(Arc::new(PackageSigs::new(info.import_path.clone(), files)))
+}
+
+/// Packages for the type model, read through salsa so that every lookup is a dependency.
+pub struct DbSigs<'db> {
+    pub db: &'db dyn Db,
+    pub ws: Workspace,
+}
+
+impl SigSource for DbSigs<'_> {
+    fn package(&self, import_path: &str) -> Option<Arc<PackageSigs>> {
+        package_sigs(self.db, GoPackage::find(self.db, self.ws, import_path)?).clone()
+    }
+
+    fn resolve_import(&self, from_import_path: &str, spec: &str) -> Option<String> {
+        let from = GoPackage::find(self.db, self.ws, from_import_path)?;
+        let info = from.info(self.db)?;
+        let to = crate::go_graph::resolve_import(self.db, self.ws, info, spec)?;
+        Some(to.import_path(self.db).clone())
+    }
+}
+
+/// Import paths of every non-test package of the project, sorted.
+#[salsa::tracked(returns(ref))]
+pub fn module_packages(db: &dyn Db, ws: Workspace) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in crate::assemble::all_dirs(db, ws).keys() {
+        for p in &dir_packages(db, GoDir::new(db, ws, dir.clone())).packages {
+            if !p.xtest {
+                out.push(p.import_path.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Every `implements` pair of the project, grouped by the concrete type's package. Reads
+/// signature summaries only.
+#[salsa::tracked(returns(ref))]
+pub fn module_implements(db: &dyn Db, ws: Workspace) -> Arc<BTreeMap<String, Vec<ImplementsPair>>> {
+    let source = DbSigs { db, ws };
+    let ctx = TypeCtx::new(&source);
+    let packages: Vec<&str> = module_packages(db, ws).iter().map(String::as_str).collect();
+    let mut by_package: BTreeMap<String, Vec<ImplementsPair>> = BTreeMap::new();
+    for pair in implements(&ctx, &packages) {
+        let pkg = pair.ty.split("::").next().unwrap_or_default().to_string();
+        by_package.entry(pkg).or_default().push(pair);
+    }
+    Arc::new(by_package)
+}
+
+/// The package's `implements` rows: `implements` edges from its named concrete types
+/// (attribute `receiver`: `value` when `T` implements, `pointer` when only `*T` does), and
+/// `implements_unknown` edges (attribute `reason`) where the answer depends on something
+/// the semantic layer could not resolve, so that no consumer reads absence as "no".
+#[salsa::tracked(returns(ref))]
+pub fn package_implements(db: &dyn Db, pkg: GoPackage<'_>) -> Option<OwnerFragment> {
+    let ws = pkg.ws(db);
+    if !ws.precise(db) || db.gate().go().is_err() {
+        return None;
+    }
+    let pairs = module_implements(db, ws).get(pkg.import_path(db).as_str())?;
+    let mut fragment = Fragment::default();
+    for pair in pairs {
+        let (source, target) = (format!("go:{}", pair.ty), format!("go:{}", pair.iface));
+        fragment.edges.push(match &pair.verdict {
+            Verdict::Value => Edge::new(source, "implements", target).with_attr("receiver", "value"),
+            Verdict::Pointer => Edge::new(source, "implements", target).with_attr("receiver", "pointer"),
+            Verdict::Unknown(u) => {
+                Edge::new(source, "implements_unknown", target).with_attr("reason", u.to_string())
+            }
+        });
+    }
+    Some(OwnerFragment::new(format!("impl:{}", pkg.import_path(db)), fragment))
+}
