@@ -2,6 +2,9 @@
 //! line, sorted — the Rust side of `tests/oracle/compare.sh --implements`.
 //!
 //! `cargo run --release -p docforge-go --example implements -- DIR [--time]`
+//! `cargo run --release -p docforge-go --example implements -- DIR --bench N`: in-memory
+//! timing of the selected files: a plain parse through the gate vs parse + `extract_sigs`,
+//! alternating, N rounds, minimum of each.
 //!
 //! The walk and the import paths are the `ids` example's (`../ids/walk.rs`), extracting
 //! signature summaries (`extract_sigs`) instead of facts. Imports resolve as the go command
@@ -15,10 +18,10 @@
 mod walk;
 
 use docforge_go::types::{implements, PackageSigs, SigSource, TypeCtx, Verdict};
-use docforge_go::BuildContext;
+use docforge_go::{extract_sigs, select_file, BuildContext, FileSelection};
 use docforge_syntax::{AstGate, AstPolicy};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 use walk::Walk;
@@ -43,8 +46,64 @@ impl SigSource for Tree {
     }
 }
 
+fn bench(root: &Path, rounds: usize) {
+    let mut files = Vec::new();
+    selected_files(&BuildContext::default(), root, &mut files);
+    let bytes: usize = files.iter().map(Vec::len).sum();
+    let gate = AstGate::new(AstPolicy::Allow);
+    let go = gate.go().expect("AST allowed");
+    let (mut parse, mut sigs) = (f64::MAX, f64::MAX);
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for src in &files {
+            std::hint::black_box(go.parse(src));
+        }
+        parse = parse.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        for src in &files {
+            std::hint::black_box(extract_sigs(go, &go.parse(src), src));
+        }
+        sigs = sigs.min(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "{} files, {:.1} MB: parse {parse:.3}s, parse+extract_sigs {sigs:.3}s, ratio {:.3}",
+        files.len(),
+        bytes as f64 / 1e6,
+        sigs / parse
+    );
+}
+
+/// The non-test `.go` files `select_file` includes, outside `testdata`, `_*` and `.*`.
+fn selected_files(ctx: &BuildContext, dir: &Path, out: &mut Vec<Vec<u8>>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = rd.filter_map(|e| e.ok()).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        match e.file_type() {
+            Ok(ft) if ft.is_dir() && name != "testdata" && !name.starts_with(['_', '.']) => {
+                selected_files(ctx, &e.path(), out)
+            }
+            Ok(ft) if ft.is_file() && name.ends_with(".go") && !name.ends_with("_test.go") => {
+                if let Ok(src) = std::fs::read(e.path()) {
+                    if select_file(ctx, &name, &src) == FileSelection::Included {
+                        out.push(src);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = args.iter().position(|a| a == "--bench") {
+        let rounds = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(3);
+        let root = args.iter().find(|a| !a.starts_with("--") && a.parse::<usize>().is_err()).cloned();
+        bench(Path::new(&root.unwrap_or_else(|| ".".into())), rounds);
+        return;
+    }
     let time = args.iter().any(|a| a == "--time");
     args.retain(|a| a != "--time");
     let root = PathBuf::from(args.first().cloned().unwrap_or_else(|| ".".into()));
