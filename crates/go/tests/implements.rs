@@ -12,26 +12,17 @@
 //! 2. In-memory packages for what go/types cannot show: unresolved parts give Unknown,
 //!    never yes or no.
 
+mod support;
 #[path = "../examples/ids/walk.rs"]
 mod walk;
 
-use docforge_go::types::{implements, PackageSigs, SigSource, TypeCtx, Verdict};
-use docforge_go::{extract_sigs, BuildContext};
+use docforge_go::types::{implements, PackageSigs, TypeCtx, Verdict};
+use docforge_go::BuildContext;
 use docforge_syntax::{AstGate, AstPolicy};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
-
-struct Mem(HashMap<String, (String, Arc<PackageSigs>)>);
-
-impl SigSource for Mem {
-    fn package(&self, path: &str) -> Option<Arc<PackageSigs>> {
-        self.0.get(path).map(|(_, p)| p.clone())
-    }
-    fn resolve_import(&self, _from: &str, spec: &str) -> Option<String> {
-        Some(spec.to_string())
-    }
-}
+use support::{mem, Mem};
 
 fn render(source: &Mem, paths: &[&str]) -> String {
     let ctx = TypeCtx::new(source);
@@ -65,9 +56,9 @@ fn walk_tree(root: &Path) -> (Mem, Vec<String>) {
     w.dir(&gate, root, None);
     let mut mem = Mem(HashMap::new());
     let mut paths = Vec::new();
-    for (ip, module, files) in w.sig_packages {
+    for (ip, _, files) in w.sig_packages {
         let sigs = PackageSigs::new(ip.clone(), files.into_iter().map(Arc::new).collect());
-        mem.0.insert(ip.clone(), (module, Arc::new(sigs)));
+        mem.0.insert(ip.clone(), Arc::new(sigs));
         paths.push(ip);
     }
     (mem, paths)
@@ -86,21 +77,6 @@ fn trees_match_go_types() {
         let want = std::fs::read_to_string(oracle.join(want)).unwrap();
         assert_eq!(got, want, "{tree}");
     }
-}
-
-/// Packages from `(import path, [file sources])`.
-fn mem(pkgs: &[(&str, &[&str])]) -> Mem {
-    let gate = AstGate::new(AstPolicy::Allow);
-    let go = gate.go().unwrap();
-    let mut m = Mem(HashMap::new());
-    for (path, files) in pkgs {
-        let files = files
-            .iter()
-            .map(|src| Arc::new(extract_sigs(go, &go.parse(src.as_bytes()), src.as_bytes()).items));
-        let sigs = PackageSigs::new(*path, files.collect());
-        m.0.insert(path.to_string(), (String::new(), Arc::new(sigs)));
-    }
-    m
 }
 
 #[test]
