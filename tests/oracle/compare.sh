@@ -9,7 +9,7 @@
 # --calls: syntax-resolved `calls` edges to package-level funcs (caller -> callee) instead.
 # --implements: `<T id> <I id> value|pointer` pairs (oracle -implements vs
 # crates/go/examples/implements; its Unknown-pair summary goes to stderr), also reported
-# without cmd/ (std only).
+# without cmd/ (std only). Standard-library imports outside DIR are loaded from GOROOT.
 # Both sides: linux/amd64, cgo off, tests excluded; see the headers of main.go / calls.go
 # and crates/go/examples/ids/*.rs. Exit status 0 iff missing = extra = 0.
 set -euo pipefail
@@ -37,7 +37,7 @@ if [ "$mode" != ids ]; then
 fi
 (cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . "${oracle_flags[@]}" -root "$dir") >"$out/oracle.txt"
 if [ "$mode" = implements ]; then
-	(cd "$repo" && cargo run --quiet --release -p docforge-go --example implements -- "$dir" --time) >"$out/ours.txt"
+	(cd "$repo" && cargo run --quiet --release -p docforge-go --example implements -- "$dir" --time --goroot "$(go env GOROOT)") >"$out/ours.txt"
 elif [ "${DOCFORGE_ORACLE_SIDE:-engine}" = go-crate ]; then
 	(cd "$repo" && cargo run --quiet --release -p docforge-go --example ids -- "$dir" "${ours_flags[@]}") >"$out/ours.txt"
 else
