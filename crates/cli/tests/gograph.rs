@@ -89,6 +89,9 @@ fn is(doc: &Value, outcome: &str, reason: &str) {
     assert_eq!(verdict(doc), (outcome.to_string(), reason.to_string()), "{doc:#}");
 }
 
+/// A change applied to a repository copy.
+type Edit = Box<dyn Fn(&Path)>;
+
 fn graph_path(root: &Path) -> PathBuf {
     root.join(".gograph/graph.json")
 }
@@ -301,7 +304,7 @@ fn unusable_graphs_are_cannot_evaluate() {
     assert!(v["analysis"].get("graph_fingerprint").is_none(), "omitted: there is no artifact");
     build(root, &[]);
     let pristine = fs::read(graph_path(root)).unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&Path)>, &str)> = vec![
+    let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "malformed",
             Box::new(|r| fs::write(graph_path(r), "{\"schema_version\":").unwrap()),
@@ -364,7 +367,7 @@ fn unusable_graphs_are_cannot_evaluate() {
 #[test]
 fn freshness_stale_sources_metadata_and_build_context() {
     let b = exists("example.com/v/b::Help");
-    let edits: Vec<(&str, Box<dyn Fn(&Path)>, &str)> = vec![
+    let edits: Vec<(&str, Edit, &str)> = vec![
         (
             "Go file edited",
             Box::new(|r| {

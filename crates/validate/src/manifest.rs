@@ -218,13 +218,15 @@ mod tests {
         .assert_eq(&source_manifest(&inventory(), &policy()));
     }
 
+    type Edit = Box<dyn Fn(&mut GoInventory, &mut SelectionPolicy)>;
+
     #[test]
     fn every_input_changes_the_fingerprint_and_order_does_not() {
         let base = source_fingerprint(&inventory(), &policy());
         let mut shuffled = inventory();
         shuffled.files.reverse();
         assert_eq!(source_fingerprint(&shuffled, &policy()), base, "lexical order, whatever the input order");
-        let edits: Vec<(&str, Box<dyn Fn(&mut GoInventory, &mut SelectionPolicy)>)> = vec![
+        let edits: Vec<(&str, Edit)> = vec![
             ("file content", Box::new(|i, _| i.files[0].1 = "5".repeat(64))),
             ("file added", Box::new(|i, _| i.files.push(("b.go".into(), "6".repeat(64))))),
             ("file renamed", Box::new(|i, _| i.files[0].0 = "y.go".into())),

@@ -113,11 +113,14 @@ fn outcome(
 
 use Outcome::{CannotEvaluate as Cannot, Fail, Pass};
 
+/// An expected (outcome, reason).
+type Want = (Outcome, Reason);
+
 #[test]
 fn predicates_on_a_complete_precise_graph() {
     let g = precise_graph("precise", "complete");
     #[rustfmt::skip]
-    let cases: Vec<(&str, &str, Option<&str>, &str, (Outcome, Reason))> = vec![
+    let cases: Vec<(&str, &str, Option<&str>, &str, Want)> = vec![
         ("symbol_exists", "a::Store", None, "ast", (Pass, Reason::PredicatePassed)),
         ("symbol_exists", "a::(*Store).Get", None, "precise", (Pass, Reason::PredicatePassed)),
         ("symbol_exists", "a::store", None, "ast", (Fail, Reason::SymbolNotFound)),
@@ -181,7 +184,7 @@ fn analysis_states_decide_what_absence_means() {
     // (precision, completeness) -> outcomes of: a present symbol, a missing symbol, a
     // missing import, an existing call edge, a missing call edge.
     #[rustfmt::skip]
-    let states: Vec<(&str, &str, [(Outcome, Reason); 5])> = vec![
+    let states: Vec<(&str, &str, [Want; 5])> = vec![
         ("precise", "complete", [(Pass, Reason::PredicatePassed), (Fail, Reason::SymbolNotFound), (Fail, Reason::RelationNotFound), (Pass, Reason::PredicatePassed), (Fail, Reason::RelationNotFound)]),
         ("precise", "partial", [(Pass, Reason::PredicatePassed), (Cannot, Reason::SymbolNotFound), (Cannot, Reason::RelationNotFound), (Pass, Reason::PredicatePassed), (Cannot, Reason::RelationNotFound)]),
         ("ast", "complete", [(Pass, Reason::PredicatePassed), (Fail, Reason::SymbolNotFound), (Fail, Reason::RelationNotFound), (Cannot, Reason::PrecisionInsufficient), (Cannot, Reason::PrecisionInsufficient)]),
