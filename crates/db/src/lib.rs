@@ -15,6 +15,7 @@ mod host;
 mod inputs;
 mod publish;
 mod trees;
+mod validation;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
@@ -23,5 +24,6 @@ pub use host::{Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
 pub use salsa::Cancelled;
+pub use validation::{doc_claims, go_inventory, DocClaim, GoInventory};
 
 pub use docforge_syntax::{AstGate, AstPolicy, GateCounters};
