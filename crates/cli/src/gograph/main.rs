@@ -67,7 +67,11 @@ enum Command {
     },
 }
 
+#[global_allocator]
+static GLOBAL: docforge_syntax::alloc::GlobalAllocator = docforge_syntax::alloc::GlobalAllocator;
+
 fn main() -> ExitCode {
+    docforge_syntax::alloc::use_for_tree_sitter();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
