@@ -3,6 +3,7 @@
 
 mod commands;
 mod output;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -14,6 +15,13 @@ Exit codes:
   1  the operation failed (project root missing, invalid docforge.toml, unreadable or
      incompatible index, node not found); one line on stderr says why
   2  bad arguments (one line on stderr)";
+
+const VALIDATE_HELP: &str = "\
+Exit codes:
+  0  every claim passes
+  1  at least one claim fails
+  2  at least one claim cannot be evaluated and none fails (also: the project cannot be
+     analysed; one line on stderr), or bad arguments";
 
 #[derive(Parser, Debug)]
 #[command(name = "docforge", about = "A knowledge graph of a project's documents and Go code", version, after_help = EXIT_HELP)]
@@ -67,6 +75,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Evaluate every [[claims]] entry of the documents (exit 0 all pass, 1 any fail,
+    /// 2 any cannot_evaluate and none fails).
+    #[command(after_help = VALIDATE_HELP)]
+    Validate {
+        /// Print a JSON array of gograph.validation.v1 results instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// The engine version.
     Version {
         #[arg(long)]
@@ -102,6 +118,7 @@ fn main() -> ExitCode {
         Command::Search { query, limit, json } => commands::search(&root, &query, limit as usize, json),
         Command::Node { id, json } => commands::node(&root, &id, json),
         Command::Version { json } => commands::version(json),
+        Command::Validate { json } => return ExitCode::from(validate::validate(&root, json)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -16,6 +16,7 @@ mod inputs;
 mod publish;
 mod trees;
 mod types_q;
+mod validation;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
@@ -24,5 +25,6 @@ pub use host::{Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
 pub use salsa::Cancelled;
+pub use validation::{doc_claims, go_inventory, DocClaim, GoInventory};
 
 pub use docforge_syntax::{AstGate, AstPolicy, GateCounters};

@@ -1,0 +1,96 @@
+//! `docforge validate`: every `[[claims]]` entry of the project's documents through the same
+//! evaluator as `gograph validate`, against a fresh in-memory snapshot of the sources (no
+//! prior `gograph build` needed; nothing is written). The snapshot is fingerprinted when it
+//! is built and the sources are checked again before and after evaluation, so a change
+//! during the run yields `cannot_evaluate`/`graph_stale`, never a mixed result.
+
+use docforge_db::doc_claims;
+use docforge_validate::{
+    build_snapshot, claim_binding_json, DiskRepository, Outcome, Received, SystemClock, ValidationResult,
+    Validator,
+};
+use std::path::Path;
+
+/// Exit code: 0 all pass, 1 any fail, 2 any cannot_evaluate and none fails (also when the
+/// project cannot be analysed at all).
+pub fn validate(root: &Path, json: bool) -> u8 {
+    match run(root, json) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("docforge: {e}");
+            2
+        }
+    }
+}
+
+fn run(root: &Path, json: bool) -> Result<u8, String> {
+    let version = env!("DOCFORGE_BUILD_ID");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Analyse once to read the claims; precise semantics are requested only when a claim
+    // needs them (today that yields precise_fallback, which never satisfies `precise`).
+    let probe = build_snapshot(root, false, version, &SystemClock, threads)?;
+    let claims = doc_claims(&probe.host.analysis()).map_err(|_| "analysis cancelled".to_string())?;
+    let bindings: Vec<Vec<u8>> = claims.iter().map(claim_binding_json).collect();
+    let wants_precise = claims.iter().any(|c| {
+        c.required_precision.as_deref() == Some("precise")
+            || matches!(c.predicate.as_str(), "call_edge_exists" | "type_implements")
+    });
+    let built =
+        if wants_precise { build_snapshot(root, true, version, &SystemClock, threads)? } else { probe };
+    let repo = DiskRepository::with_graph(&built.host.project().root, built.snapshot.encode());
+    let validator = Validator { repo: &repo, clock: &SystemClock, version, pause: None };
+    let results = validator.validate_all(bindings.iter().map(|b| Received::from_bytes(b)).collect());
+    if json {
+        let docs: Vec<&ValidationResult> = results.iter().collect();
+        println!("{}", serde_json::to_string(&docs).expect("results serialise"));
+    } else if claims.is_empty() {
+        println!("no claims found");
+    } else {
+        for w in &built.warnings {
+            eprintln!("docforge: warning: {w}");
+        }
+        print_table(&claims, &results);
+    }
+    let any = |o: Outcome| results.iter().any(|r| r.outcome() == o);
+    Ok(if any(Outcome::Fail) {
+        1
+    } else if any(Outcome::CannotEvaluate) {
+        2
+    } else {
+        0
+    })
+}
+
+fn print_table(claims: &[docforge_db::DocClaim], results: &[ValidationResult]) {
+    let rows: Vec<[String; 4]> = claims
+        .iter()
+        .zip(results)
+        .map(|(c, r)| {
+            let claim = match &c.object {
+                Some(o) => format!("{} {} -> {}", c.predicate, c.subject, o),
+                None => format!("{} {}", c.predicate, c.subject),
+            };
+            let doc = format!("{} ({}:{})", c.document, c.location.path, c.location.line);
+            [claim, doc, r.outcome().as_str().to_string(), r.evaluation.reason.as_str().to_string()]
+        })
+        .collect();
+    let header = ["CLAIM", "DOCUMENT", "OUTCOME", "REASON"].map(String::from);
+    let width = |i: usize| rows.iter().chain([&header]).map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    for (row, result) in std::iter::once((&header, None)).chain(rows.iter().zip(results.iter().map(Some))) {
+        println!("{:w0$}  {:w1$}  {:w2$}  {}", row[0], row[1], row[2], row[3]);
+        if let Some(r) = result.filter(|r| r.outcome() != Outcome::Pass) {
+            for d in &r.evaluation.diagnostics {
+                println!("    {}: {}", d.code, d.message);
+            }
+        }
+    }
+    let count = |o: Outcome| results.iter().filter(|r| r.outcome() == o).count();
+    println!(
+        "{} claims: {} pass, {} fail, {} cannot_evaluate",
+        results.len(),
+        count(Outcome::Pass),
+        count(Outcome::Fail),
+        count(Outcome::CannotEvaluate)
+    );
+}

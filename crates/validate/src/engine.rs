@@ -1,0 +1,191 @@
+//! The engine side: repository access through `docforge_project` and `docforge_db` (the only
+//! code that reads and parses project files), building a snapshot from the engine's graph,
+//! and turning document claims into bindings.
+
+use crate::manifest::SelectionPolicy;
+use crate::snapshot::{build_meta, SnapDiagnostic, SnapEdge, SnapNode, Snapshot, GRAPH_SCHEMA_VERSION};
+use crate::validator::{Clock, GraphAccessError, RepositoryAccess, SourceState};
+use docforge_db::{go_inventory, AnalysisHost, AstPolicy, DocClaim};
+use docforge_model::Precision;
+use docforge_project::Project;
+use std::path::{Path, PathBuf};
+
+/// Why the semantic layer is not used yet (recorded as `precision_reason`).
+pub const PRECISE_UNAVAILABLE: &str =
+    "semantic_layer_unavailable: precise Go semantics are not available in this build; AST evidence only";
+
+/// A repository on disk, bound to an explicit canonical root.
+pub struct DiskRepository {
+    root: PathBuf,
+    /// Evaluate this in-memory snapshot instead of `.gograph/graph.json` (`docforge validate`).
+    graph: Option<Vec<u8>>,
+}
+
+impl DiskRepository {
+    /// Bind to `root` (must be an existing directory; canonicalised).
+    pub fn open(root: &Path) -> Result<Self, String> {
+        let project = Project::load(root).map_err(|e| e.to_string())?;
+        Ok(DiskRepository { root: project.root, graph: None })
+    }
+
+    /// The same repository, evaluated against an in-memory snapshot's bytes.
+    pub fn with_graph(root: &Path, graph: Vec<u8>) -> Self {
+        DiskRepository { root: root.to_path_buf(), graph: Some(graph) }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+}
+
+impl RepositoryAccess for DiskRepository {
+    fn root(&self) -> String {
+        self.root.display().to_string()
+    }
+    fn read_graph(&self) -> Result<Vec<u8>, GraphAccessError> {
+        match &self.graph {
+            Some(bytes) => Ok(bytes.clone()),
+            None => crate::store::read_graph(&self.root),
+        }
+    }
+    fn current_sources(&self) -> Result<SourceState, String> {
+        current_sources(&self.root)
+    }
+}
+
+/// A fresh scan: load the project (its `docforge.toml` may have changed), walk it and hash
+/// every Go-side file. No Go file is parsed (selection and hashing need no AST).
+pub fn current_sources(root: &Path) -> Result<SourceState, String> {
+    let project = Project::load(root).map_err(|e| e.to_string())?;
+    let policy = SelectionPolicy::of(&project);
+    let mut host = AnalysisHost::new(project, AstPolicy::Forbid);
+    host.sync_from_disk();
+    let inventory = go_inventory(&host.analysis()).map_err(|_| "scan cancelled".to_string())?;
+    Ok(SourceState { inventory, policy })
+}
+
+/// What `gograph build` produced.
+pub struct Built {
+    pub host: AnalysisHost,
+    pub snapshot: Snapshot,
+    /// Visible warnings (precise fallback, partial analysis).
+    pub warnings: Vec<String>,
+}
+
+/// Analyse `root` and build the trusted snapshot (not written).
+pub fn build_snapshot(
+    root: &Path,
+    precise: bool,
+    version: &str,
+    clock: &dyn Clock,
+    threads: usize,
+) -> Result<Built, String> {
+    let project = Project::load(root).map_err(|e| e.to_string())?;
+    let policy = SelectionPolicy::of(&project);
+    let mut host = AnalysisHost::new(project, AstPolicy::Allow);
+    host.sync_from_disk();
+    let analysis = host.analysis();
+    analysis.prewarm(threads).map_err(|_| "analysis cancelled".to_string())?;
+    let graph = analysis.graph().map_err(|_| "analysis cancelled".to_string())?;
+    let inventory = go_inventory(&analysis).map_err(|_| "analysis cancelled".to_string())?;
+    drop(analysis);
+    let mut meta = build_meta(&inventory, &policy);
+    let mut warnings = Vec::new();
+    let s = &graph.summary;
+    meta.mode = if precise { "precise" } else { "ast" }.into();
+    meta.precision = match (s.precision, precise) {
+        (Some(Precision::Precise), true) => "precise".into(),
+        (Some(Precision::PreciseFallback), true) | (Some(Precision::Ast), true) => {
+            meta.precision_reason = Some(PRECISE_UNAVAILABLE.into());
+            warnings.push(format!("precise analysis requested but unavailable; precision is precise_fallback ({PRECISE_UNAVAILABLE})"));
+            "precise_fallback".into()
+        }
+        (Some(_), false) => "ast".into(),
+        (None, _) => return Err("Go code was not analysed (no-AST policy)".into()),
+    };
+    meta.completeness = if s.completeness.complete { "complete" } else { "partial" }.into();
+    meta.completeness_reasons = s.completeness.reasons.clone();
+    if !s.completeness.complete {
+        warnings.push(format!("the graph is partial: {}", s.completeness.reasons.join(", ")));
+    }
+    let bare = |id: &str| id.strip_prefix("go:").map(str::to_string);
+    let mut nodes: Vec<SnapNode> = graph
+        .nodes()
+        .filter_map(|n| {
+            Some(SnapNode {
+                id: bare(&n.id)?,
+                kind: n.kind.clone(),
+                location: n.location.clone(),
+                attrs: n.attrs.clone(),
+            })
+        })
+        .collect();
+    nodes.sort_by(|a, b| (&a.id, &a.kind).cmp(&(&b.id, &b.kind)));
+    let mut edges: Vec<SnapEdge> = graph
+        .edges()
+        .filter(|e| matches!(e.relation.as_str(), "imports" | "calls" | "implements"))
+        .filter_map(|e| {
+            Some(SnapEdge {
+                source: bare(&e.source)?,
+                relation: e.relation.clone(),
+                target: bare(&e.target)?,
+                location: e.location.clone(),
+                attrs: e.attrs.clone(),
+            })
+        })
+        .collect();
+    edges.sort_by(|a, b| {
+        (&a.source, &a.relation, &a.target, &a.location).cmp(&(
+            &b.source,
+            &b.relation,
+            &b.target,
+            &b.location,
+        ))
+    });
+    let mut diagnostics: Vec<SnapDiagnostic> = graph
+        .diagnostics()
+        .filter(|d| d.code.starts_with("go_"))
+        .map(|d| SnapDiagnostic {
+            code: d.code.clone(),
+            path: d.location.as_ref().map(|l| l.path.clone()),
+            symbol_id: d.node.as_deref().and_then(bare),
+        })
+        .collect();
+    diagnostics.sort_by(|a, b| (&a.code, &a.path, &a.symbol_id).cmp(&(&b.code, &b.path, &b.symbol_id)));
+    diagnostics.dedup();
+    let snapshot = Snapshot {
+        schema_version: GRAPH_SCHEMA_VERSION.into(),
+        source_policy_version: crate::manifest::SOURCE_POLICY_VERSION,
+        generator: version.to_string(),
+        generated_at: clock.now(),
+        build: meta,
+        nodes,
+        edges,
+        diagnostics,
+    };
+    Ok(Built { host, snapshot, warnings })
+}
+
+/// The binding document a claim stands for: reference kinds follow the predicate; a claim
+/// without `required_precision` requires the predicate's minimum. The result is decoded by
+/// the same strict decoder as `gograph validate` input.
+pub fn claim_binding_json(claim: &DocClaim) -> Vec<u8> {
+    use serde_json::json;
+    let kind = if claim.predicate == "package_imports" { "package" } else { "symbol" };
+    let precision =
+        claim.required_precision.clone().unwrap_or_else(|| {
+            match crate::binding::Predicate::parse(&claim.predicate).map(|p| p.minimum_precision()) {
+                Some(crate::binding::Precision::Precise) => "precise".into(),
+                _ => "ast".into(),
+            }
+        });
+    let mut doc = serde_json::Map::new();
+    doc.insert("schema_version".into(), json!(crate::binding::BINDING_SCHEMA));
+    doc.insert("predicate".into(), json!(claim.predicate));
+    doc.insert("subject".into(), json!({"language": "go", "kind": kind, "id": claim.subject}));
+    if let Some(o) = &claim.object {
+        doc.insert("object".into(), json!({"language": "go", "kind": kind, "id": o}));
+    }
+    doc.insert("required_precision".into(), json!(precision));
+    serde_json::to_vec(&doc).expect("claims serialise")
+}

@@ -1,0 +1,322 @@
+//! The four v1 predicates over a trusted snapshot: exact, byte-equal, case-sensitive
+//! resolution (never a search), and the predicate-specific negative-result rules.
+//!
+//! Conventions of the precise layer this evaluator reads (see README, "Validation"):
+//! `implements` edges concrete type -> interface with attr `receiver` = `value`|`pointer`;
+//! `calls` edges with attr `classification` = `resolved_static`|`cha_possible_target`|
+//! `synthetic`; func/method attrs `unresolved_calls` (count) and `calls_resolved` (`true`
+//! when every call site resolved within the supported static call model).
+
+use crate::binding::{Binding, Precision, Predicate, RefKind, Reference};
+use crate::report::{Diagnostic, Evidence, MatchedRelation, Outcome, Reason, Resolved, SourceLocation};
+use crate::snapshot::{SnapEdge, SnapNode, Snapshot};
+use std::collections::{HashMap, HashSet};
+
+/// The result of evaluating one binding against one snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub outcome: Outcome,
+    pub reason: Reason,
+    pub diagnostics: Vec<Diagnostic>,
+    pub evidence: Evidence,
+}
+
+impl Verdict {
+    fn new(outcome: Outcome, reason: Reason, evidence: Evidence) -> Self {
+        Verdict { outcome, reason, diagnostics: Vec::new(), evidence }
+    }
+    fn note(mut self, d: Diagnostic) -> Self {
+        self.diagnostics.push(d);
+        self
+    }
+}
+
+/// Exact lookup tables over a snapshot.
+pub struct GraphView<'a> {
+    snap: &'a Snapshot,
+    nodes: HashMap<&'a str, Vec<&'a SnapNode>>,
+    duplicated: HashSet<&'a str>,
+    edges: HashMap<(&'a str, &'a str, &'a str), Vec<&'a SnapEdge>>,
+}
+
+enum Lookup<'a> {
+    Found(&'a SnapNode),
+    Missing,
+    Ambiguous(usize),
+}
+
+impl<'a> GraphView<'a> {
+    pub fn new(snap: &'a Snapshot) -> Self {
+        let mut nodes: HashMap<&str, Vec<&SnapNode>> = HashMap::new();
+        for n in &snap.nodes {
+            nodes.entry(n.id.as_str()).or_default().push(n);
+        }
+        let duplicated = snap
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "go_duplicate_symbol")
+            .filter_map(|d| d.symbol_id.as_deref())
+            .collect();
+        let mut edges: HashMap<_, Vec<&SnapEdge>> = HashMap::new();
+        for e in &snap.edges {
+            edges.entry((e.relation.as_str(), e.source.as_str(), e.target.as_str())).or_default().push(e);
+        }
+        GraphView { snap, nodes, duplicated, edges }
+    }
+
+    fn lookup(&self, r: &Reference) -> Lookup<'a> {
+        let want_package = r.kind == RefKind::Package;
+        let found: Vec<&SnapNode> = self
+            .nodes
+            .get(r.id.as_str())
+            .map(|v| v.iter().copied().filter(|n| (n.kind == "package") == want_package).collect())
+            .unwrap_or_default();
+        let extra = usize::from(self.duplicated.contains(r.id.as_str()));
+        match (found.as_slice(), extra) {
+            ([], 0) => Lookup::Missing,
+            ([n], 0) => Lookup::Found(n),
+            (v, extra) => Lookup::Ambiguous(v.len() + extra),
+        }
+    }
+
+    fn edges(&self, relation: &str, source: &str, target: &str) -> Vec<&'a SnapEdge> {
+        self.edges.get(&(relation, source, target)).cloned().unwrap_or_default()
+    }
+}
+
+fn resolved(n: &SnapNode) -> Resolved {
+    let package = n.kind == "package";
+    Resolved {
+        id: n.id.clone(),
+        kind: if package { "package" } else { "symbol" },
+        symbol_kind: (!package).then(|| n.kind.clone()),
+        locations: n.location.iter().map(SourceLocation::of).collect(),
+    }
+}
+
+fn not_found_reason(r: &Reference) -> Reason {
+    match r.kind {
+        RefKind::Symbol => Reason::SymbolNotFound,
+        RefKind::Package => Reason::PackageNotFound,
+    }
+}
+
+/// Evaluate `binding` on `view`. Freshness is the caller's business (checked before and after).
+pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
+    let b = &view.snap.build;
+    let complete = b.completeness == "complete";
+    let precise = b.precision == "precise";
+    if binding.required_precision == Precision::Precise && !precise {
+        let why = b.precision_reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+        return Verdict::new(Outcome::CannotEvaluate, Reason::PrecisionInsufficient, Evidence::default())
+            .note(Diagnostic::new(
+                "precision_insufficient",
+                format!("the graph's precision is {}{why}; the binding requires precise", b.precision),
+            ));
+    }
+    // Absence is conclusive only on a complete graph that is not a precise fallback.
+    let negative_ok = complete && b.precision != "precise_fallback";
+    let inconclusive = || {
+        let reasons = if b.completeness_reasons.is_empty() {
+            format!("precision {}", b.precision)
+        } else {
+            b.completeness_reasons.join(", ")
+        };
+        Diagnostic::new(
+            "analysis_incomplete",
+            format!("the graph is {} ({reasons}); absence cannot be established", b.completeness),
+        )
+    };
+    let mut evidence = Evidence::default();
+    let mut targets = Vec::new();
+    for r in std::iter::once(&binding.subject).chain(binding.object.as_ref()) {
+        match view.lookup(r) {
+            Lookup::Found(n) => targets.push(n),
+            Lookup::Ambiguous(count) => {
+                return Verdict::new(Outcome::CannotEvaluate, Reason::SymbolAmbiguous, evidence).note(
+                    Diagnostic::new("symbol_ambiguous", format!("{count} graph records have this exact ID"))
+                        .symbol(&r.id),
+                )
+            }
+            Lookup::Missing if binding.predicate == Predicate::PackageImports && targets.len() == 1 => {
+                // The object of an import may be outside the repository (the standard
+                // library, a dependency): the import edge itself is the evidence.
+                break;
+            }
+            Lookup::Missing => {
+                let d = Diagnostic::new(not_found_reason(r).as_str(), "no graph record has this exact ID")
+                    .symbol(&r.id);
+                let outcome = if negative_ok { Outcome::Fail } else { Outcome::CannotEvaluate };
+                let v = Verdict::new(outcome, not_found_reason(r), evidence).note(d);
+                return if negative_ok { v } else { v.note(inconclusive()) };
+            }
+        }
+        if targets.len() == 1 {
+            evidence.resolved_subject = Some(resolved(targets[0]));
+        } else {
+            evidence.resolved_object = Some(resolved(targets[1]));
+        }
+    }
+    let subject = targets[0];
+    match binding.predicate {
+        Predicate::SymbolExists => Verdict::new(Outcome::Pass, Reason::PredicatePassed, evidence),
+        Predicate::PackageImports => {
+            let object = binding.object.as_ref().expect("package_imports has an object");
+            if targets.len() == 1 {
+                evidence.resolved_object = Some(Resolved {
+                    id: object.id.clone(),
+                    kind: "package",
+                    symbol_kind: None,
+                    locations: vec![],
+                });
+            }
+            let found = view.edges("imports", &subject.id, &object.id);
+            relation_verdict(binding, evidence, &found, |_| "direct_import".into(), negative_ok, inconclusive)
+        }
+        Predicate::TypeImplements => {
+            let object = targets[1];
+            if !matches!(subject.kind.as_str(), "struct" | "type") || object.kind != "interface" {
+                return kind_mismatch(
+                    evidence,
+                    format!(
+                        "type_implements needs a named concrete type and an interface, found {} and {}",
+                        subject.kind, object.kind
+                    ),
+                );
+            }
+            let found = view.edges("implements", &subject.id, &object.id);
+            let class = |e: &SnapEdge| match e.attrs.get("receiver").map(String::as_str) {
+                Some("value") => "value_method_set".to_string(),
+                Some("pointer") => "pointer_method_set".to_string(),
+                _ => "method_set".to_string(),
+            };
+            relation_verdict(binding, evidence, &found, class, negative_ok, inconclusive)
+        }
+        Predicate::CallEdgeExists => {
+            let object = targets[1];
+            let callable = |n: &SnapNode| matches!(n.kind.as_str(), "func" | "method");
+            if !callable(subject) || !callable(object) {
+                return kind_mismatch(
+                    evidence,
+                    format!(
+                        "call_edge_exists needs two functions or methods, found {} and {}",
+                        subject.kind, object.kind
+                    ),
+                );
+            }
+            call_edge(view, subject, object, evidence, negative_ok, inconclusive)
+        }
+    }
+}
+
+fn kind_mismatch(evidence: Evidence, message: String) -> Verdict {
+    Verdict::new(Outcome::CannotEvaluate, Reason::InvalidRequest, evidence)
+        .note(Diagnostic::new("predicate_kind_mismatch", message))
+}
+
+fn matched(binding: &Binding, e: &SnapEdge, classification: String) -> MatchedRelation {
+    MatchedRelation {
+        kind: binding.predicate.as_str(),
+        subject_id: e.source.clone(),
+        object_id: e.target.clone(),
+        classification,
+        locations: e.location.iter().map(SourceLocation::of).collect(),
+    }
+}
+
+fn relation_verdict(
+    binding: &Binding,
+    mut evidence: Evidence,
+    found: &[&SnapEdge],
+    class: impl Fn(&SnapEdge) -> String,
+    negative_ok: bool,
+    inconclusive: impl Fn() -> Diagnostic,
+) -> Verdict {
+    if !found.is_empty() {
+        evidence.matched_relations = found.iter().map(|e| matched(binding, e, class(e))).collect();
+        evidence.matched_relations.sort();
+        return Verdict::new(Outcome::Pass, Reason::PredicatePassed, evidence);
+    }
+    if negative_ok {
+        Verdict::new(Outcome::Fail, Reason::RelationNotFound, evidence)
+    } else {
+        Verdict::new(Outcome::CannotEvaluate, Reason::RelationNotFound, evidence).note(inconclusive())
+    }
+}
+
+fn call_edge(
+    view: &GraphView<'_>,
+    subject: &SnapNode,
+    object: &SnapNode,
+    mut evidence: Evidence,
+    negative_ok: bool,
+    inconclusive: impl Fn() -> Diagnostic,
+) -> Verdict {
+    let found = view.edges("calls", &subject.id, &object.id);
+    let class = |e: &SnapEdge| e.attrs.get("classification").cloned().unwrap_or_default();
+    let counted: Vec<&SnapEdge> = found
+        .iter()
+        .copied()
+        .filter(|e| matches!(class(e).as_str(), "resolved_static" | "cha_possible_target"))
+        .collect();
+    let binding_kind = "call_edge_exists";
+    if !counted.is_empty() {
+        evidence.matched_relations = counted
+            .iter()
+            .map(|e| MatchedRelation {
+                kind: binding_kind,
+                subject_id: e.source.clone(),
+                object_id: e.target.clone(),
+                classification: class(e),
+                locations: e.location.iter().map(SourceLocation::of).collect(),
+            })
+            .collect();
+        evidence.matched_relations.sort();
+        return Verdict::new(Outcome::Pass, Reason::PredicatePassed, evidence);
+    }
+    if !negative_ok {
+        return Verdict::new(Outcome::CannotEvaluate, Reason::RelationNotFound, evidence)
+            .note(inconclusive());
+    }
+    let mut diagnostics = Vec::new();
+    if found.iter().any(|e| class(e) == "synthetic") {
+        diagnostics.push(
+            Diagnostic::new(
+                "synthetic_edge_only",
+                "only a synthetic forwarding edge links the two; it never counts",
+            )
+            .symbol(&subject.id),
+        );
+    }
+    let unknown: Vec<String> =
+        found.iter().map(|e| class(e)).filter(|c| !matches!(c.as_str(), "synthetic")).collect();
+    let unresolved = subject.attrs.get("unresolved_calls").map(String::as_str).unwrap_or("unknown");
+    let all_resolved = subject.attrs.get("calls_resolved").map(String::as_str) == Some("true");
+    let reason = if !unknown.is_empty() {
+        diagnostics.push(Diagnostic::new(
+            "call_edge_unclassified",
+            format!("a call edge has an unknown classification {:?}", unknown[0]),
+        ));
+        None
+    } else if !all_resolved || unresolved != "0" {
+        diagnostics.push(
+            Diagnostic::new(
+                "call_sites_unresolved",
+                format!(
+                    "the subject's call sites are not all resolved (unresolved_calls {unresolved}, calls_resolved {})",
+                    subject.attrs.get("calls_resolved").map(String::as_str).unwrap_or("unknown")
+                ),
+            )
+            .symbol(&subject.id),
+        );
+        None
+    } else {
+        Some(Reason::RelationNotFound)
+    };
+    let mut v = match reason {
+        Some(r) => Verdict::new(Outcome::Fail, r, evidence),
+        None => Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence),
+    };
+    v.diagnostics.extend(diagnostics);
+    v
+}

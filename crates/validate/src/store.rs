@@ -1,0 +1,101 @@
+//! Reading and writing `.gograph/graph.json` under an explicit root: the directory and the
+//! file must be a real directory and a regular file (never a symlink, never a special file);
+//! reads go through the engine's confined non-blocking reader; writes are atomic (a new
+//! temporary file in the same directory, fsync, rename, fsync of the directory).
+
+use crate::snapshot::{GRAPH_DIR, GRAPH_FILE};
+use crate::validator::GraphAccessError;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// The largest snapshot that is read (the standard library's graph is far below).
+pub const MAX_GRAPH_BYTES: u64 = 2 << 30;
+
+pub fn graph_rel() -> String {
+    format!("{GRAPH_DIR}/{GRAPH_FILE}")
+}
+
+fn kind_of(meta: &fs::Metadata) -> &'static str {
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        "a symlink"
+    } else if ft.is_dir() {
+        "a directory"
+    } else if ft.is_fifo() || ft.is_socket() || ft.is_block_device() || ft.is_char_device() {
+        "a special file"
+    } else if ft.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The exact bytes of `<root>/.gograph/graph.json`; `root` must be canonical.
+pub fn read_graph(root: &Path) -> Result<Vec<u8>, GraphAccessError> {
+    let rel = graph_rel();
+    let dir = root.join(GRAPH_DIR);
+    match fs::symlink_metadata(&dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(GraphAccessError::Missing(format!("no {rel}; run `gograph build`")))
+        }
+        Err(e) => return Err(GraphAccessError::Unreadable(format!("{GRAPH_DIR}: {e}"))),
+        Ok(m) if !m.file_type().is_dir() => {
+            return Err(GraphAccessError::Unsafe(format!("{GRAPH_DIR} is {}; refused", kind_of(&m))))
+        }
+        Ok(_) => {}
+    }
+    match fs::symlink_metadata(dir.join(GRAPH_FILE)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(GraphAccessError::Missing(format!("no {rel}; run `gograph build`")))
+        }
+        Err(e) => return Err(GraphAccessError::Unreadable(format!("{rel}: {e}"))),
+        Ok(m) if !m.file_type().is_file() => {
+            return Err(GraphAccessError::Unsafe(format!("{rel} is {}; refused, never opened", kind_of(&m))))
+        }
+        Ok(_) => {}
+    }
+    docforge_project::read_source(root, &rel, MAX_GRAPH_BYTES).map_err(|e| match e {
+        docforge_project::ReadError::Io { message, .. } => {
+            GraphAccessError::Unreadable(format!("{rel}: {message}"))
+        }
+        other => GraphAccessError::Unsafe(other.to_string()),
+    })
+}
+
+/// Atomically replace `<root>/.gograph/graph.json` with `bytes`.
+pub fn write_graph(root: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
+    let dir = root.join(GRAPH_DIR);
+    match fs::symlink_metadata(&dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?
+        }
+        Err(e) => return Err(format!("{}: {e}", dir.display())),
+        Ok(m) if !m.file_type().is_dir() => {
+            return Err(format!("{} is {}; refused", dir.display(), kind_of(&m)))
+        }
+        Ok(_) => {}
+    }
+    let target = dir.join(GRAPH_FILE);
+    if let Ok(m) = fs::symlink_metadata(&target) {
+        if !m.file_type().is_file() {
+            return Err(format!("{} is {}; refused", target.display(), kind_of(&m)));
+        }
+    }
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let tmp = dir.join(format!(".{GRAPH_FILE}.{}.{nanos}.tmp", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut f = fs::OpenOptions::new().write(true).create_new(true).mode(0o644).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, &target)?;
+        fs::File::open(&dir)?.sync_all()
+    };
+    write().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        format!("cannot write {}: {e}", target.display())
+    })?;
+    Ok(target)
+}

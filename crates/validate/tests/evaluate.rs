@@ -1,0 +1,235 @@
+//! The four predicates on hand-built graphs, including graphs that carry the precise facts the
+//! semantic layer will produce (`implements` with `receiver`, classified `calls`,
+//! `calls_resolved`): pass, evaluated fail, CHA-only evidence, synthetic-only edges,
+//! unresolved call sites, value/pointer method sets, embedded interfaces, same-named types
+//! in different packages, ambiguity, case sensitivity, and every analysis state.
+
+use docforge_model::Location;
+use docforge_validate::{
+    build_meta, decode_binding, evaluate, GoInventory, GraphView, Outcome, Reason, SelectionPolicy,
+    SnapDiagnostic, SnapEdge, SnapNode, Snapshot, GRAPH_SCHEMA_VERSION,
+};
+use std::collections::BTreeMap;
+
+const M: &str = "example.com/m";
+
+fn node(id: &str, kind: &str, attrs: &[(&str, &str)]) -> SnapNode {
+    SnapNode {
+        id: format!("{M}/{id}"),
+        kind: kind.into(),
+        location: Some(Location::new("x.go", 3, 1)),
+        attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    }
+}
+
+fn edge(source: &str, relation: &str, target: &str, attrs: &[(&str, &str)]) -> SnapEdge {
+    SnapEdge {
+        source: format!("{M}/{source}"),
+        relation: relation.into(),
+        target: format!("{M}/{target}"),
+        location: Some(Location::new("x.go", 7, 9)),
+        attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>(),
+    }
+}
+
+/// A graph as the precise layer will publish it.
+fn precise_graph(precision: &str, completeness: &str) -> Snapshot {
+    let resolved = [("unresolved_calls", "0"), ("calls_resolved", "true")];
+    let nodes = vec![
+        node("a", "package", &[]),
+        node("b", "package", &[]),
+        node("a/util", "package", &[]),
+        node("b/util", "package", &[]),
+        node("a::Store", "struct", &[]),
+        node("a::Copy", "struct", &[]),
+        node("b::Store", "struct", &[]),
+        node("a::Reader", "interface", &[]),
+        node("a::ReadWriter", "interface", &[]),
+        node("a::Alias", "alias", &[]),
+        node("a::Run", "func", &resolved),
+        node("a::Helper", "func", &resolved),
+        node("a::(*Store).Get", "method", &resolved),
+        node("a::Dispatch", "func", &resolved),
+        node("a::Forward", "func", &resolved),
+        node("a::Hooked", "func", &[("unresolved_calls", "1"), ("calls_resolved", "false")]),
+        node("a::Untracked", "func", &[("unresolved_calls", "0")]),
+        node("a::Dup", "func", &[]),
+    ];
+    let edges = vec![
+        edge("a", "imports", "a/util", &[]),
+        edge("a::Run", "calls", "a::Helper", &[("classification", "resolved_static")]),
+        edge("a::Dispatch", "calls", "a::(*Store).Get", &[("classification", "cha_possible_target")]),
+        edge("a::Forward", "calls", "a::(*Store).Get", &[("classification", "synthetic")]),
+        edge("a::Hooked", "calls", "a::Run", &[("classification", "resolved_static")]),
+        edge("a::Store", "implements", "a::Reader", &[("receiver", "pointer")]),
+        edge("a::Store", "implements", "a::ReadWriter", &[("receiver", "pointer")]),
+        edge("a::Copy", "implements", "a::Reader", &[("receiver", "value")]),
+    ];
+    let inv = GoInventory { files: vec![("x.go".into(), "1".repeat(64))], ..Default::default() };
+    let mut build = build_meta(&inv, &SelectionPolicy::default());
+    build.precision = precision.into();
+    build.completeness = completeness.into();
+    if completeness == "partial" {
+        build.completeness_reasons = vec!["go_syntax_error x1".into()];
+    }
+    Snapshot {
+        schema_version: GRAPH_SCHEMA_VERSION.into(),
+        source_policy_version: 1,
+        generator: "test".into(),
+        generated_at: "2026-01-01T00:00:00Z".into(),
+        build,
+        nodes,
+        edges,
+        diagnostics: vec![SnapDiagnostic {
+            code: "go_duplicate_symbol".into(),
+            path: Some("y.go".into()),
+            symbol_id: Some(format!("{M}/a::Dup")),
+        }],
+    }
+}
+
+fn binding(predicate: &str, subject: &str, object: Option<&str>, precision: &str) -> String {
+    let kind = if predicate == "package_imports" { "package" } else { "symbol" };
+    let r = |id: &str| format!(r#"{{"language":"go","kind":"{kind}","id":"{M}/{id}"}}"#);
+    let object = object.map(|o| format!(r#","object":{}"#, r(o))).unwrap_or_default();
+    format!(
+        r#"{{"schema_version":"gograph.binding.v1","predicate":"{predicate}","subject":{}{object},"required_precision":"{precision}"}}"#,
+        r(subject)
+    )
+}
+
+fn outcome(
+    snap: &Snapshot,
+    predicate: &str,
+    subject: &str,
+    object: Option<&str>,
+    precision: &str,
+) -> (Outcome, Reason) {
+    let b = decode_binding(binding(predicate, subject, object, precision).as_bytes()).expect("valid binding");
+    let v = evaluate(&GraphView::new(snap), &b);
+    assert!(v.reason.allows(v.outcome), "{v:?}");
+    (v.outcome, v.reason)
+}
+
+use Outcome::{CannotEvaluate as Cannot, Fail, Pass};
+
+/// An expected (outcome, reason).
+type Want = (Outcome, Reason);
+
+#[test]
+fn predicates_on_a_complete_precise_graph() {
+    let g = precise_graph("precise", "complete");
+    #[rustfmt::skip]
+    let cases: Vec<(&str, &str, Option<&str>, &str, Want)> = vec![
+        ("symbol_exists", "a::Store", None, "ast", (Pass, Reason::PredicatePassed)),
+        ("symbol_exists", "a::(*Store).Get", None, "precise", (Pass, Reason::PredicatePassed)),
+        ("symbol_exists", "a::store", None, "ast", (Fail, Reason::SymbolNotFound)),
+        ("symbol_exists", "a::(Store).Get", None, "ast", (Fail, Reason::SymbolNotFound)),
+        ("symbol_exists", "a::Missing", None, "ast", (Fail, Reason::SymbolNotFound)),
+        ("symbol_exists", "a::Dup", None, "ast", (Cannot, Reason::SymbolAmbiguous)),
+        ("package_imports", "a", Some("a/util"), "ast", (Pass, Reason::PredicatePassed)),
+        ("package_imports", "a", Some("b/util"), "ast", (Fail, Reason::RelationNotFound)),
+        ("package_imports", "b", Some("a/util"), "ast", (Fail, Reason::RelationNotFound)),
+        ("package_imports", "c", Some("a/util"), "ast", (Fail, Reason::PackageNotFound)),
+        ("type_implements", "a::Store", Some("a::Reader"), "precise", (Pass, Reason::PredicatePassed)),
+        ("type_implements", "a::Store", Some("a::ReadWriter"), "precise", (Pass, Reason::PredicatePassed)),
+        ("type_implements", "a::Copy", Some("a::Reader"), "precise", (Pass, Reason::PredicatePassed)),
+        ("type_implements", "a::Copy", Some("a::ReadWriter"), "precise", (Fail, Reason::RelationNotFound)),
+        ("type_implements", "b::Store", Some("a::Reader"), "precise", (Fail, Reason::RelationNotFound)),
+        ("type_implements", "a::Reader", Some("a::Reader"), "precise", (Cannot, Reason::InvalidRequest)),
+        ("type_implements", "a::Alias", Some("a::Reader"), "precise", (Cannot, Reason::InvalidRequest)),
+        ("type_implements", "a::Nope", Some("a::Reader"), "precise", (Fail, Reason::SymbolNotFound)),
+        ("call_edge_exists", "a::Run", Some("a::Helper"), "precise", (Pass, Reason::PredicatePassed)),
+        ("call_edge_exists", "a::Dispatch", Some("a::(*Store).Get"), "precise", (Pass, Reason::PredicatePassed)),
+        ("call_edge_exists", "a::Run", Some("a::(*Store).Get"), "precise", (Fail, Reason::RelationNotFound)),
+        ("call_edge_exists", "a::Forward", Some("a::(*Store).Get"), "precise", (Fail, Reason::RelationNotFound)),
+        ("call_edge_exists", "a::Hooked", Some("a::Run"), "precise", (Pass, Reason::PredicatePassed)),
+        ("call_edge_exists", "a::Hooked", Some("a::Helper"), "precise", (Cannot, Reason::AnalysisIncomplete)),
+        ("call_edge_exists", "a::Untracked", Some("a::Helper"), "precise", (Cannot, Reason::AnalysisIncomplete)),
+        ("call_edge_exists", "a::Store", Some("a::Helper"), "precise", (Cannot, Reason::InvalidRequest)),
+    ];
+    for (predicate, subject, object, precision, want) in cases {
+        assert_eq!(
+            outcome(&g, predicate, subject, object, precision),
+            want,
+            "{predicate} {subject} {object:?}"
+        );
+    }
+}
+
+#[test]
+fn evidence_names_the_relation_and_its_classification() {
+    let g = precise_graph("precise", "complete");
+    let view = GraphView::new(&g);
+    let eval = |doc: String| evaluate(&view, &decode_binding(doc.as_bytes()).unwrap());
+    let cha = eval(binding("call_edge_exists", "a::Dispatch", Some("a::(*Store).Get"), "precise"));
+    let m = &cha.evidence.matched_relations;
+    assert_eq!(m.len(), 1);
+    assert_eq!((m[0].classification.as_str(), m[0].kind), ("cha_possible_target", "call_edge_exists"));
+    assert_eq!(m[0].locations[0].line, Some(7));
+    let synthetic = eval(binding("call_edge_exists", "a::Forward", Some("a::(*Store).Get"), "precise"));
+    assert!(synthetic.evidence.matched_relations.is_empty(), "a synthetic edge is never evidence");
+    assert_eq!(synthetic.diagnostics[0].code, "synthetic_edge_only");
+    let pointer = eval(binding("type_implements", "a::Store", Some("a::Reader"), "precise"));
+    assert_eq!(pointer.evidence.matched_relations[0].classification, "pointer_method_set");
+    assert_eq!(pointer.evidence.resolved_object.as_ref().unwrap().symbol_kind.as_deref(), Some("interface"));
+    let value = eval(binding("type_implements", "a::Copy", Some("a::Reader"), "precise"));
+    assert_eq!(value.evidence.matched_relations[0].classification, "value_method_set");
+    let unresolved = eval(binding("call_edge_exists", "a::Hooked", Some("a::Helper"), "precise"));
+    assert_eq!(unresolved.diagnostics[0].code, "call_sites_unresolved");
+}
+
+#[test]
+fn analysis_states_decide_what_absence_means() {
+    // (precision, completeness) -> outcomes of: a present symbol, a missing symbol, a
+    // missing import, an existing call edge, a missing call edge.
+    #[rustfmt::skip]
+    let states: Vec<(&str, &str, [Want; 5])> = vec![
+        ("precise", "complete", [(Pass, Reason::PredicatePassed), (Fail, Reason::SymbolNotFound), (Fail, Reason::RelationNotFound), (Pass, Reason::PredicatePassed), (Fail, Reason::RelationNotFound)]),
+        ("precise", "partial", [(Pass, Reason::PredicatePassed), (Cannot, Reason::SymbolNotFound), (Cannot, Reason::RelationNotFound), (Pass, Reason::PredicatePassed), (Cannot, Reason::RelationNotFound)]),
+        ("ast", "complete", [(Pass, Reason::PredicatePassed), (Fail, Reason::SymbolNotFound), (Fail, Reason::RelationNotFound), (Cannot, Reason::PrecisionInsufficient), (Cannot, Reason::PrecisionInsufficient)]),
+        ("ast", "partial", [(Pass, Reason::PredicatePassed), (Cannot, Reason::SymbolNotFound), (Cannot, Reason::RelationNotFound), (Cannot, Reason::PrecisionInsufficient), (Cannot, Reason::PrecisionInsufficient)]),
+        ("precise_fallback", "complete", [(Pass, Reason::PredicatePassed), (Cannot, Reason::SymbolNotFound), (Cannot, Reason::RelationNotFound), (Cannot, Reason::PrecisionInsufficient), (Cannot, Reason::PrecisionInsufficient)]),
+    ];
+    for (precision, completeness, want) in states {
+        let g = precise_graph(precision, completeness);
+        let got = [
+            outcome(&g, "symbol_exists", "a::Run", None, "ast"),
+            outcome(&g, "symbol_exists", "a::Missing", None, "ast"),
+            outcome(&g, "package_imports", "a", Some("b"), "ast"),
+            outcome(&g, "call_edge_exists", "a::Run", Some("a::Helper"), "precise"),
+            outcome(&g, "call_edge_exists", "a::Run", Some("a::(*Store).Get"), "precise"),
+        ];
+        assert_eq!(got, want, "{precision} {completeness}");
+    }
+}
+
+#[test]
+fn duplicate_records_are_ambiguous_never_a_first_match() {
+    let mut g = precise_graph("precise", "complete");
+    g.nodes.push(node("a::Helper", "func", &[]));
+    assert_eq!(outcome(&g, "symbol_exists", "a::Helper", None, "ast"), (Cannot, Reason::SymbolAmbiguous));
+    assert_eq!(
+        outcome(&g, "call_edge_exists", "a::Run", Some("a::Helper"), "precise"),
+        (Cannot, Reason::SymbolAmbiguous)
+    );
+}
+
+#[test]
+fn imports_of_packages_outside_the_repository() {
+    let mut g = precise_graph("ast", "complete");
+    g.edges.push(SnapEdge {
+        source: format!("{M}/a"),
+        relation: "imports".into(),
+        target: "fmt".into(),
+        location: Some(Location::new("a/a.go", 3, 8)),
+        attrs: BTreeMap::new(),
+    });
+    let doc = r#"{"schema_version":"gograph.binding.v1","predicate":"package_imports","subject":{"language":"go","kind":"package","id":"example.com/m/a"},"object":{"language":"go","kind":"package","id":"fmt"},"required_precision":"ast"}"#;
+    let v = evaluate(&GraphView::new(&g), &decode_binding(doc.as_bytes()).unwrap());
+    assert_eq!((v.outcome, v.reason), (Pass, Reason::PredicatePassed));
+    assert_eq!(v.evidence.resolved_object.unwrap().locations, vec![]);
+    let os = doc.replace("\"fmt\"", "\"os\"");
+    let v = evaluate(&GraphView::new(&g), &decode_binding(os.as_bytes()).unwrap());
+    assert_eq!((v.outcome, v.reason), (Fail, Reason::RelationNotFound));
+}
