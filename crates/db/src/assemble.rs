@@ -154,7 +154,7 @@ pub fn graph(db: &dyn Db, ws: Workspace) -> Arc<Graph> {
         modules: go_modules(db, ws).modules.len(),
         packages: c.packages,
         skipped: inventory.skipped.len(),
-        precision: ast.then_some(if ws.precise(db) { Precision::Precise } else { Precision::Ast }),
+        precision: ast.then_some(Precision::Ast),
         ..Default::default()
     };
     for o in chunks.iter().flat_map(|c| c.owners.iter()).chain(extra.iter()) {
@@ -167,6 +167,11 @@ pub fn graph(db: &dyn Db, ws: Workspace) -> Arc<Graph> {
                 Severity::Info => {}
             }
         }
+    }
+    if ast && ws.precise(db) {
+        let failures = crate::types_q::semantic_failures(db, ws);
+        s.precision = Some(if failures.is_empty() { Precision::Precise } else { Precision::PreciseFallback });
+        s.precision_reasons = failures.clone();
     }
     s.completeness = Completeness {
         complete: c.go_errors.is_empty(),

@@ -49,6 +49,8 @@ pub struct Summary {
     pub skipped: usize,
     /// `None` under the no-AST policy: Go code was inventoried, not analysed.
     pub precision: Option<Precision>,
+    /// Why precision is `precise_fallback`: the packages the semantic layer failed for.
+    pub precision_reasons: Vec<String>,
     pub completeness: Completeness,
 }
 

@@ -111,6 +111,7 @@ impl AnalysisHost {
             if s.completeness.complete { "complete" } else { "partial" }.into(),
         );
         meta.insert("completeness_reasons".into(), s.completeness.reasons.join(", "));
+        meta.insert("precision_reasons".into(), s.precision_reasons.join("\n"));
         meta.insert("config_sha256".into(), crate::sha256_hex(self.project().config_text.as_bytes()));
         for (key, value) in summary_counts(s) {
             meta.insert(format!("summary.{key}"), value.to_string());
@@ -243,6 +244,17 @@ fn summary_counts(s: &crate::Summary) -> [(&'static str, usize); 13] {
     ]
 }
 
+/// Whether a published precision answers a request: a `precise` request is answered by a
+/// precise analysis even when it fell back for some packages (the sources decide that, and
+/// they are compared separately).
+fn precision_satisfies(published: Option<&str>, wanted: &str) -> bool {
+    match (published, wanted) {
+        (Some("precise_fallback"), "precise") => true,
+        (Some(p), w) => p == w,
+        (None, _) => false,
+    }
+}
+
 /// The summary a publication recorded, so a later process can report it without analysing.
 pub fn published_summary(meta: &BTreeMap<String, String>) -> Option<crate::Summary> {
     let n = |k: &str| meta.get(&format!("summary.{k}")).and_then(|v| v.parse::<usize>().ok());
@@ -269,6 +281,9 @@ pub fn published_summary(meta: &BTreeMap<String, String>) -> Option<crate::Summa
         warnings: n("warnings")?,
         skipped: n("skipped")?,
         precision,
+        precision_reasons: meta
+            .get("precision_reasons")
+            .map_or(Vec::new(), |r| r.lines().filter(|s| !s.is_empty()).map(String::from).collect()),
         completeness: crate::Completeness { complete: n("complete")? == 1, reasons },
     })
 }
@@ -297,7 +312,7 @@ pub fn published_is_current(
     if publication.generation == 0
         || meta.get("engine_version").map(String::as_str) != Some(ENGINE_VERSION)
         || meta.get("ast_policy").map(String::as_str) != Some(policy)
-        || meta.get("precision").map(String::as_str) != Some(precision)
+        || !precision_satisfies(meta.get("precision").map(String::as_str), precision)
         || meta.get("config_sha256") != Some(&config)
         || published_summary(&meta).is_none()
     {

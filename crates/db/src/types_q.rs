@@ -64,6 +64,30 @@ pub fn module_packages(db: &dyn Db, ws: Workspace) -> Vec<String> {
     out
 }
 
+/// At most this many per-package failures are listed (then a count of the rest).
+const MAX_FAILURES_LISTED: usize = 16;
+
+/// The packages the semantic layer failed for: signatures that could not be read completely
+/// (syntax errors), so their types' facts are incomplete. Any makes precision
+/// `precise_fallback`.
+#[salsa::tracked(returns(ref))]
+pub fn semantic_failures(db: &dyn Db, ws: Workspace) -> Vec<String> {
+    let failed: Vec<String> = module_packages(db, ws)
+        .iter()
+        .filter(|ip| {
+            GoPackage::find(db, ws, ip)
+                .and_then(|p| package_sigs(db, p).clone())
+                .is_some_and(|s| s.has_syntax_errors() || s.unreadable_receivers > 0)
+        })
+        .map(|ip| format!("{ip}: syntax errors; its type facts are incomplete"))
+        .collect();
+    let mut out: Vec<String> = failed.iter().take(MAX_FAILURES_LISTED).cloned().collect();
+    if failed.len() > MAX_FAILURES_LISTED {
+        out.push(format!("and {} more packages", failed.len() - MAX_FAILURES_LISTED));
+    }
+    out
+}
+
 /// Every `implements` pair of the project, grouped by the concrete type's package. Reads
 /// signature summaries only.
 #[salsa::tracked(returns(ref))]

@@ -158,6 +158,10 @@ pub fn file_fragment(
         if matches!(d.kind, DeclKind::Func | DeclKind::Method) {
             attrs.insert("unresolved_calls".into(), "0".into());
         }
+        if !d.type_params.is_empty() {
+            // Generic (for a method: declared on a generic type).
+            attrs.insert("generic".into(), "true".into());
+        }
         seen_ids.insert(id.clone(), frag.nodes.len());
         node_of.push(Some(frag.nodes.len()));
         frag.edges.push(Edge::new(&file_id, "defines", &id).at(loc(d.pos)));

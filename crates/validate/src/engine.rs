@@ -10,9 +10,10 @@ use docforge_model::Precision;
 use docforge_project::Project;
 use std::path::{Path, PathBuf};
 
-/// Why the semantic layer is not used yet (recorded as `precision_reason`).
+/// The `precision_reason` when precise analysis was requested and the engine answered with
+/// AST facts without naming a failure (a defect, reported rather than hidden).
 pub const PRECISE_UNAVAILABLE: &str =
-    "semantic_layer_unavailable: precise Go semantics are not available in this build; AST evidence only";
+    "semantic_layer_unavailable: the engine did not run the Go semantic layer; AST evidence only";
 
 /// A repository on disk, bound to an explicit canonical root.
 pub struct DiskRepository {
@@ -83,6 +84,7 @@ pub fn build_snapshot(
     let project = Project::load(root).map_err(|e| e.to_string())?;
     let policy = SelectionPolicy::of(&project);
     let mut host = AnalysisHost::new(project, AstPolicy::Allow);
+    host.set_precise(precise);
     host.sync_from_disk();
     let analysis = host.analysis();
     analysis.prewarm(threads).map_err(|_| "analysis cancelled".to_string())?;
@@ -96,8 +98,12 @@ pub fn build_snapshot(
     meta.precision = match (s.precision, precise) {
         (Some(Precision::Precise), true) => "precise".into(),
         (Some(Precision::PreciseFallback), true) | (Some(Precision::Ast), true) => {
-            meta.precision_reason = Some(PRECISE_UNAVAILABLE.into());
-            warnings.push(format!("precise analysis requested but unavailable; precision is precise_fallback ({PRECISE_UNAVAILABLE})"));
+            let reason = match s.precision_reasons.as_slice() {
+                [] => PRECISE_UNAVAILABLE.to_string(),
+                reasons => format!("semantic_layer_failed: {}", reasons.join("; ")),
+            };
+            warnings.push(format!("precise analysis failed; precision is precise_fallback ({reason})"));
+            meta.precision_reason = Some(reason);
             "precise_fallback".into()
         }
         (Some(_), false) => "ast".into(),
@@ -123,7 +129,7 @@ pub fn build_snapshot(
     nodes.sort_by(|a, b| (&a.id, &a.kind).cmp(&(&b.id, &b.kind)));
     let mut edges: Vec<SnapEdge> = graph
         .edges()
-        .filter(|e| matches!(e.relation.as_str(), "imports" | "calls" | "implements"))
+        .filter(|e| matches!(e.relation.as_str(), "imports" | "calls" | "implements" | "implements_unknown"))
         .filter_map(|e| {
             Some(SnapEdge {
                 source: bare(&e.source)?,

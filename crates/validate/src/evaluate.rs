@@ -184,7 +184,28 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                     ),
                 );
             }
+            let generic = |n: &SnapNode| n.attrs.get("generic").is_some_and(|g| g == "true");
+            if generic(subject) || generic(object) {
+                // The semantic layer records no implements facts for generic types.
+                return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
+                    Diagnostic::new(
+                        "generic_type_unsupported",
+                        "implements is not derived for generic types or interfaces",
+                    )
+                    .symbol(if generic(subject) { &subject.id } else { &object.id }),
+                );
+            }
             let found = view.edges("implements", &subject.id, &object.id);
+            if found.is_empty() {
+                if let Some(e) = view.edges("implements_unknown", &subject.id, &object.id).first() {
+                    // The answer depends on something the semantic layer could not resolve.
+                    let why = e.attrs.get("reason").map_or("unresolved types", String::as_str);
+                    return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
+                        Diagnostic::new("implements_unknown", format!("may or may not implement: {why}"))
+                            .symbol(&subject.id),
+                    );
+                }
+            }
             let class = |e: &SnapEdge| match e.attrs.get("receiver").map(String::as_str) {
                 Some("value") => "value_method_set".to_string(),
                 Some("pointer") => "pointer_method_set".to_string(),

@@ -46,6 +46,9 @@ fn precise_graph(precision: &str, completeness: &str) -> Snapshot {
         node("a::Reader", "interface", &[]),
         node("a::ReadWriter", "interface", &[]),
         node("a::Alias", "alias", &[]),
+        node("a::Vague", "struct", &[]),
+        node("a::List", "struct", &[("generic", "true")]),
+        node("a::Lister", "interface", &[("generic", "true")]),
         node("a::Run", "func", &resolved),
         node("a::Helper", "func", &resolved),
         node("a::(*Store).Get", "method", &resolved),
@@ -64,6 +67,7 @@ fn precise_graph(precision: &str, completeness: &str) -> Snapshot {
         edge("a::Store", "implements", "a::Reader", &[("receiver", "pointer")]),
         edge("a::Store", "implements", "a::ReadWriter", &[("receiver", "pointer")]),
         edge("a::Copy", "implements", "a::Reader", &[("receiver", "value")]),
+        edge("a::Vague", "implements_unknown", "a::Reader", &[("reason", "external type io.Reader")]),
     ];
     let inv = GoInventory { files: vec![("x.go".into(), "1".repeat(64))], ..Default::default() };
     let mut build = build_meta(&inv, &SelectionPolicy::default());
@@ -139,6 +143,12 @@ fn predicates_on_a_complete_precise_graph() {
         ("type_implements", "a::Reader", Some("a::Reader"), "precise", (Cannot, Reason::InvalidRequest)),
         ("type_implements", "a::Alias", Some("a::Reader"), "precise", (Cannot, Reason::InvalidRequest)),
         ("type_implements", "a::Nope", Some("a::Reader"), "precise", (Fail, Reason::SymbolNotFound)),
+        // The layer could not decide (an unresolved type): never a fail.
+        ("type_implements", "a::Vague", Some("a::Reader"), "precise", (Cannot, Reason::AnalysisIncomplete)),
+        ("type_implements", "a::Vague", Some("a::ReadWriter"), "precise", (Fail, Reason::RelationNotFound)),
+        // Generic types are outside the implements model: never a fail.
+        ("type_implements", "a::List", Some("a::Reader"), "precise", (Cannot, Reason::AnalysisIncomplete)),
+        ("type_implements", "a::Copy", Some("a::Lister"), "precise", (Cannot, Reason::AnalysisIncomplete)),
         ("call_edge_exists", "a::Run", Some("a::Helper"), "precise", (Pass, Reason::PredicatePassed)),
         ("call_edge_exists", "a::Dispatch", Some("a::(*Store).Get"), "precise", (Pass, Reason::PredicatePassed)),
         ("call_edge_exists", "a::Run", Some("a::(*Store).Get"), "precise", (Fail, Reason::RelationNotFound)),
