@@ -36,6 +36,9 @@ pub(super) struct Builder<'s> {
     labels: Vec<(&'s [u8], u32)>,
     gotos: Vec<(u32, &'s [u8])>,
     depth: u32,
+    /// No `(` in `src[paren_from..paren_at]`, and `paren_at` is one (or `usize::MAX`).
+    pub(super) paren_from: usize,
+    pub(super) paren_at: usize,
 }
 
 /// The logic of the func/method declaration `node`.
@@ -53,9 +56,11 @@ pub(super) fn function(idx: u32, decl: Decl, node: Node<'_>, src: &[u8]) -> Func
         labels: Vec::new(),
         gotos: Vec::new(),
         depth: 0,
+        paren_from: usize::MAX,
+        paren_at: 0,
     };
     b.step(StepKind::Entry, String::new(), pos(node));
-    let body = node.child_by_field_name("body");
+    let body = node.child_by_field_id(b.k.f.body);
     let exit_pos = match body {
         Some(body) => {
             b.block(body);
@@ -220,7 +225,7 @@ impl<'s> Builder<'s> {
             "expression_switch_statement" | "type_switch_statement" => self.switch(node, label),
             "select_statement" => self.select(node, label),
             "labeled_statement" => {
-                let name = node.child_by_field_name("label").map(|l| &self.src[l.byte_range()]);
+                let name = node.child_by_field_id(self.k.f.label).map(|l| &self.src[l.byte_range()]);
                 let id = self.step(StepKind::Label, self.label_text(name), pos(node));
                 if let (Some(id), Some(name)) = (id, name) {
                     self.labels.push((name, id));
@@ -273,10 +278,10 @@ impl<'s> Builder<'s> {
     fn if_stmt(&mut self, mut node: Node<'_>) {
         let mut joins = Dangling::new();
         loop {
-            if let Some(init) = node.child_by_field_name("initializer") {
+            if let Some(init) = node.child_by_field_id(self.k.f.initializer) {
                 self.calls_in(init);
             }
-            let cond = node.child_by_field_name("condition");
+            let cond = node.child_by_field_id(self.k.f.condition);
             let text = cond.map(|c| self.text(c)).unwrap_or_default();
             if let Some(cond) = cond {
                 self.calls_in(cond);
@@ -285,13 +290,13 @@ impl<'s> Builder<'s> {
                 return;
             };
             self.frontier[0].1 = EdgeLabel::True;
-            if let Some(then) = node.child_by_field_name("consequence") {
+            if let Some(then) = node.child_by_field_id(self.k.f.consequence) {
                 self.step(StepKind::Then, String::new(), pos(then));
                 self.block(then);
             }
             joins.append(&mut self.frontier);
             self.frontier.push((cond_id, EdgeLabel::False));
-            let Some(alt) = node.child_by_field_name("alternative") else { break };
+            let Some(alt) = node.child_by_field_id(self.k.f.alternative) else { break };
             self.step(StepKind::Else, String::new(), pos(alt));
             if alt.kind() == "if_statement" {
                 node = alt;

@@ -4,7 +4,6 @@
 use super::build::Builder;
 use super::{StepKind, MAX_STEP_TEXT};
 use crate::extract::text::pos;
-use std::num::NonZeroU16;
 use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
 
@@ -20,10 +19,25 @@ pub(super) struct Kinds {
     skip: Vec<bool>,
     /// Per kind id: a type node, so a call through it is a conversion.
     type_kind: Vec<bool>,
-    pub f_function: NonZeroU16,
-    pub f_arguments: NonZeroU16,
-    pub f_type: NonZeroU16,
-    pub f_body: NonZeroU16,
+    pub f: Fields,
+}
+
+/// Field ids (`child_by_field_id` skips the name lookup of `child_by_field_name`).
+pub(super) struct Fields {
+    pub alias: u16,
+    pub alternative: u16,
+    pub arguments: u16,
+    pub body: u16,
+    pub communication: u16,
+    pub condition: u16,
+    pub consequence: u16,
+    pub function: u16,
+    pub initializer: u16,
+    pub label: u16,
+    pub right: u16,
+    pub ty: u16,
+    pub update: u16,
+    pub value: u16,
 }
 
 impl Kinds {
@@ -38,8 +52,9 @@ impl Kinds {
             assert!(id != 0, "tree-sitter-go has no node kind {k}");
             id
         };
-        let field =
-            |f: &str| lang.field_id_for_name(f).unwrap_or_else(|| panic!("tree-sitter-go has no field {f}"));
+        let field = |f: &str| {
+            lang.field_id_for_name(f).unwrap_or_else(|| panic!("tree-sitter-go has no field {f}")).get()
+        };
         let types = [
             "function_type",
             "struct_type",
@@ -81,10 +96,22 @@ impl Kinds {
             comment: id("comment"),
             skip,
             type_kind,
-            f_function: field("function"),
-            f_arguments: field("arguments"),
-            f_type: field("type"),
-            f_body: field("body"),
+            f: Fields {
+                alias: field("alias"),
+                alternative: field("alternative"),
+                arguments: field("arguments"),
+                body: field("body"),
+                communication: field("communication"),
+                condition: field("condition"),
+                consequence: field("consequence"),
+                function: field("function"),
+                initializer: field("initializer"),
+                label: field("label"),
+                right: field("right"),
+                ty: field("type"),
+                update: field("update"),
+                value: field("value"),
+            },
         }
     }
 
@@ -126,6 +153,9 @@ const PREDECLARED_TYPES: &[&[u8]] = &[
 impl<'s> Builder<'s> {
     /// Steps for the calls and function literals `node` evaluates, in evaluation order.
     pub(super) fn calls_in(&mut self, node: Node<'_>) {
+        if self.truncated || !self.has_paren(node.start_byte(), node.end_byte()) {
+            return;
+        }
         let mut cursor = node.walk();
         'walk: loop {
             if self.truncated {
@@ -157,7 +187,20 @@ impl<'s> Builder<'s> {
             self.step(StepKind::Closure, text, pos(node));
             return false;
         }
-        true
+        self.has_paren(node.start_byte(), node.end_byte())
+    }
+
+    /// Whether `src[start..end]` holds a `(`. Every call, conversion and function literal
+    /// has one, so a subtree without one needs no visit; a byte scan is far cheaper than a
+    /// tree walk. Queries come in source order but for a `for` post statement, so the first
+    /// `(` at or after the last scan start is kept.
+    fn has_paren(&mut self, start: usize, end: usize) -> bool {
+        if start < self.paren_from || start > self.paren_at {
+            self.paren_from = start;
+            let found = self.src.get(start..).and_then(|s| s.iter().position(|&c| c == b'('));
+            self.paren_at = found.map_or(usize::MAX, |i| start + i);
+        }
+        self.paren_at < end
     }
 
     fn leave(&mut self, node: Node<'_>) {
@@ -167,7 +210,7 @@ impl<'s> Builder<'s> {
         } else if kind == self.k.conversion {
             // `F[int](x)`: a generic function call or a conversion to a generic type; syntax
             // cannot tell, so it is a call (as for call sites). Other conversions make no step.
-            let ty = node.child_by_field_id(self.k.f_type.get());
+            let ty = node.child_by_field_id(self.k.f.ty);
             if let Some(ty) = ty.filter(|t| t.kind_id() == self.k.generic_type) {
                 let text = self.text(ty);
                 self.step(StepKind::Call, text, pos(node));
@@ -176,7 +219,7 @@ impl<'s> Builder<'s> {
     }
 
     fn call(&mut self, node: Node<'_>) {
-        let Some(func) = node.child_by_field_id(self.k.f_function.get()) else { return };
+        let Some(func) = node.child_by_field_id(self.k.f.function) else { return };
         let kind = func.kind_id();
         if self.k.is_type(kind) {
             return;
@@ -185,7 +228,7 @@ impl<'s> Builder<'s> {
             let name = &self.src[func.byte_range()];
             if name == b"panic" {
                 let text = node
-                    .child_by_field_id(self.k.f_arguments.get())
+                    .child_by_field_id(self.k.f.arguments)
                     .map(|args| self.inner_text(args))
                     .unwrap_or_default();
                 self.step(StepKind::Panic, text, pos(node));
@@ -207,10 +250,10 @@ impl<'s> Builder<'s> {
         let Some(expr) = stmt.named_children(&mut cursor).find(|n| n.kind_id() != self.k.comment) else {
             return;
         };
-        let text = match expr.child_by_field_id(self.k.f_function.get()) {
+        let text = match expr.child_by_field_id(self.k.f.function) {
             Some(func) if expr.kind_id() == self.k.call => {
                 self.calls_in(func);
-                if let Some(args) = expr.child_by_field_id(self.k.f_arguments.get()) {
+                if let Some(args) = expr.child_by_field_id(self.k.f.arguments) {
                     self.calls_in(args);
                 }
                 self.callee_text(func)
@@ -226,7 +269,7 @@ impl<'s> Builder<'s> {
     /// A callee's text; for a function literal, its signature.
     fn callee_text(&self, func: Node<'_>) -> String {
         if func.kind_id() == self.k.func_literal {
-            let end = func.child_by_field_id(self.k.f_body.get()).map_or(func.end_byte(), |b| b.start_byte());
+            let end = func.child_by_field_id(self.k.f.body).map_or(func.end_byte(), |b| b.start_byte());
             return short(self.src, func.start_byte(), end);
         }
         self.text(func)

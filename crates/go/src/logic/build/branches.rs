@@ -8,7 +8,7 @@ use tree_sitter::Node;
 
 impl<'s> Builder<'s> {
     pub(super) fn for_stmt(&mut self, node: Node<'_>, label: Option<&'s [u8]>) {
-        let body = node.child_by_field_name("body");
+        let body = node.child_by_field_id(self.k.f.body);
         let mut cursor = node.walk();
         let header =
             node.named_children(&mut cursor).find(|n| Some(*n) != body && n.kind_id() != self.k.comment);
@@ -16,7 +16,7 @@ impl<'s> Builder<'s> {
         let head = match header {
             Some(h) if h.kind() == "range_clause" => {
                 // The range expression is evaluated once, before the loop.
-                if let Some(right) = h.child_by_field_name("right") {
+                if let Some(right) = h.child_by_field_id(self.k.f.right) {
                     self.calls_in(right);
                 }
                 let Some(head) = self.step(StepKind::Range, self.text(h), pos(node)) else { return };
@@ -25,11 +25,11 @@ impl<'s> Builder<'s> {
                 head
             }
             Some(h) if h.kind() == "for_clause" => {
-                if let Some(init) = h.child_by_field_name("initializer") {
+                if let Some(init) = h.child_by_field_id(self.k.f.initializer) {
                     self.calls_in(init);
                 }
-                cond = h.child_by_field_name("condition");
-                post = h.child_by_field_name("update");
+                cond = h.child_by_field_id(self.k.f.condition);
+                post = h.child_by_field_id(self.k.f.update);
                 let Some(head) = self.step(StepKind::Loop, self.text(h), pos(node)) else { return };
                 head
             }
@@ -66,15 +66,15 @@ impl<'s> Builder<'s> {
     /// An expression or type switch.
     pub(super) fn switch(&mut self, node: Node<'_>, label: Option<&'s [u8]>) {
         let typed = node.kind() == "type_switch_statement";
-        if let Some(init) = node.child_by_field_name("initializer") {
+        if let Some(init) = node.child_by_field_id(self.k.f.initializer) {
             self.calls_in(init);
         }
-        let value = node.child_by_field_name("value");
+        let value = node.child_by_field_id(self.k.f.value);
         if let Some(value) = value {
             self.calls_in(value);
         }
         // The tag: from the alias (type switch) or the value to the `{`.
-        let start = node.child_by_field_name("alias").or(value).map(|n| n.start_byte());
+        let start = node.child_by_field_id(self.k.f.alias).or(value).map(|n| n.start_byte());
         let text = match (start, token(node, "{")) {
             (Some(start), Some(brace)) => short(self.src, start, brace.start_byte()),
             _ => String::new(),
@@ -99,7 +99,7 @@ impl<'s> Builder<'s> {
             };
             has_default |= default;
             self.frontier.push((switch, if default { EdgeLabel::Default } else { EdgeLabel::Case }));
-            if let Some(value) = clause.child_by_field_name("value") {
+            if let Some(value) = clause.child_by_field_id(self.k.f.value) {
                 self.calls_in(value);
             }
             // `fallthrough` skips the evaluation of this clause's expressions.
@@ -124,10 +124,10 @@ impl<'s> Builder<'s> {
             .named_children(&mut cursor)
             .filter(|c| matches!(c.kind(), "communication_case" | "default_case"))
             .collect();
-        for comm in clauses.iter().filter_map(|c| c.child_by_field_name("communication")) {
+        for comm in clauses.iter().filter_map(|c| c.child_by_field_id(self.k.f.communication)) {
             match comm.kind() {
                 "receive_statement" => {
-                    if let Some(right) = comm.child_by_field_name("right") {
+                    if let Some(right) = comm.child_by_field_id(self.k.f.right) {
                         self.calls_in(right);
                     }
                 }
