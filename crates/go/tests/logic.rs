@@ -93,8 +93,22 @@ fn return_and_panic_go_to_the_exit_and_nothing_follows() {
 
 #[test]
 fn labelled_break_leaves_the_outer_loop_and_labelled_continue_goes_to_its_head() {
-    let f = f("L:\n\tfor i := range xs {\n\t\tfor {\n\t\t\tif a() {\n\t\t\t\tbreak L\n\t\t\t}\n\
-               \t\t\tif b() {\n\t\t\t\tcontinue L\n\t\t\t}\n\t\t\tbreak\n\t\t}\n\t\tinner()\n\t}\n\tafter()");
+    let f = f(r#"
+        L:
+            for i := range xs {
+                for {
+                    if a() {
+                        break L
+                    }
+                    if b() {
+                        continue L
+                    }
+                    break
+                }
+                inner()
+            }
+            after()
+    "#);
     let outer = step(&f, StepKind::Range, "i := range xs");
     let inner_head = step(&f, StepKind::Loop, "");
     assert_eq!(
@@ -114,11 +128,24 @@ fn labelled_break_leaves_the_outer_loop_and_labelled_continue_goes_to_its_head()
 
 #[test]
 fn an_infinite_loop_is_left_only_by_break() {
-    let forever = f("\tfor {\n\t\twork()\n\t}\n\tafter()");
+    let forever = f(r#"
+            for {
+                work()
+            }
+            after()
+    "#);
     assert!(into(&forever, step(&forever, StepKind::Call, "after")).is_empty());
     assert!(!reaches(&forever, 0, exit(&forever), &[]));
 
-    let f = f("\tfor {\n\t\tif done() {\n\t\t\tbreak\n\t\t}\n\t\twork()\n\t}\n\tafter()");
+    let f = f(r#"
+            for {
+                if done() {
+                    break
+                }
+                work()
+            }
+            after()
+    "#);
     let (brk, after) = (step(&f, StepKind::Break, ""), step(&f, StepKind::Call, "after"));
     assert_eq!(into(&f, after), [(brk, EdgeLabel::Break)]);
     assert!(!reaches(&f, 0, exit(&f), &[brk]));
@@ -126,7 +153,14 @@ fn an_infinite_loop_is_left_only_by_break() {
 
 #[test]
 fn continue_runs_the_post_statement_then_the_condition() {
-    let f = f("\tfor i := 0; i < n; i = next(i) {\n\t\tif skip() {\n\t\t\tcontinue\n\t\t}\n\t\twork()\n\t}");
+    let f = f(r#"
+            for i := 0; i < n; i = next(i) {
+                if skip() {
+                    continue
+                }
+                work()
+            }
+    "#);
     let post = step(&f, StepKind::Call, "next");
     assert_eq!(out(&f, step(&f, StepKind::Continue, "")), [(post, EdgeLabel::Continue)]);
     let (cont, work) = (step(&f, StepKind::Continue, ""), step(&f, StepKind::Call, "work"));
@@ -139,8 +173,21 @@ fn continue_runs_the_post_statement_then_the_condition() {
 
 #[test]
 fn break_leaves_the_innermost_switch_or_select_and_continue_skips_them() {
-    let f = f("\tfor {\n\t\tselect {\n\t\tcase <-ch:\n\t\t\tbreak\n\t\t}\n\t\tswitch x {\n\t\tcase 1:\n\
-               \t\t\tbreak\n\t\tcase 2:\n\t\t\tcontinue\n\t\t}\n\t\tafter()\n\t}");
+    let f = f(r#"
+            for {
+                select {
+                case <-ch:
+                    break
+                }
+                switch x {
+                case 1:
+                    break
+                case 2:
+                    continue
+                }
+                after()
+            }
+    "#);
     let breaks: Vec<u32> =
         (0..f.steps.len() as u32).filter(|&i| f.steps[i as usize].kind == StepKind::Break).collect();
     let switch = step(&f, StepKind::Switch, "x");
@@ -154,11 +201,24 @@ fn break_leaves_the_innermost_switch_or_select_and_continue_skips_them() {
 
 #[test]
 fn a_switch_without_default_can_skip_every_case() {
-    let without = f("\tswitch x {\n\tcase 1:\n\t\tone()\n\t}\n\tafter()");
+    let without = f(r#"
+            switch x {
+            case 1:
+                one()
+            }
+            after()
+    "#);
     let after = step(&without, StepKind::Call, "after");
     assert!(out(&without, step(&without, StepKind::Switch, "x")).contains(&(after, EdgeLabel::Default)));
 
-    let with = f("\tswitch x {\n\tcase 1:\n\t\tone()\n\tdefault:\n\t}\n\tafter()");
+    let with = f(r#"
+            switch x {
+            case 1:
+                one()
+            default:
+            }
+            after()
+    "#);
     let switch = step(&with, StepKind::Switch, "x");
     let default = step(&with, StepKind::Default, "");
     assert_eq!(out(&with, switch), [(switch + 1, EdgeLabel::Case), (default, EdgeLabel::Default)]);
@@ -166,21 +226,40 @@ fn a_switch_without_default_can_skip_every_case() {
 
 #[test]
 fn a_select_without_default_waits_and_an_empty_select_never_continues() {
-    let f1 = f("\tselect {\n\tcase v := <-in:\n\t\tuse(v)\n\tcase out <- make():\n\t}\n\tafter()");
+    let f1 = f(r#"
+            select {
+            case v := <-in:
+                use(v)
+            case out <- make():
+            }
+            after()
+    "#);
     let select = step(&f1, StepKind::Select, "");
     let cases = [step(&f1, StepKind::Case, "v := <-in"), step(&f1, StepKind::Case, "out <- make()")];
     assert_eq!(out(&f1, select), [(cases[0], EdgeLabel::Case), (cases[1], EdgeLabel::Case)]);
     // The sent value is evaluated before the select chooses.
     assert_eq!(out(&f1, step(&f1, StepKind::Call, "make")), [(select, EdgeLabel::Next)]);
 
-    let empty = f("\tselect {}\n\tafter()");
+    let empty = f(r#"
+            select {}
+            after()
+    "#);
     assert!(out(&empty, step(&empty, StepKind::Select, "")).is_empty());
     assert!(!reaches(&empty, 0, exit(&empty), &[]));
 }
 
 #[test]
 fn goto_jumps_to_its_label_forward_or_backward() {
-    let f = f("again:\n\tif retry() {\n\t\tgoto again\n\t}\n\tgoto done\n\tskipped()\ndone:\n\tfinish()");
+    let f = f(r#"
+        again:
+            if retry() {
+                goto again
+            }
+            goto done
+            skipped()
+        done:
+            finish()
+    "#);
     let (again, done) = (step(&f, StepKind::Label, "again"), step(&f, StepKind::Label, "done"));
     assert_eq!(out(&f, step(&f, StepKind::Goto, "again")), [(again, EdgeLabel::Goto)]);
     assert_eq!(out(&f, step(&f, StepKind::Goto, "done")), [(done, EdgeLabel::Goto)]);
@@ -190,7 +269,14 @@ fn goto_jumps_to_its_label_forward_or_backward() {
 
 #[test]
 fn fallthrough_enters_the_next_clause_without_evaluating_its_expressions() {
-    let f = f("\tswitch {\n\tcase a():\n\t\tfallthrough\n\tcase b():\n\t\tbody()\n\t}");
+    let f = f(r#"
+            switch {
+            case a():
+                fallthrough
+            case b():
+                body()
+            }
+    "#);
     let second = step(&f, StepKind::Case, "b()");
     assert_eq!(out(&f, step(&f, StepKind::Fallthrough, "")), [(second, EdgeLabel::Fallthrough)]);
     assert_eq!(into(&f, step(&f, StepKind::Call, "b")), [(step(&f, StepKind::Switch, ""), EdgeLabel::Case)]);
@@ -198,8 +284,14 @@ fn fallthrough_enters_the_next_clause_without_evaluating_its_expressions() {
 
 #[test]
 fn calls_come_in_evaluation_order_and_closures_are_not_inlined() {
-    let f = f("\tx := outer(inner1(), inner2())(later())\n\tdefer cleanup(now())\n\tgo func(v int) {\n\
-               \t\thidden()\n\t}(arg())\n\tfunc() { alsoHidden() }()");
+    let f = f(r#"
+            x := outer(inner1(), inner2())(later())
+            defer cleanup(now())
+            go func(v int) {
+                hidden()
+            }(arg())
+            func() { alsoHidden() }()
+    "#);
     let kinds: Vec<String> = f.steps.iter().map(|s| format!("{} {}", s.kind.as_str(), s.text)).collect();
     assert_eq!(
         kinds,
@@ -224,7 +316,13 @@ fn calls_come_in_evaluation_order_and_closures_are_not_inlined() {
 
 #[test]
 fn conversions_make_no_call_step_but_generic_calls_do() {
-    let f = f("\t_ = []byte(s)\n\t_ = string(b)\n\t_ = map[string]int(m)\n\t_ = Map[int](xs)\n\t_ = T(x)");
+    let f = f(r#"
+            _ = []byte(s)
+            _ = string(b)
+            _ = map[string]int(m)
+            _ = Map[int](xs)
+            _ = T(x)
+    "#);
     let calls: Vec<&str> =
         f.steps.iter().filter(|s| s.kind == StepKind::Call).map(|s| s.text.as_str()).collect();
     // `T(x)` may be a call or a conversion: syntax cannot tell.
@@ -233,7 +331,12 @@ fn conversions_make_no_call_step_but_generic_calls_do() {
 
 #[test]
 fn an_if_without_else_joins_its_false_edge_with_the_end_of_then() {
-    let f = f("\tif v, ok := lookup(); ok {\n\t\tuse(v)\n\t}\n\tafter()");
+    let f = f(r#"
+            if v, ok := lookup(); ok {
+                use(v)
+            }
+            after()
+    "#);
     let cond = step(&f, StepKind::Condition, "ok");
     let after = step(&f, StepKind::Call, "after");
     assert_eq!(out(&f, step(&f, StepKind::Call, "lookup")), [(cond, EdgeLabel::Next)]);
@@ -275,7 +378,12 @@ fn deep_nesting_truncates_instead_of_overflowing_the_stack() {
 
 #[test]
 fn syntax_errors_mark_the_function_partial_and_never_panic() {
-    let f = f("\tif x {\n\t\ta(\n\t}\n\tb()");
+    let f = f(r#"
+            if x {
+                a(
+            }
+            b()
+    "#);
     assert!(f.partial);
     // Any prefix of the fixture: never a panic, always well-formed graphs.
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/logic/flow.go");

@@ -8,9 +8,9 @@
 //!
 //! Each function is a small graph of [`Step`]s and labelled [`Edge`]s:
 //!
-//! - Step 0 is the entry and the last step is the exit. Steps are numbered in evaluation
-//!   order, which is source order except that the calls of a three-clause `for`'s post
-//!   statement come after its body.
+//! - Step 0 is the entry (at `func`) and the last step is the exit (at the body's closing
+//!   brace). Steps are numbered in evaluation order, which is source order except that the
+//!   calls of a three-clause `for`'s post statement come after its body.
 //! - Straight-line statements without calls make no step; every call makes a `call` step, in
 //!   evaluation order (the callee expression, then the arguments, then the call). Calls of
 //!   the builtin `panic` make a `panic` step with an edge to the exit and nothing after.
@@ -25,9 +25,11 @@
 //!   loop). A loop without condition has no edge past it except from `break`s.
 //! - `switch` / type switch: the `switch` / `type_switch` step has a `case` edge to each
 //!   `case` step (through the calls in that case's expressions) and a `default` edge to the
-//!   `default` step — or, without a default clause, past the switch. `fallthrough` goes to the next clause's step (skipping calls in that
-//!   clause's expressions). `select`: `case` edges to each communication clause and a
-//!   `default` edge to its default clause; without one there is no edge past the select.
+//!   `default` step — or, without a default clause, past the switch. `fallthrough` goes to
+//!   the next clause's step (skipping the calls in that clause's expressions). `select`:
+//!   the calls in every case's channel and value come first, then `case` edges to each
+//!   communication clause and a `default` edge to its default clause; without one there is
+//!   no edge past the select.
 //! - Jumps: `return` and `panic` have an `exit` edge to the exit; `break` a `break` edge past
 //!   the innermost (or labelled) `for`/`switch`/`select`; `continue` a `continue` edge to the
 //!   innermost (or labelled) loop's head (through the post statement's calls); `goto` a
@@ -37,6 +39,10 @@
 //!   `condition` whose `false` branch ends the body keeps its `false` label.
 //! - `defer` and `go` steps are recorded where they appear, after the calls evaluated there
 //!   (arguments, the callee expression); the deferred/started call itself makes no `call`.
+//! - There is no generic "statement" step: the `then`/`else`/`case`/`default` steps keep
+//!   branches apart, so straight-line code without calls never needs one to stay connected.
+//!
+//! [`FunctionLogic::render`] gives a compact text form (one line per step and its edges).
 //!
 //! Not modelled: the short-circuit of `&&`/`||` (calls in a condition are one sequence),
 //! deferred calls running at the exit, `os.Exit`/`log.Fatal` and other non-returning calls,
