@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Tools the tests use: mkfifo/setpriv (coreutils/util-linux) are on every Debian machine; Go
-# is needed only for the oracle and the fixture's own `go vet`.
+# is needed only for the oracle and the fixtures' own `go vet`.
 if ! command -v go >/dev/null 2>&1; then
   echo "scripts/test.sh: Go is required for the oracle check (https://go.dev/dl); it is installed on the CI machines" >&2
   exit 1
@@ -14,6 +14,7 @@ fi
 cargo test --workspace --locked
 
 (cd fixtures/shop && go vet ./... && go test ./... >/dev/null)
+(cd fixtures/logic && go vet ./...)
 
 echo "== go/types oracle: package-level symbol IDs of $(go env GOROOT)/src =="
 tests/oracle/compare.sh

@@ -13,6 +13,8 @@
 //! - [`package_symbols`], [`package_fragment`]: the graph projection of one package.
 //! - [`extract_sigs`]: the signature summary ([`FileSigs`]) of one file, body-free.
 //! - [`types`]: resolution of those summaries into Go types, method sets and `implements`.
+//! - [`extract_logic`]: Logic, the possible static control paths of each func/method, through
+//!   the AST gate (kept beside the graph, never inside it).
 //!
 //! External test packages (`package foo_test` in the directory of `foo`) are separate
 //! packages with import path `<import path>_test`: split a directory's files by package
@@ -25,6 +27,7 @@ mod facts;
 mod fragment;
 mod gomod;
 mod header;
+mod logic;
 mod select;
 mod sig;
 mod symbols;
@@ -36,6 +39,10 @@ pub use extract::{extract_file, extract_tree, MAX_CALLEE_LEN, MAX_SYNTAX_ERRORS}
 pub use facts::{CallSite, Callee, Decl, DeclKind, Field, FileFacts, Import, MethodSpec, Pos, Receiver};
 pub use fragment::{file_fragment, package_fragment, package_node_fragment, PackageFile};
 pub use gomod::{go_list_excluded, import_path, parse_go_mod, parse_go_work, GoMod, GoWork};
+pub use logic::{
+    extract_file_logic, extract_logic, Edge, EdgeLabel, FunctionLogic, Step, StepKind, MAX_LOGIC_DEPTH,
+    MAX_LOGIC_STEPS, MAX_STEP_TEXT,
+};
 pub use select::{select_file, FileSelection};
 pub use sig::{
     extract_sigs, ChanDir, ConstExpr, FieldExpr, FileSigs, FuncDeclSig, FuncSig, ImportSig, InterfaceElem,

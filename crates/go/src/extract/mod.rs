@@ -46,6 +46,41 @@ pub fn extract_tree(go: GoSyntax<'_>, tree: &docforge_syntax::tree_sitter::Tree,
     facts
 }
 
+/// Every package-level func/method declaration of `root`, in source order:
+/// `each(index, decl, node)` where `index` is the declaration's index into
+/// [`FileFacts::decls`] as [`extract_tree`] numbers it (the same query and the same decl
+/// extractors, so the numbering cannot drift).
+pub(crate) fn func_decls(
+    go: GoSyntax<'_>,
+    root: Node<'_>,
+    source: &[u8],
+    mut each: impl FnMut(u32, crate::Decl, Node<'_>),
+) {
+    let query = go.query("top_level").expect("queries/go/top_level.scm is embedded");
+    let names = query.capture_names();
+    let mut count = 0u32;
+    let mut scratch = Vec::new();
+    let run = go.run("top_level", root, source, Some(1), |_, m| {
+        for cap in m.captures() {
+            let node = cap.node;
+            match names[cap.index as usize] {
+                "var" | "const" => decls::value_specs(node, source, &mut scratch),
+                "type" => decls::type_specs(node, source, &mut scratch),
+                "func" | "method" => {
+                    if let Some(decl) = decls::func(node, source) {
+                        each(count, decl, node);
+                        count += 1;
+                    }
+                }
+                _ => {}
+            }
+            count += scratch.len() as u32;
+            scratch.clear();
+        }
+    });
+    run.expect("queries/go/top_level.scm is embedded");
+}
+
 fn top_level(capture: &str, node: Node<'_>, source: &[u8], kinds: &calls::Kinds, facts: &mut FileFacts) {
     match capture {
         "package" if facts.package.is_none() => facts.package = Some(text(node, source)),
