@@ -239,6 +239,29 @@ pub fn node(root: &Path, id: &str, json: bool) -> Result<(), String> {
     Ok(())
 }
 
+pub fn logic(root: &Path, id: &str, json: bool) -> Result<(), String> {
+    let project = load(root)?;
+    let index = open_existing(&project)?;
+    let Some(record) = index.logic(id).map_err(|e| e.to_string())? else {
+        let why = match index.node(id).map_err(|e| e.to_string())? {
+            None => "there is no node with this ID (IDs are exact and case-sensitive)",
+            Some(r) if !matches!(r.node.kind.as_str(), "func" | "method") => {
+                "Logic exists for Go funcs and methods only"
+            }
+            Some(_) => "Logic is extracted by `docforge index --precise` (never under --no-ast)",
+        };
+        return Err(format!("no Logic for {id:?}: {why}"));
+    };
+    let logic: docforge_go::FunctionLogic = serde_json::from_str(&record.json)
+        .map_err(|e| format!("the index holds a malformed Logic projection for {id:?}: {e}"))?;
+    if json {
+        print_json(&json!({ "node": record.node, "owner": record.owner, "logic": logic }));
+    } else {
+        print!("{}", logic.render());
+    }
+    Ok(())
+}
+
 pub fn version(json: bool) -> Result<(), String> {
     let build = env!("DOCFORGE_BUILD_ID");
     if json {

@@ -75,6 +75,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The Logic of one Go func or method: its possible static control paths (steps and
+    /// labelled edges), as stored by `docforge index --precise`.
+    #[command(after_help = EXIT_HELP)]
+    Logic {
+        /// The exact node ID, e.g. `go:example.com/m/pkg::(*T).M`.
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Evaluate every [[claims]] entry of the documents (exit 0 all pass, 1 any fail,
     /// 2 any cannot_evaluate and none fails).
     #[command(after_help = VALIDATE_HELP)]
@@ -117,6 +126,7 @@ fn main() -> ExitCode {
         Command::Stats { json } => commands::stats(&root, json),
         Command::Search { query, limit, json } => commands::search(&root, &query, limit as usize, json),
         Command::Node { id, json } => commands::node(&root, &id, json),
+        Command::Logic { id, json } => commands::logic(&root, &id, json),
         Command::Version { json } => commands::version(json),
         Command::Validate { json } => return ExitCode::from(validate::validate(&root, json)),
     };

@@ -49,6 +49,7 @@ pub fn stats_json(s: &Stats, p: Option<&Publication>) -> Value {
         "generation": s.generation,
         "nodes": s.nodes,
         "edges": s.edges,
+        "logic": s.logic,
         "owners": s.owners,
         "nodes_by_kind": s.nodes_by_kind,
         "edges_by_relation": s.edges_by_relation,

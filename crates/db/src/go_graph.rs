@@ -9,8 +9,12 @@ use docforge_go::{FileFacts, PackageFile, PackageSymbols};
 use docforge_model::Fragment;
 use std::sync::Arc;
 
-fn package_files<'a>(db: &'a dyn Db, info: &'a PackageInfo) -> Vec<(SourceFile, &'a Arc<FileFacts>)> {
-    info.files.iter().filter_map(|&f| go_facts(db, f).as_ref().map(|facts| (f, facts))).collect()
+fn package_files<'a>(
+    db: &'a dyn Db,
+    ws: Workspace,
+    info: &'a PackageInfo,
+) -> Vec<(SourceFile, &'a Arc<FileFacts>)> {
+    info.files.iter().filter_map(|&f| go_facts(db, ws, f).as_ref().map(|facts| (f, facts))).collect()
 }
 
 fn as_package_files<'a>(
@@ -28,7 +32,7 @@ fn as_package_files<'a>(
 #[salsa::tracked(returns(ref))]
 pub fn package_symbols(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSymbols>> {
     let info = pkg.info(db)?;
-    let files = package_files(db, info);
+    let files = package_files(db, pkg.ws(db), info);
     Some(Arc::new(docforge_go::package_symbols(&as_package_files(db, &files))))
 }
 
@@ -64,7 +68,7 @@ pub fn package_imports(db: &dyn Db, pkg: GoPackage<'_>) -> Arc<ImportTable> {
     let mut table = ImportTable::default();
     let Some(info) = pkg.info(db) else { return Arc::new(table) };
     let ws = pkg.ws(db);
-    for (_, facts) in package_files(db, info) {
+    for (_, facts) in package_files(db, pkg.ws(db), info) {
         for imp in &facts.imports {
             if table.0.contains_key(&imp.path) {
                 continue;
@@ -105,7 +109,7 @@ pub fn package_fragment(db: &dyn Db, pkg: GoPackage<'_>) -> Option<OwnerFragment
     let ws = pkg.ws(db);
     let info = pkg.info(db)?;
     let own = package_symbols(db, pkg).clone()?;
-    let files = package_files(db, info);
+    let files = package_files(db, pkg.ws(db), info);
     let mut fragment =
         docforge_go::package_node_fragment(&info.import_path, &as_package_files(db, &files), &own);
     rewrite_targets(&mut fragment, &|p| resolve_import(db, ws, info, p).map(|g| g.import_path(db).clone()));
@@ -134,14 +138,41 @@ pub fn package_fragment(db: &dyn Db, pkg: GoPackage<'_>) -> Option<OwnerFragment
 pub fn go_file_fragment(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<OwnerFragment> {
     let info = pkg.info(db)?;
     let own = package_symbols(db, pkg).clone()?;
-    let facts = go_facts(db, file).as_ref()?;
+    let facts = go_facts(db, pkg.ws(db), file).as_ref()?;
     let rel = file.rel(db);
     let pf = PackageFile { path: rel, facts, test: is_test_file(rel) };
     let imports = package_imports(db, pkg);
     let lookup = |ip: &str| imports.0.get(ip).cloned().flatten().map(|(_, syms)| syms);
     let mut fragment = docforge_go::file_fragment(&info.import_path, &pf, &own, &lookup);
     rewrite_targets(&mut fragment, &|p| imports.0.get(p).cloned().flatten().map(|(ip, _)| ip));
+    if let Some(logic) = crate::go_q::file_logic(db, pkg.ws(db), file) {
+        fragment.logic = logic_rows(&info.import_path, facts, &own, logic, &fragment);
+    }
     Some(OwnerFragment::new(format!("gofile:{rel}"), fragment))
+}
+
+/// The Logic rows of a file's functions, keyed by their nodes (a duplicate declaration has no
+/// node of its own, so no row).
+fn logic_rows(
+    import_path: &str,
+    facts: &FileFacts,
+    own: &PackageSymbols,
+    logic: &[docforge_go::FunctionLogic],
+    fragment: &Fragment,
+) -> Vec<docforge_model::LogicRow> {
+    let nodes: std::collections::HashSet<&str> = fragment.nodes.iter().map(|n| n.id.as_str()).collect();
+    logic
+        .iter()
+        .filter_map(|f| {
+            let decl = facts.decls.get(f.decl as usize)?;
+            let node = format!("go:{}", docforge_go::package_symbol_id(import_path, decl, own)?);
+            nodes.contains(node.as_str()).then(|| docforge_model::LogicRow {
+                steps: f.steps.len() as u32,
+                json: serde_json::to_string(f).expect("Logic is plain data"),
+                node,
+            })
+        })
+        .collect()
 }
 
 /// Every owner of one package: the package's own rows, then one per file.

@@ -113,32 +113,46 @@ pub fn go_selection(db: &dyn Db, ws: Workspace, file: SourceFile) -> FileSelecti
 pub struct ParsedGo {
     pub facts: Arc<FileFacts>,
     pub sigs: Arc<docforge_go::FileSigs>,
+    /// Logic of each func/method (precise analysis only).
+    pub logic: Option<Arc<Vec<docforge_go::FunctionLogic>>>,
 }
 
-/// One parse of a selected Go file, read twice (facts, signature summaries) while the tree
-/// is at hand; `None` under the no-AST policy (the gate refuses).
+/// One parse of a selected Go file, read while the tree is at hand: facts, signature
+/// summaries and, for precise analysis, Logic. `None` under the no-AST policy (the gate
+/// refuses).
 #[salsa::tracked(returns(ref))]
-pub fn go_parsed(db: &dyn Db, file: SourceFile) -> Option<ParsedGo> {
+pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedGo> {
     let Content::Bytes(bytes) = file.content(db) else { return None };
     let go = db.gate().go().ok()?;
     let tree = db.trees().parse(go, file.rel(db), bytes);
     Some(ParsedGo {
         facts: Arc::new(docforge_go::extract_tree(go, &tree, bytes)),
         sigs: Arc::new(docforge_go::extract_sigs(go, &tree, bytes)),
+        logic: ws.precise(db).then(|| Arc::new(docforge_go::extract_logic(go, &tree, bytes))),
     })
 }
 
 /// Facts of one selected Go file; `None` under the no-AST policy.
 #[salsa::tracked(returns(ref))]
-pub fn go_facts(db: &dyn Db, file: SourceFile) -> Option<Arc<FileFacts>> {
-    go_parsed(db, file).as_ref().map(|p| p.facts.clone())
+pub fn go_facts(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<FileFacts>> {
+    go_parsed(db, ws, file).as_ref().map(|p| p.facts.clone())
 }
 
 /// The position-free signature summary of one selected Go file: equal across edits inside
 /// function bodies, so nothing that depends only on signatures re-runs after such an edit.
 #[salsa::tracked(returns(ref))]
-pub fn file_sigs(db: &dyn Db, file: SourceFile) -> Option<Arc<docforge_go::ItemSigs>> {
-    go_parsed(db, file).as_ref().map(|p| Arc::new(p.sigs.items.clone()))
+pub fn file_sigs(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<docforge_go::ItemSigs>> {
+    go_parsed(db, ws, file).as_ref().map(|p| Arc::new(p.sigs.items.clone()))
+}
+
+/// The Logic of one selected Go file's functions (precise analysis only).
+#[salsa::tracked(returns(ref))]
+pub fn file_logic(
+    db: &dyn Db,
+    ws: Workspace,
+    file: SourceFile,
+) -> Option<Arc<Vec<docforge_go::FunctionLogic>>> {
+    go_parsed(db, ws, file).as_ref().and_then(|p| p.logic.clone())
 }
 
 /// One Go package: a directory's selected files with one package name.
@@ -189,7 +203,7 @@ pub fn dir_packages(db: &dyn Db, d: GoDir<'_>) -> DirPackages {
         if file.kind(db) != FileKind::Go || !matches!(go_selection(db, ws, file), FileSelection::Included) {
             continue;
         }
-        let Some(facts) = go_facts(db, file) else { continue };
+        let Some(facts) = go_facts(db, ws, file) else { continue };
         match facts.package.clone() {
             Some(name) => by_name.entry(name).or_default().push(file),
             None => {

@@ -6,7 +6,7 @@
 
 use crate::assemble::graph;
 use crate::db::RootDatabase;
-use crate::go_q::{go_facts, go_selection};
+use crate::go_q::{go_parsed, go_selection};
 use crate::graph::{file_digest, Graph};
 use crate::inputs::{Content, InventoryInfo, SourceFile, Workspace};
 use docforge_go::{BuildContext, FileSelection};
@@ -299,7 +299,7 @@ impl Analysis {
                                 match file.kind(&db) {
                                     FileKind::Go => {
                                         if matches!(go_selection(&db, ws, *file), FileSelection::Included) {
-                                            let _ = go_facts(&db, *file);
+                                            let _ = go_parsed(&db, ws, *file);
                                         }
                                     }
                                     FileKind::Markdown | FileKind::TomlNode => {

@@ -26,7 +26,7 @@ pub fn package_sigs(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSigs>>
         .files
         .iter()
         .filter(|f| !is_test_file(f.rel(db)))
-        .filter_map(|&f| file_sigs(db, f).clone())
+        .filter_map(|&f| file_sigs(db, pkg.ws(db), f).clone())
         .collect();
     Some(Arc::new(PackageSigs::new(info.import_path.clone(), files)))
 }

@@ -227,6 +227,7 @@ fn realistic_document_fragment() {
                     ),
                 },
             ],
+            logic: [],
         }
     "#]].assert_debug_eq(&fragment);
 }

@@ -34,7 +34,7 @@ fn fragment(owner: usize, nodes: usize, edges: usize, total_nodes: usize, salt: 
             .at(Location::new(&path, i as u32 + 1, 5))
         })
         .collect();
-    Fragment { nodes: ns, edges: es, diagnostics: Vec::new() }
+    Fragment { nodes: ns, edges: es, ..Default::default() }
 }
 
 fn owner(key: String, fragment: Fragment) -> Owner {

@@ -195,6 +195,8 @@ pub struct Stats {
     pub owners: u64,
     pub nodes: u64,
     pub edges: u64,
+    /// Functions with a stored Logic projection.
+    pub logic: u64,
     pub nodes_by_kind: BTreeMap<String, u64>,
     pub edges_by_relation: BTreeMap<String, u64>,
     pub edges_by_class: BTreeMap<String, u64>,
@@ -203,6 +205,16 @@ pub struct Stats {
     pub diagnostics_by_severity: BTreeMap<String, u64>,
     /// The whole meta table (reserved keys and batch meta).
     pub meta: BTreeMap<String, String>,
+}
+
+/// The stored Logic projection of one function or method node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogicRecord {
+    pub node: String,
+    pub steps: u32,
+    /// The projection as a JSON document.
+    pub json: String,
+    pub owner: String,
 }
 
 /// One lexical search result, best first.

@@ -226,8 +226,8 @@ pub(crate) fn apply(
         };
         let ranges = insert_fragment(tx, path, id, &owner.fragment, !bulk)?;
         tx.prepare_cached(
-            "UPDATE owners SET node_lo = ?2, node_hi = ?3, edge_lo = ?4, edge_hi = ?5, diag_lo = ?6, diag_hi = ?7 \
-             WHERE id = ?1",
+            "UPDATE owners SET node_lo = ?2, node_hi = ?3, edge_lo = ?4, edge_hi = ?5, diag_lo = ?6, diag_hi = ?7, \
+             logic_lo = ?8, logic_hi = ?9 WHERE id = ?1",
         )
         .ctx(path)?
         .execute(params![
@@ -238,6 +238,8 @@ pub(crate) fn apply(
             ranges.edges.map(|r| r.1),
             ranges.diags.map(|r| r.0),
             ranges.diags.map(|r| r.1),
+            ranges.logic.map(|r| r.0),
+            ranges.logic.map(|r| r.1),
         ])
         .ctx(path)?;
         report.rows_written += fragment_rows(&owner.fragment);

@@ -2,8 +2,8 @@
 
 use crate::error::{IndexError, SqlContext};
 use crate::{
-    fts_query, relation_class, EdgeRecord, FileRecord, Index, NodeRecord, OwnerChange, Publication,
-    SearchHit, Stats, SCHEMA_VERSION,
+    fts_query, relation_class, EdgeRecord, FileRecord, Index, LogicRecord, NodeRecord, OwnerChange,
+    Publication, SearchHit, Stats, SCHEMA_VERSION,
 };
 use docforge_model::{Diagnostic, Location, Node, Severity};
 use rusqlite::{OptionalExtension, Row};
@@ -118,6 +118,7 @@ impl Index {
             owners: one("SELECT count(*) FROM owners")?,
             nodes: one("SELECT count(*) FROM nodes")?,
             edges: one("SELECT count(*) FROM edges")?,
+            logic: one("SELECT count(*) FROM logic")?,
             nodes_by_kind: self.count_by("SELECT kind, count(*) FROM nodes GROUP BY kind")?,
             edges_by_relation: self.count_by("SELECT relation, count(*) FROM edges GROUP BY relation")?,
             edges_by_class: self.count_by("SELECT class, count(*) FROM edges GROUP BY class")?,
@@ -207,6 +208,33 @@ impl Index {
             Some(id),
         )?;
         Ok(Some(NodeRecord { node, owner, outgoing, incoming, diagnostics }))
+    }
+
+    /// The Logic projection stored for the node `id` (exact match), if any. More than one row
+    /// for one ID (duplicate declarations) is refused rather than one picked.
+    pub fn logic(&self, id: &str) -> Result<Option<LogicRecord>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT l.node, l.steps, l.body, o.key FROM logic l JOIN owners o ON o.id = l.owner \
+                 WHERE l.node = ?1 LIMIT 2",
+            )
+            .ctx(&self.path)?;
+        let rows: Vec<LogicRecord> = stmt
+            .query_map([id], |r| {
+                Ok(LogicRecord { node: r.get(0)?, steps: r.get(1)?, json: r.get(2)?, owner: r.get(3)? })
+            })
+            .ctx(&self.path)?
+            .collect::<Result<_, _>>()
+            .ctx(&self.path)?;
+        match rows.len() {
+            0 => Ok(None),
+            1 => Ok(rows.into_iter().next()),
+            _ => Err(IndexError::Malformed {
+                path: self.path.clone(),
+                detail: format!("more than one Logic projection for `{id}`"),
+            }),
+        }
     }
 
     fn edges_where(&self, column: &str, id: &str) -> Result<Vec<EdgeRecord>, IndexError> {

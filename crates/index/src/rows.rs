@@ -20,6 +20,7 @@ pub(crate) struct Ranges {
     pub(crate) nodes: Option<(i64, i64)>,
     pub(crate) edges: Option<(i64, i64)>,
     pub(crate) diags: Option<(i64, i64)>,
+    pub(crate) logic: Option<(i64, i64)>,
 }
 
 pub(crate) fn range_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<(i64, i64)>> {
@@ -47,6 +48,7 @@ pub(crate) fn delete_owner_rows(
     steps.push(("DELETE FROM nodes WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.nodes));
     steps.push(("DELETE FROM edges WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.edges));
     steps.push(("DELETE FROM diagnostics WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.diags));
+    steps.push(("DELETE FROM logic WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1", ranges.logic));
     for (sql, range) in steps {
         if let Some((lo, hi)) = range {
             tx.prepare_cached(sql).ctx(path)?.execute(params![owner.id, lo, hi]).ctx(path)?;
@@ -147,6 +149,15 @@ pub(crate) fn insert_fragment(
             .ctx(path)?;
         extend(&mut ranges.diags, rid);
     }
+    if !fragment.logic.is_empty() {
+        let mut logic_stmt = tx
+            .prepare_cached("INSERT INTO logic(owner, node, steps, body) VALUES (?1, ?2, ?3, ?4)")
+            .ctx(path)?;
+        for l in &fragment.logic {
+            let rid = logic_stmt.insert(params![owner, l.node, l.steps, l.json]).ctx(path)?;
+            extend(&mut ranges.logic, rid);
+        }
+    }
     Ok(ranges)
 }
 
@@ -166,15 +177,20 @@ fn attrs_json(
 }
 
 pub(crate) fn fragment_rows(f: &Fragment) -> usize {
-    f.nodes.len() + f.edges.len() + f.diagnostics.len()
+    f.nodes.len() + f.edges.len() + f.diagnostics.len() + f.logic.len()
 }
 
 /// The columns [`stored_from_row`] reads, in order.
 pub(crate) const STORED_COLUMNS: &str =
-    "key, id, digest, node_lo, node_hi, edge_lo, edge_hi, diag_lo, diag_hi";
+    "key, id, digest, node_lo, node_hi, edge_lo, edge_hi, diag_lo, diag_hi, logic_lo, logic_hi";
 
 pub(crate) fn stored_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, StoredOwner)> {
-    let ranges = Ranges { nodes: range_at(r, 3)?, edges: range_at(r, 5)?, diags: range_at(r, 7)? };
+    let ranges = Ranges {
+        nodes: range_at(r, 3)?,
+        edges: range_at(r, 5)?,
+        diags: range_at(r, 7)?,
+        logic: range_at(r, 9)?,
+    };
     Ok((r.get::<_, String>(0)?, StoredOwner { id: r.get(1)?, digest: r.get(2)?, ranges }))
 }
 

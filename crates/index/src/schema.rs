@@ -12,7 +12,7 @@ pub(crate) const APPLICATION_ID: i32 = 0x4446_4958;
 const PAGE_SIZE: i64 = 8192;
 
 pub(crate) const TABLES: &[&str] =
-    &["meta", "owners", "nodes", "edges", "diagnostics", "files", "transition", "nodes_fts"];
+    &["meta", "owners", "nodes", "edges", "diagnostics", "logic", "files", "transition", "nodes_fts"];
 
 /// Secondary indexes as `(name, CREATE statement)`. A bulk publish drops and recreates them.
 pub(crate) const INDEXES: &[(&str, &str)] = &[
@@ -37,7 +37,8 @@ CREATE TABLE owners(
     -- [lo, hi]; deleting by range needs no owner index. NULL when the owner has no such rows.
     node_lo INTEGER, node_hi INTEGER,
     edge_lo INTEGER, edge_hi INTEGER,
-    diag_lo INTEGER, diag_hi INTEGER
+    diag_lo INTEGER, diag_hi INTEGER,
+    logic_lo INTEGER, logic_hi INTEGER
 );
 
 CREATE TABLE nodes(
@@ -76,6 +77,15 @@ CREATE TABLE diagnostics(
     path     TEXT,
     line     INTEGER,
     col      INTEGER
+);
+
+-- Logic projections, beside the graph: never in nodes/edges/FTS.
+CREATE TABLE logic(
+    rid   INTEGER PRIMARY KEY,
+    owner INTEGER NOT NULL,
+    node  TEXT NOT NULL,
+    steps INTEGER NOT NULL,
+    body  TEXT NOT NULL
 );
 
 CREATE TABLE files(

@@ -46,7 +46,12 @@ fn go_owner(salt: &str) -> docforge_index::Owner {
         Edge::new("go:example.com/shop::Service", "supersedes", "doc.d0"),
         Edge::new("go:example.com/shop::Service", "references", "doc.d3#s1"),
     ];
-    owner("pkg:example.com/shop", Fragment { nodes: vec![svc], edges, diagnostics: vec![] })
+    let logic = vec![docforge_model::LogicRow {
+        node: "go:example.com/shop::Service".into(),
+        steps: 3,
+        json: format!("{{\"salt\":{salt:?}}}"),
+    }];
+    owner("pkg:example.com/shop", Fragment { nodes: vec![svc], edges, logic, ..Default::default() })
 }
 
 /// Successive end states: edits, removals, additions, file-only, meta-only and
@@ -94,7 +99,7 @@ fn observe(index: &Index, state: &Batch) -> String {
         state.owners.iter().flat_map(|o| o.fragment.nodes.iter().map(|n| n.id.clone())).collect();
     ids.extend(["doc.d5".to_string(), "doc.d7#s0".to_string(), "nope".to_string()]);
     for id in ids {
-        out += &format!("{:#?}\n", index.node(&id).unwrap());
+        out += &format!("{:#?}\n{:#?}\n", index.node(&id).unwrap(), index.logic(&id).unwrap());
     }
     for q in ["section", "about d3", "edited", "service", "back", "Document", "shrunk"] {
         out += &format!("{q}: {:#?}\n", index.search(q, 50).unwrap());

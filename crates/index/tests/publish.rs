@@ -173,6 +173,11 @@ fn node_record_has_edges_both_ways_with_classes_and_diagnostics() {
             edges: vec![Edge::new("go:example.com/shop::Service", "supersedes", "doc.d0")
                 .with_attr("classification", "resolved_static")],
             diagnostics: vec![],
+            logic: vec![docforge_model::LogicRow {
+                node: "go:example.com/shop::Service".into(),
+                steps: 2,
+                json: r#"{"steps":[]}"#.into(),
+            }],
         },
     );
     let mut owners = docs(1, 1);
@@ -192,6 +197,15 @@ fn node_record_has_edges_both_ways_with_classes_and_diagnostics() {
     assert_eq!(attrs, [("classification", "resolved_static")], "edge attributes round-trip");
     assert_eq!(rec.incoming.len(), 1);
     assert!(rec.incoming[0].attrs.is_empty());
+    let logic = index.logic("go:example.com/shop::Service").unwrap().expect("stored beside the graph");
+    assert_eq!(
+        (logic.steps, logic.json.as_str(), logic.owner.as_str()),
+        (2, r#"{"steps":[]}"#, "pkg:example.com/shop")
+    );
+    assert_eq!(index.logic("doc.d0").unwrap(), None);
+    assert_eq!(index.stats().unwrap().logic, 1);
+    // Logic is never searchable: the JSON body is not in the FTS index.
+    assert!(index.search("steps", 10).unwrap().is_empty());
     let inc = &rec.incoming[0];
     assert_eq!(
         (inc.relation.as_str(), inc.class, inc.other.as_str()),

@@ -22,7 +22,7 @@ fn search_fixture() -> (tempfile::TempDir, Index) {
         node("n.title", "section", "rotation", "unrelated words"),
         node("n.text", "section", "Other", "token rotation happens in the text"),
     ];
-    let frag = Fragment { nodes, edges: vec![], diagnostics: vec![] };
+    let frag = Fragment { nodes, ..Default::default() };
     index.publish(batch(vec![owner("file:docs/s.md", frag)], "fp")).unwrap();
     (dir, index)
 }

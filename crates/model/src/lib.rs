@@ -148,10 +148,25 @@ impl Diagnostic {
     }
 }
 
-/// The nodes, edges and diagnostics one source file contributes to the graph.
+/// The nodes, edges and diagnostics one source file contributes to the graph, plus rows kept
+/// beside it (Logic).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Fragment {
     pub nodes: Vec<Node>,
     pub edges: Vec<Edge>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Logic projections of this owner's functions: stored beside the graph, never part of
+    /// search or traversal.
+    pub logic: Vec<LogicRow>,
+}
+
+/// The Logic projection (possible static control paths) of one function or method node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LogicRow {
+    /// The owning node (`go:<symbol id>`).
+    pub node: String,
+    /// Step count (the projection's size, for budgets and stats).
+    pub steps: u32,
+    /// The projection as a JSON document (the Go crate's `FunctionLogic`).
+    pub json: String,
 }

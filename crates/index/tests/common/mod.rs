@@ -49,7 +49,7 @@ pub fn doc_owner(name: &str, sections: usize, salt: &str) -> Owner {
     let diagnostics = vec![Diagnostic::warning("broken_link", format!("link in {name} is broken"))
         .on(&doc)
         .at(Location::new(format!("docs/{name}.md"), 1, 1))];
-    owner(&format!("file:docs/{name}.md"), Fragment { nodes, edges, diagnostics })
+    owner(&format!("file:docs/{name}.md"), Fragment { nodes, edges, diagnostics, logic: vec![] })
 }
 
 pub fn file(path: &str, kind: &str) -> FileRecord {

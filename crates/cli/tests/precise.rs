@@ -1,0 +1,97 @@
+//! `docforge index --precise` and `docforge logic` through the real binary on fixtures/shop:
+//! implements edges and Logic are stored in precise mode only, and say so when absent.
+
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn shop() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
+    let status =
+        Command::new("cp").arg("-r").arg(format!("{}/.", src.display())).arg(dir.path()).status().unwrap();
+    assert!(status.success());
+    let _ = fs::remove_dir_all(dir.path().join(".docforge"));
+    dir
+}
+
+fn run(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_docforge")).arg("--project-root").arg(root).args(args).output().unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    assert!(out.status.success(), "exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
+}
+
+fn count(v: &Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+const PLACE: &str = "go:example.com/shop/service::(*OrderService).Place";
+
+#[test]
+fn precise_index_stores_implements_and_logic_beside_the_graph() {
+    let dir = shop();
+    let root = dir.path();
+    let report = json(&run(root, &["index", "--precise", "--json"]));
+    assert_eq!(report["precision"], "precise");
+    let stats = json(&run(root, &["stats", "--json"]));
+    // The four pairs go/types reports for the fixture (tests/oracle -implements).
+    assert_eq!(stats["edges_by_relation"]["implements"], 4, "{stats}");
+    let functions = count(&stats["nodes_by_kind"]["func"]) + count(&stats["nodes_by_kind"]["method"]);
+    assert!(functions > 10);
+    assert_eq!(count(&stats["logic"]), functions, "one Logic projection per func/method");
+    // Logic is not a node: it never shows up in search.
+    let hits = json(&run(root, &["search", "entry", "--json"]));
+    assert!(hits["hits"].as_array().is_none_or(|h| h.iter().all(|h| h["kind"] != "logic")), "{hits}");
+
+    let logic = json(&run(root, &["logic", PLACE, "--json"]));
+    assert_eq!(logic["node"], PLACE);
+    assert_eq!(logic["owner"], "gofile:service/service.go");
+    let steps = logic["logic"]["steps"].as_array().unwrap();
+    assert_eq!(steps.first().unwrap()["kind"], "entry");
+    assert_eq!(steps.last().unwrap()["kind"], "exit");
+    let kinds: Vec<&str> = steps.iter().map(|s| s["kind"].as_str().unwrap()).collect();
+    for k in ["condition", "range", "call", "return"] {
+        assert!(kinds.contains(&k), "{k} in {kinds:?}");
+    }
+    let exit = (steps.len() - 1) as u64;
+    let returns_to_exit = logic["logic"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["to"] == exit && e["label"] == "exit")
+        .count();
+    assert_eq!(returns_to_exit, kinds.iter().filter(|k| **k == "return").count());
+    let text = run(root, &["logic", PLACE]);
+    assert!(String::from_utf8_lossy(&text.stdout).starts_with("method (*OrderService).Place @"));
+
+    // An AST index is a different index: it is rebuilt, without implements or Logic.
+    let report = json(&run(root, &["index", "--json"]));
+    assert_eq!((report["precision"].as_str(), report["up_to_date"].as_bool()), (Some("ast"), Some(false)));
+    let stats = json(&run(root, &["stats", "--json"]));
+    assert_eq!((stats["edges_by_relation"]["implements"].as_u64(), count(&stats["logic"])), (None, 0));
+    let missing = run(root, &["logic", PLACE]);
+    assert_eq!(missing.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("--precise") && err.lines().count() == 1, "{err}");
+    // Precise again: a second run finds it up to date.
+    json(&run(root, &["index", "--precise", "--json"]));
+    let again = json(&run(root, &["index", "--precise", "--json"]));
+    assert_eq!(again["up_to_date"], true);
+}
+
+#[test]
+fn precise_and_no_ast_conflict_and_no_ast_has_no_logic() {
+    let dir = shop();
+    let root = dir.path();
+    let both = run(root, &["index", "--precise", "--no-ast"]);
+    assert_eq!(both.status.code(), Some(2), "a usage error");
+    json(&run(root, &["index", "--no-ast", "--json"]));
+    assert_eq!(count(&json(&run(root, &["stats", "--json"]))["logic"]), 0);
+    let out = run(root, &["logic", PLACE]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no Logic"));
+}
