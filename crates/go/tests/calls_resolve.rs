@@ -145,7 +145,7 @@ func F(p *b.T, ps []b.T, m map[string]*b.T, ch chan b.T) {
 	func() { p.Ptr() }()         // closure capturing a parameter
 	g := func(t *b.T) { t.Val() }
 	g(p)                         // closure through a local
-	p.f()                        // field of func type
+	p.F()                        // field of func type
 	h := p.Ptr
 	h()                          // method value
 	len(ps)
@@ -182,7 +182,7 @@ func F(p *b.T, ps []b.T, m map[string]*b.T, ch chan b.T) {
         F @49:20 closure
         F @50:27 b::(T).Val Method
         F @51:3 closure
-        F @52:5 UNRESOLVED selector
+        F @52:5 UNRESOLVED function_value
         F @54:3 UNRESOLVED method_value
         F @55:5 builtin len
         F @56:12 conversion
