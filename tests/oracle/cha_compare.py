@@ -40,7 +40,7 @@ def main():
             resolved_sites.add(site)
         elif cls == "resolved":
             resolved_sites.add(site)
-            if rest.startswith("builtin") or rest == "conversion":
+            if rest.startswith("builtin") or rest in ("conversion", "not evaluated"):
                 noncall_sites.add(site)
         elif cls == "unresolved":
             unresolved_sites[site] = rest.split(":")[0]

@@ -191,3 +191,122 @@ func F(p *b.T, ps []b.T, m map[string]*b.T, ch chan b.T) {
     "#]]
     .assert_eq(&render(&[("a", &[a]), ("b", &[B])]));
 }
+
+#[test]
+fn interface_calls_expand_to_every_implementation() {
+    let a = r#"package a
+
+import "b"
+
+type Loud struct{ b.Sq }         // promoted Area: synthetic edge
+type Ptr struct{}
+func (*Ptr) Area() int { return 1 } // only *Ptr implements
+type Val struct{}
+func (Val) Area() int { return 2 }
+func (Val) Name() string { return "" }
+type Holder struct{ b.Shape }    // embedded interface: forwarding
+
+func F(s b.Shape, n b.Named, h Holder, e error) {
+	s.Area()
+	n.Area()                    // method of an embedded interface
+	n.Name()
+	h.Area()                    // call through an embedded interface field
+	e.Error()                   // no implementation in these packages
+}
+"#;
+    expect_test::expect![[r#"
+        F @14:8 interface .Area -> [a::(*Ptr).Area, a::(Val).Area, b::(*Circ).Area, b::(Sq).Area]
+        F @15:8 interface .Area -> [a::(Val).Area, b::(Sq).Area (synthetic)]
+        F @16:8 interface .Name -> [a::(Val).Name, b::(Both).Name]
+        F @17:8 interface .Area -> [a::(*Ptr).Area, a::(Val).Area, b::(*Circ).Area, b::(Sq).Area]
+        F @18:9 interface .Error -> []
+    "#]]
+    .assert_eq(&render(&[("a", &[a]), ("b", &[B])]));
+}
+
+#[test]
+fn shadowing_and_redeclaration() {
+    let a = r#"package a
+
+import "b"
+
+func New() int { return 0 }
+
+func F(err error) {
+	b := struct{ New func() }{}
+	b.New()                       // a local shadows the package name
+	New := func() {}
+	New()                         // a local closure shadows the package func
+	var s b2 = nil
+	_ = s
+	x, err := G()                 // err is reused: still error, not *E
+	err.Error()
+	_ = x
+	{
+		x, err := H()             // new scope: a new err of type *E
+		err.Error()
+		_ = x
+	}
+}
+
+type b2 = *E
+type E struct{}
+func (*E) Error() string { return "" }
+func G() (int, *E) { return 0, nil }
+func H() (int, *E) { return 0, nil }
+"#;
+    expect_test::expect![[r#"
+        F @9:7 UNRESOLVED function_value
+        F @11:5 closure
+        F @14:13 a::G Func
+        F @15:11 interface .Error -> [a::(*E).Error]
+        F @18:14 a::H Func
+        F @19:12 a::(*E).Error Method
+        F: incomplete
+    "#]]
+    .assert_eq(&render(&[("a", &[a]), ("b", &[B])]));
+}
+
+#[test]
+fn generics_resolve_at_declaration_identity() {
+    let a = r#"package a
+
+type List[T any] struct{ head *node[T] }
+type node[T any] struct{ v T; next *node[T] }
+func (l *List[T]) Push(v T) { l.head = &node[T]{v: v} }
+func (l *List[T]) Len() int { return l.each() }
+func (l *List[T]) each() int { return 0 }
+func (n *node[T]) Val() T { return n.v }
+func Map[S, D any](s []S, f func(S) D) []D { return nil }
+func Id[T any](v T) T { return v }
+type Stringer interface{ String() string }
+func Show[T Stringer](v T) string { return v.String() }
+
+func F(l *List[int]) {
+	l.Push(1)
+	l.head.Val()
+	Map[int, string](nil, nil)
+	Map([]int{}, func(int) string { return "" })
+	Id[*List[int]](l).Len()         // explicit instantiation: result known
+	Id(l).Len()                      // inferred: result unknown
+	var m List[string]
+	m.Push("x")
+}
+"#;
+    expect_test::expect![[r#"
+        (*List).Len @6:44 a::(*List).each Method
+        Show @12:52 UNRESOLVED type_param
+        Show: incomplete
+        F @15:8 a::(*List).Push Method
+        F @16:12 a::(*node).Val Method
+        F @17:18 a::Map Func
+        F @18:5 a::Map Func
+        F @19:16 a::Id Func
+        F @19:23 a::(*List).Len Method
+        F @20:4 a::Id Func
+        F @20:11 UNRESOLVED type_param
+        F @22:8 a::(*List).Push Method
+        F: incomplete
+    "#]]
+    .assert_eq(&render(&[("a", &[a])]));
+}

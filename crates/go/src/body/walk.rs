@@ -87,7 +87,7 @@ fn func_body(decl: Node<'_>, src: &[u8]) -> FuncBody {
     }
     w.params(decl);
     if let Some(body) = decl.child_by_field_name("body") {
-        w.block(body);
+        w.func_block(body);
     }
     // Calls are pushed after their operands: restore source order.
     w.body.calls.sort_by_key(|c| c.pos);
@@ -258,6 +258,14 @@ impl<'s> Walker<'s> {
         }
         self.depth += 1;
         true
+    }
+
+    /// A function body: its top-level declarations share the parameters' scope (so `x, err
+    /// := f()` reuses a parameter `err`).
+    fn func_block(&mut self, node: Node<'_>) {
+        for s in named_children(node) {
+            self.stmt(s);
+        }
     }
 
     fn block(&mut self, node: Node<'_>) {
@@ -655,7 +663,7 @@ impl<'s> Walker<'s> {
                 self.params(node);
                 let sig = self.guard_sig(func_sig(node, self.src));
                 if let Some(b) = field("body") {
-                    self.block(b);
+                    self.func_block(b);
                 }
                 self.lits -= 1;
                 self.close();
