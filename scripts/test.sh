@@ -19,3 +19,6 @@ echo "== go/types oracle: package-level symbol IDs of $(go env GOROOT)/src =="
 tests/oracle/compare.sh
 
 tests/oracle/compare.sh --calls
+
+tests/oracle/compare.sh --implements
+tests/oracle/compare.sh --implements fixtures/shop

@@ -342,6 +342,14 @@ impl<'s> TypeCtx<'s> {
                     Some(Target::Unsafe) => {
                         NameRes::Type(Type::unresolved("not a type", format!("unsafe.{name}")))
                     }
+                    // The only import whose name is unknown: in code that compiles, the
+                    // qualifier must denote it.
+                    None if imports.unnamed_absent.len() == 1 => {
+                        NameRes::Type(Type::Unresolved(Unresolved::External {
+                            path: imports.unnamed_absent[0].clone(),
+                            name: name.as_str().into(),
+                        }))
+                    }
                     None if !imports.unnamed_absent.is_empty() => NameRes::Type(Type::unresolved(
                         "external package",
                         format!("{pkg}.{name} (import name unknown)"),

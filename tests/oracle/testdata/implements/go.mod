@@ -1,0 +1,3 @@
+module example.com/impl
+
+go 1.22
