@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compare DocForge with go/types on a directory tree (default: GOROOT/src).
 #
-#   tests/oracle/compare.sh [--calls|--implements] [DIR]
+#   tests/oracle/compare.sh [--calls|--implements|--cha [--std-only]] [DIR]
 #
 # Default: package-level symbol IDs (tests/oracle vs the engine's published graph, through
 # crates/db/examples/symbol_ids.rs: discovery, salsa queries and graph assembly included).
@@ -10,6 +10,9 @@
 # --implements: `<T id> <I id> value|pointer` pairs (oracle -implements vs
 # crates/go/examples/implements; its Unknown-pair summary goes to stderr), also reported
 # without cmd/ (std only). Standard-library imports outside DIR are loaded from GOROOT.
+# --cha: precise call resolution (oracle -cha: go/ssa + callgraph/cha, vs
+# crates/go/examples/calls) scored by cha_compare.py against the issue's bars; --std-only
+# skips DIR/cmd on both sides. On fixtures (a DIR under fixtures/) every bar must be 100%.
 # Both sides: linux/amd64, cgo off, tests excluded; see the headers of main.go / calls.go
 # and crates/go/examples/ids/*.rs. Exit status 0 iff missing = extra = 0.
 set -euo pipefail
@@ -23,7 +26,16 @@ case "${1:-}" in
 	mode=implements
 	shift
 	;;
+--cha)
+	mode=cha
+	shift
+	;;
 esac
+std_only=()
+if [ "${1:-}" = --std-only ]; then
+	std_only=(--std-only)
+	shift
+fi
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 dir="$(cd "${1:-$(go env GOROOT)/src}" && pwd)"
@@ -34,6 +46,14 @@ ours_flags=()
 if [ "$mode" != ids ]; then
 	oracle_flags=("-$mode")
 	ours_flags=("--$mode")
+fi
+if [ "$mode" = cha ]; then
+	(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . -cha ${std_only[@]/--std-only/-std-only} -root "$dir") >"$out/oracle.txt"
+	(cd "$repo" && cargo run --quiet --release -p docforge-go --example calls -- "$dir" "${std_only[@]}" --time) >"$out/ours.txt"
+	strict=()
+	case "$dir" in "$repo"/fixtures/*) strict=(--strict) ;; esac
+	python3 "$here/cha_compare.py" "$out/oracle.txt" "$out/ours.txt" "${strict[@]}" || exit 1
+	exit 0
 fi
 (cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . "${oracle_flags[@]}" -root "$dir") >"$out/oracle.txt"
 if [ "$mode" = implements ]; then

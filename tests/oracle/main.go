@@ -13,7 +13,7 @@
 // CgoEnabled=false, default release and tool tags); packages `go list std cmd` leaves out
 // are dropped (goListExcluded). Type checking uses the "source"
 // importer; type errors are ignored (they never change which package-level objects exist).
-// -calls and -implements list other facts of the same packages (see calls.go, implements.go).
+// -calls, -implements and -cha list other facts of the same packages (see calls.go, implements.go, cha.go).
 package main
 
 import (
@@ -39,6 +39,8 @@ func main() {
 	noImports := flag.Bool("fake-imports", false, "do not type-check imported packages (faster; same package-level objects)")
 	calls := flag.Bool("calls", false, "list static calls of package-level funcs instead of symbol IDs (see calls.go)")
 	implements := flag.Bool("implements", false, "list implements pairs of the tree's named types instead of symbol IDs (see implements.go)")
+	stdOnly := flag.Bool("std-only", false, "skip <root>/cmd (GOROOT/src: module std only)")
+	chaMode := flag.Bool("cha", false, "list go/ssa + callgraph/cha call edges with call-site positions instead of symbol IDs (see cha.go)")
 	flag.Parse()
 
 	ctxt := build.Default
@@ -53,6 +55,7 @@ func main() {
 	}
 	var ids []string
 	tree := newTreeImporter(&ctxt, fset)
+	ssaTree := newSSATree(&ctxt, fset)
 	var walk func(dir, modPath, modDir string)
 	walk = func(dir, modPath, modDir string) {
 		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
@@ -66,7 +69,9 @@ func main() {
 		}
 		if modPath != "" {
 			ip := importPath(modPath, modDir, dir)
-			if *implements {
+			if *chaMode {
+				ssaTree.add(ip, dir, modPath)
+			} else if *implements {
 				tree.add(ip, dir, modPath)
 			} else if *calls {
 				ids = append(ids, packageCalls(&ctxt, fset, imp, dir, ip)...)
@@ -76,6 +81,9 @@ func main() {
 		}
 		for _, e := range entries {
 			n := e.Name()
+			if *stdOnly && dir == *root && n == "cmd" {
+				continue
+			}
 			if e.IsDir() && n != "testdata" && !strings.HasPrefix(n, "_") && !strings.HasPrefix(n, ".") {
 				walk(filepath.Join(dir, n), modPath, modDir)
 			}
@@ -84,6 +92,9 @@ func main() {
 	walk(*root, "", "")
 	if *implements {
 		ids = tree.implementsLines()
+	}
+	if *chaMode {
+		ids = ssaTree.chaLines(*root)
 	}
 	sort.Strings(ids)
 	w := bufio.NewWriter(os.Stdout)

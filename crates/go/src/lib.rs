@@ -20,6 +20,8 @@
 //! packages with import path `<import path>_test`: split a directory's files by package
 //! clause and call [`package_fragment`] once per package.
 
+pub mod body;
+pub mod calls;
 mod constraint;
 mod context;
 mod extract;
@@ -29,7 +31,7 @@ mod gomod;
 mod header;
 mod logic;
 mod select;
-mod sig;
+pub(crate) mod sig;
 mod symbols;
 pub mod types;
 

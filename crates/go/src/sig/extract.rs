@@ -178,7 +178,7 @@ fn boxed(node: Option<Node<'_>>, src: &[u8]) -> Box<TypeExpr> {
 }
 
 /// A type node as a [`TypeExpr`]; anything else is [`TypeExpr::Invalid`].
-pub(super) fn type_expr(node: Node<'_>, src: &[u8]) -> TypeExpr {
+pub(crate) fn type_expr(node: Node<'_>, src: &[u8]) -> TypeExpr {
     if node.is_missing() || node.is_error() {
         return TypeExpr::Invalid(text(node, src));
     }
@@ -227,7 +227,7 @@ fn chan_dir(node: Node<'_>) -> ChanDir {
 
 /// Parameters and results of a function-like node (`function_type`, declarations,
 /// `method_elem`).
-fn func_sig(node: Node<'_>, src: &[u8]) -> FuncSig {
+pub(crate) fn func_sig(node: Node<'_>, src: &[u8]) -> FuncSig {
     let mut sig = FuncSig::default();
     if let Some(params) = node.child_by_field_name("parameters") {
         sig.variadic = params_into(params, src, &mut sig.params);

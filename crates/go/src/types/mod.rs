@@ -26,6 +26,10 @@ pub use implements::{implements, ImplementsPair, Verdict};
 pub use methods::{Found, MethodSet, Selection};
 pub use resolve::TypeCtx;
 pub use source::{PackageSigs, SigSource};
+// For call resolution (crate::calls).
+pub(crate) use identical::subst_sig;
+pub(crate) use resolve::{PkgEnv, Scope};
+pub(crate) use source::DeclRef;
 
 /// A three-valued answer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

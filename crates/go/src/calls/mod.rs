@@ -1,0 +1,239 @@
+//! Call resolution over body facts ([`crate::body`]) and the package's [`TypeCtx`].
+//!
+//! [`resolve_file_calls`] classifies every call site of every function of one file:
+//! a static call to a package-level function or a declared method (possibly promoted
+//! through embedding, or through a method expression), an interface method call (expand it
+//! with [`ChaIndex::targets`]), a builtin, a conversion, a call of a function literal of the
+//! same declaration (no edge), or [`CallTarget::Unresolved`] with a [`Reason`]. Nothing is
+//! guessed: a call whose receiver or callee type is not established is unresolved.
+//!
+//! Generic callees resolve at declaration identity (`pkg::F`, `pkg::(*T).M`).
+
+mod cha;
+mod infer;
+mod lookup;
+
+use crate::body::{FileBodies, FuncBody};
+use crate::sig::FuncDeclSig;
+use crate::types::{Key, Type, TypeCtx};
+use crate::Pos;
+use std::fmt;
+
+pub use cha::{ChaIndex, ChaTarget};
+
+/// Why a call site is unresolved. Stable codes ([`Reason::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// The callee is a variable, parameter, field, element or result of function type.
+    FunctionValue,
+    /// The callee is a method value stored in a variable.
+    MethodValue,
+    /// The callee or receiver type could not be inferred (see the detail).
+    UnknownType,
+    /// The type comes from a package the source does not have.
+    ExternalType,
+    /// A method of a type-parameter-typed value, or a type depending on an uninstantiated
+    /// type parameter.
+    TypeParam,
+    /// A package-level variable whose type is only given by its initializer.
+    PackageVarType,
+    /// A locally declared type.
+    LocalType,
+    /// The selector names nothing, or is ambiguous, in the (possibly incomplete) type.
+    Selector,
+    /// An interface method expression (`I.M(x)`).
+    InterfaceMethodExpr,
+    /// The function's body IR hit its caps.
+    Truncated,
+    /// An expression shape the IR does not model (or a syntax error).
+    Unsupported,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::FunctionValue => "function_value",
+            Reason::MethodValue => "method_value",
+            Reason::UnknownType => "unknown_type",
+            Reason::ExternalType => "external_type",
+            Reason::TypeParam => "type_param",
+            Reason::PackageVarType => "package_var_type",
+            Reason::LocalType => "local_type",
+            Reason::Selector => "selector",
+            Reason::InterfaceMethodExpr => "interface_method_expr",
+            Reason::Truncated => "truncated",
+            Reason::Unsupported => "unsupported",
+        }
+    }
+}
+
+/// How a static edge arises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StaticKind {
+    /// A package-level function.
+    Func,
+    /// A method declared on the receiver's own type.
+    Method,
+    /// A method promoted through embedded fields (the edge goes to the declaring method;
+    /// go/ssa calls it directly, so the edge is not synthetic).
+    Promoted,
+    /// A method expression `T.M(x)` / `(*T).M(x)`: go/ssa calls a synthetic thunk.
+    MethodExpr,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CallTarget {
+    /// `callee` is a Gograph symbol ID (`pkg::F`, `pkg::(*T).M`, `pkg::(T).M`).
+    Static {
+        callee: String,
+        kind: StaticKind,
+    },
+    /// A dynamically dispatched call of `method` on a value of interface type `iface`.
+    Interface {
+        iface: Type,
+        method: Key,
+    },
+    /// A builtin (`len`, `append`, `unsafe.Sizeof`...): not a call edge.
+    Builtin(String),
+    /// `T(x)`: not a call.
+    Conversion,
+    /// A call inside the operand of `unsafe.Sizeof`/`Alignof`/`Offsetof`: never evaluated.
+    NotEvaluated,
+    /// A call of a function literal of the same declaration (directly, or through a local
+    /// never reassigned): its calls already belong to this declaration.
+    Closure,
+    Unresolved {
+        reason: Reason,
+        detail: String,
+    },
+}
+
+impl CallTarget {
+    /// Whether the site is resolved within the static call model (static, interface,
+    /// builtin, conversion, closure).
+    pub fn is_resolved(&self) -> bool {
+        !matches!(self, CallTarget::Unresolved { .. })
+    }
+
+    /// Whether the site is a call at all (builtins and conversions are not).
+    pub fn is_call(&self) -> bool {
+        !matches!(self, CallTarget::Builtin(_) | CallTarget::Conversion | CallTarget::NotEvaluated)
+    }
+}
+
+impl fmt::Display for CallTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallTarget::Static { callee, kind } => write!(f, "static {callee} ({kind:?})"),
+            CallTarget::Interface { iface, method } => write!(f, "interface {method} on {iface:?}"),
+            CallTarget::Builtin(b) => write!(f, "builtin {b}"),
+            CallTarget::Conversion => f.write_str("conversion"),
+            CallTarget::NotEvaluated => f.write_str("not evaluated"),
+            CallTarget::Closure => f.write_str("closure"),
+            CallTarget::Unresolved { reason, detail } => {
+                write!(f, "unresolved {}: {detail}", reason.as_str())
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SiteCall {
+    /// Position of the call's `(`.
+    pub pos: Pos,
+    pub target: CallTarget,
+}
+
+/// The call sites of one function or method.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FuncCalls {
+    /// Index into the file's [`ItemSigs::funcs`](crate::ItemSigs::funcs).
+    pub func: u32,
+    /// The caller's Gograph symbol ID (`None` for `_` and methods with unreadable receivers).
+    pub caller: Option<String>,
+    pub sites: Vec<SiteCall>,
+    /// Every call site is resolved (no [`CallTarget::Unresolved`]).
+    pub complete: bool,
+}
+
+/// Resolve the call sites of every function of file `file` of package `import_path`
+/// (`bodies` must be [`extract_bodies`](crate::body::extract_bodies) of the file whose
+/// summary is `ctx.package(import_path).files[file]`).
+pub fn resolve_file_calls(
+    ctx: &TypeCtx<'_>,
+    import_path: &str,
+    file: usize,
+    bodies: &FileBodies,
+) -> Vec<FuncCalls> {
+    let Some(env) = ctx.env(import_path) else { return Vec::new() };
+    let Some(sigs) = env.sigs.files.get(file).cloned() else { return Vec::new() };
+    let mut out = Vec::with_capacity(bodies.funcs.len());
+    for (i, body) in bodies.funcs.iter().enumerate() {
+        let Some(decl) = sigs.funcs.get(i) else { break };
+        out.push(resolve_func(ctx, &env, file, i as u32, decl, body));
+    }
+    out
+}
+
+fn resolve_func(
+    ctx: &TypeCtx<'_>,
+    env: &std::sync::Arc<crate::types::PkgEnv>,
+    file: usize,
+    index: u32,
+    decl: &FuncDeclSig,
+    body: &FuncBody,
+) -> FuncCalls {
+    let caller = caller_id(env, decl);
+    let sites: Vec<SiteCall> = if body.truncated {
+        let target = CallTarget::Unresolved { reason: Reason::Truncated, detail: body.name.clone() };
+        body.calls.iter().map(|c| SiteCall { pos: c.pos, target: target.clone() }).collect()
+    } else {
+        let inf = infer::Infer::new(ctx, env, file, decl, body);
+        let mut sites: Vec<SiteCall> =
+            body.calls.iter().map(|c| SiteCall { pos: c.pos, target: inf.classify(c.expr) }).collect();
+        not_evaluated(body, &mut sites);
+        sites
+    };
+    let complete = sites.iter().all(|s| s.target.is_resolved());
+    FuncCalls { func: index, caller, sites, complete }
+}
+
+/// Calls inside the operands of `unsafe.Sizeof`/`Alignof`/`Offsetof` are never evaluated.
+fn not_evaluated(body: &FuncBody, sites: &mut [SiteCall]) {
+    let unsafe_op = |t: &CallTarget| matches!(t, CallTarget::Builtin(b) if matches!(b.as_str(), "unsafe.Sizeof" | "unsafe.Alignof" | "unsafe.Offsetof"));
+    let ranges: Vec<(Pos, Pos)> = (body.calls.iter().zip(sites.iter()))
+        .filter(|(_, s)| unsafe_op(&s.target))
+        .map(|(c, _)| (c.pos, c.end))
+        .collect();
+    for (c, s) in body.calls.iter().zip(sites.iter_mut()) {
+        if ranges.iter().any(|(from, to)| *from < c.pos && c.pos < *to) {
+            s.target = CallTarget::NotEvaluated;
+        }
+    }
+}
+
+/// `pkg::F`, `pkg::(*T).M`; a same-package alias receiver names its target type.
+fn caller_id(env: &crate::types::PkgEnv, decl: &FuncDeclSig) -> Option<String> {
+    if decl.name == "_" {
+        return None;
+    }
+    let Some(r) = &decl.receiver else { return Some(format!("{}::{}", env.path, decl.name)) };
+    let mut base = r.base.as_deref()?;
+    for _ in 0..8 {
+        match env.sigs.type_decl(base) {
+            Some((_, t)) if t.alias && t.type_params.is_empty() => match &t.ty {
+                crate::sig::TypeExpr::Name(target) => base = target,
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    let star = if r.pointer { "*" } else { "" };
+    Some(format!("{}::({star}{base}).{}", env.path, decl.name))
+}
+
+/// The symbol ID of a method declared on `owner`.
+pub(crate) fn method_id(owner: &crate::types::NamedRef, ptr_recv: bool, name: &str) -> String {
+    let star = if ptr_recv { "*" } else { "" };
+    format!("{}::({star}{}).{name}", owner.path, owner.name)
+}
