@@ -22,7 +22,7 @@ pub fn hit_json(h: &SearchHit) -> Value {
 fn edge_json(e: &EdgeRecord) -> Value {
     json!({
         "source": e.source, "relation": e.relation, "class": e.class.as_str(), "target": e.target,
-        "location": location_json(&e.location),
+        "location": location_json(&e.location), "attrs": e.attrs,
     })
 }
 

@@ -184,9 +184,34 @@ fn one_pass_and_one_fail_per_predicate() {
         let got = v["evidence"]["matched_relations"][0]["classification"].as_str();
         assert_eq!(got, class, "{t} {i}: {v}");
     }
-    // Call edges are syntax-resolved until call resolution lands: never a pass or a fail.
-    let v = validate(root, &call);
-    is(&v, "cannot_evaluate", "analysis_incomplete");
+    // call_edge_exists: a direct static call, CHA interface candidates, an unresolved
+    // function value, a synthetic-only (method expression) edge and an absent edge; every
+    // edge here is in go/ssa + callgraph/cha's graph (tests/oracle/compare.sh --cha).
+    let call = |s: &str, o: &str| binding("call_edge_exists", s, Some(o), "precise");
+    let cases = [
+        ("a::Run", "b::Help", "pass", "predicate_passed", Some("resolved_static")),
+        ("a::Lookup", "c::(Value).Get", "pass", "predicate_passed", Some("cha_possible_target")),
+        ("a::Lookup", "a::(*Store).Get", "pass", "predicate_passed", Some("cha_possible_target")),
+        ("a::Lookup", "x/util::(Thing).Get", "pass", "predicate_passed", Some("cha_possible_target")),
+        ("a::Run", "c::(Value).Get", "fail", "relation_not_found", None),
+        ("a::Expr", "c::(Value).Get", "fail", "relation_not_found", None),
+        ("a::Hook", "b::Help", "cannot_evaluate", "analysis_incomplete", None),
+    ];
+    for (s, o, outcome, reason, class) in cases {
+        let (s, o) = (format!("example.com/v/{s}"), format!("example.com/v/{o}"));
+        let v = validate(root, &call(&s, &o));
+        is(&v, outcome, reason);
+        let got = v["evidence"]["matched_relations"][0]["classification"].as_str();
+        assert_eq!(got, class, "{s} -> {o}: {v}");
+    }
+    let v = validate(root, &call("example.com/v/a::Expr", "example.com/v/c::(Value).Get"));
+    let codes: Vec<&str> = v["evaluation"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"synthetic_edge_only"), "{v}");
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::graph::OwnerFragment;
 use crate::inputs::{SourceFile, Workspace};
 use crate::Db;
 use docforge_go::{FileFacts, PackageFile, PackageSymbols};
-use docforge_model::Fragment;
+use docforge_model::{Edge, Fragment};
 use std::sync::Arc;
 
 fn package_files<'a>(
@@ -148,7 +148,33 @@ pub fn go_file_fragment(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Op
     if let Some(logic) = crate::go_q::file_logic(db, pkg.ws(db), file) {
         fragment.logic = logic_rows(&info.import_path, facts, &own, logic, &fragment);
     }
+    if let Some(calls) = crate::calls_q::file_calls(db, pkg, file) {
+        precise_calls(&mut fragment, rel, calls);
+    }
     Some(OwnerFragment::new(format!("gofile:{rel}"), fragment))
+}
+
+/// Replace the syntax-resolved `calls` edges of a file by the precise ones: each edge carries
+/// its `classification`, each function `unresolved_calls` and `calls_resolved` (whether every
+/// call site was resolved within the static call model: what a negative answer needs).
+fn precise_calls(fragment: &mut Fragment, rel: &str, calls: &[crate::calls_q::ResolvedFunc]) {
+    fragment.edges.retain(|e| e.relation != "calls");
+    let index: std::collections::HashMap<String, usize> =
+        fragment.nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i)).collect();
+    for f in calls {
+        let caller = format!("go:{}", f.caller);
+        let Some(&i) = index.get(&caller) else { continue };
+        let attrs = &mut fragment.nodes[i].attrs;
+        attrs.insert("unresolved_calls".into(), f.unresolved_count().to_string());
+        attrs.insert("calls_resolved".into(), f.complete().to_string());
+        for (callee, (class, pos)) in &f.edges {
+            fragment.edges.push(
+                Edge::new(&caller, "calls", format!("go:{callee}"))
+                    .at(docforge_model::Location::new(rel, pos.line, pos.column))
+                    .with_attr("classification", class.as_str()),
+            );
+        }
+    }
 }
 
 /// The Logic rows of a file's functions, keyed by their nodes (a duplicate declaration has no

@@ -115,6 +115,8 @@ pub struct ParsedGo {
     pub sigs: Arc<docforge_go::FileSigs>,
     /// Logic of each func/method (precise analysis only).
     pub logic: Option<Arc<Vec<docforge_go::FunctionLogic>>>,
+    /// Body facts for call resolution (precise analysis only).
+    pub bodies: Option<Arc<docforge_go::body::FileBodies>>,
 }
 
 /// One parse of a selected Go file, read while the tree is at hand: facts, signature
@@ -129,6 +131,7 @@ pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedG
         facts: Arc::new(docforge_go::extract_tree(go, &tree, bytes)),
         sigs: Arc::new(docforge_go::extract_sigs(go, &tree, bytes)),
         logic: ws.precise(db).then(|| Arc::new(docforge_go::extract_logic(go, &tree, bytes))),
+        bodies: ws.precise(db).then(|| Arc::new(docforge_go::body::extract_bodies(go, &tree, bytes))),
     })
 }
 
@@ -143,6 +146,16 @@ pub fn go_facts(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<File
 #[salsa::tracked(returns(ref))]
 pub fn file_sigs(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<docforge_go::ItemSigs>> {
     go_parsed(db, ws, file).as_ref().map(|p| Arc::new(p.sigs.items.clone()))
+}
+
+/// The body facts of one selected Go file (precise analysis only).
+#[salsa::tracked(returns(ref))]
+pub fn file_bodies(
+    db: &dyn Db,
+    ws: Workspace,
+    file: SourceFile,
+) -> Option<Arc<docforge_go::body::FileBodies>> {
+    go_parsed(db, ws, file).as_ref().and_then(|p| p.bodies.clone())
 }
 
 /// The Logic of one selected Go file's functions (precise analysis only).

@@ -5,6 +5,7 @@
 //! into graph fragments, this crate wires them into incremental queries. No front parses files.
 
 mod assemble;
+mod calls_q;
 mod db;
 mod digest;
 mod docs_q;

@@ -347,9 +347,12 @@ fn precise_implements_survive_body_edits_and_follow_signature_edits() {
     assert_eq!(log.iter().filter(|e| e.starts_with("go_facts(")).count(), 1, "{log:#?}");
     assert_eq!(log.iter().filter(|e| e.starts_with("file_sigs(")).count(), 1, "{log:#?}");
     // ...but the summary is equal, so nothing downstream of it runs.
-    for q in ["package_sigs(", "module_implements(", "package_implements(", "module_packages("] {
+    for q in ["package_sigs(", "module_implements(", "package_implements(", "module_packages(", "module_cha("]
+    {
         assert!(!log.iter().any(|e| e.starts_with(q)), "{q} re-ran after a body edit: {log:#?}");
     }
+    // Only the edited file's calls are resolved again.
+    assert_eq!(log.iter().filter(|e| e.starts_with("file_calls(")).count(), 1, "{log:#?}");
 
     // A value receiver changes the method set: the edge follows.
     edit(
@@ -377,4 +380,42 @@ fn precise_implements_survive_body_edits_and_follow_signature_edits() {
     );
     assert_eq!(implements_edges(&h), []);
     assert_eq!(h.analysis().graph().unwrap().summary.precision, Some(docforge_model::Precision::Ast));
+}
+
+#[test]
+fn precise_calls_are_classified_and_incomplete_functions_say_so() {
+    let dir = small_project();
+    let r = dir.path();
+    write(
+        r,
+        "s/s.go",
+        b"package s\n\ntype Sizer interface{ Size() int }\n\ntype T struct{}\n\nfunc (*T) Size() int { return 1 }\n\n\
+func Measure(z Sizer) int { return z.Size() }\n\nfunc Apply(f func() int) int { return f() + Measure(&T{}) }\n",
+    );
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let g = h.analysis().graph().unwrap();
+    let mut calls: Vec<(String, String, String)> = g
+        .edges()
+        .filter(|e| e.relation == "calls" && e.source.starts_with("go:example.com/m/s::"))
+        .map(|e| (e.source.clone(), e.target.clone(), e.attrs["classification"].clone()))
+        .collect();
+    calls.sort();
+    let s = |x: &str| format!("go:example.com/m/s::{x}");
+    assert_eq!(
+        calls,
+        [
+            (s("Apply"), s("Measure"), "resolved_static".to_string()),
+            (s("Measure"), s("(*T).Size"), "cha_possible_target".to_string()),
+        ]
+    );
+    let attr = |id: &str, k: &str| g.nodes().find(|n| n.id == s(id)).unwrap().attrs[k].clone();
+    assert_eq!(
+        (attr("Measure", "calls_resolved"), attr("Measure", "unresolved_calls")),
+        ("true".into(), "0".into())
+    );
+    assert_eq!(
+        (attr("Apply", "calls_resolved"), attr("Apply", "unresolved_calls")),
+        ("false".into(), "1".into())
+    );
 }

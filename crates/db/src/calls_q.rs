@@ -1,0 +1,134 @@
+//! Precise call resolution as queries: per-file resolution of every call site against the
+//! package's types, interface calls expanded with class-hierarchy analysis over the whole
+//! project.
+//!
+//! A body edit re-runs only the edited file's resolution: [`module_cha`] and the type
+//! context read signature summaries only, which stay equal across body edits.
+
+use crate::go_q::{file_bodies, is_test_file, GoPackage};
+use crate::inputs::{SourceFile, Workspace};
+use crate::types_q::{module_packages, package_sigs, DbSigs};
+use crate::Db;
+use docforge_go::calls::{resolve_file_calls, CallTarget, ChaIndex, StaticKind};
+use docforge_go::types::TypeCtx;
+use docforge_go::Pos;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The class hierarchy of the project: its named concrete types and their method sets.
+/// Not comparable, so dependents re-run whenever it does — which is only when a
+/// signature somewhere changes.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn module_cha(db: &dyn Db, ws: Workspace) -> Arc<ChaIndex> {
+    let source = DbSigs { db, ws };
+    let ctx = TypeCtx::new(&source);
+    let packages: Vec<&str> = module_packages(db, ws).iter().map(String::as_str).collect();
+    Arc::new(ChaIndex::new(&ctx, &packages))
+}
+
+/// How a call edge was established (the validation contract's classification).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Classification {
+    /// A static call resolved through the call's operand types.
+    ResolvedStatic,
+    /// A possible target of an interface call (CHA).
+    ChaPossibleTarget,
+    /// Only reached through a compiler-generated wrapper (method expressions, promoted or
+    /// value methods through `*T` in CHA).
+    Synthetic,
+}
+
+impl Classification {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Classification::ResolvedStatic => "resolved_static",
+            Classification::ChaPossibleTarget => "cha_possible_target",
+            Classification::Synthetic => "synthetic",
+        }
+    }
+}
+
+/// The resolved calls of one function or method.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ResolvedFunc {
+    /// The caller's symbol ID (no `go:`).
+    pub caller: String,
+    /// One per callee: the strongest classification and the first call site.
+    pub edges: BTreeMap<String, (Classification, Pos)>,
+    /// Call sites outside the static call model, by reason.
+    pub unresolved: BTreeMap<String, u32>,
+}
+
+impl ResolvedFunc {
+    pub fn complete(&self) -> bool {
+        self.unresolved.is_empty()
+    }
+    pub fn unresolved_count(&self) -> u32 {
+        self.unresolved.values().sum()
+    }
+    fn edge(&mut self, callee: String, class: Classification, pos: Pos) {
+        let e = self.edges.entry(callee).or_insert((class, pos));
+        if class < e.0 {
+            *e = (class, pos);
+        }
+    }
+}
+
+/// Precise call resolution of one non-test file of `pkg`; `None` when precise analysis is
+/// off, or for test files (their calls keep syntax resolution).
+#[salsa::tracked(returns(ref))]
+pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<Arc<Vec<ResolvedFunc>>> {
+    let ws = pkg.ws(db);
+    if !ws.precise(db) || is_test_file(file.rel(db)) {
+        return None;
+    }
+    let info = pkg.info(db)?;
+    package_sigs(db, pkg).as_ref()?;
+    // The file's index among the summaries `package_sigs` was built from.
+    let index = info.files.iter().filter(|f| !is_test_file(f.rel(db))).position(|&f| f == file)?;
+    let bodies = file_bodies(db, ws, file).clone()?;
+    let source = DbSigs { db, ws };
+    let ctx = TypeCtx::new(&source);
+    let cha = module_cha(db, ws);
+    let mut out = Vec::new();
+    for f in resolve_file_calls(&ctx, &info.import_path, index, &bodies) {
+        let Some(caller) = f.caller else { continue };
+        let mut r = ResolvedFunc { caller, edges: BTreeMap::new(), unresolved: BTreeMap::new() };
+        for site in f.sites {
+            match site.target {
+                CallTarget::Static { callee, kind } => {
+                    let class = match kind {
+                        StaticKind::MethodExpr => Classification::Synthetic,
+                        _ => Classification::ResolvedStatic,
+                    };
+                    r.edge(callee, class, site.pos);
+                }
+                CallTarget::Interface { iface, method } => {
+                    let expansion = cha.targets(&ctx, &iface, &method);
+                    if !expansion.unknown.is_empty() {
+                        // Some type may implement the interface unseen: the target set is
+                        // not known to be complete.
+                        *r.unresolved.entry("cha_incomplete".into()).or_default() += 1;
+                    }
+                    for t in expansion.targets {
+                        let class = if t.synthetic {
+                            Classification::Synthetic
+                        } else {
+                            Classification::ChaPossibleTarget
+                        };
+                        r.edge(t.callee, class, site.pos);
+                    }
+                }
+                CallTarget::Unresolved { reason, .. } => {
+                    *r.unresolved.entry(reason.as_str().into()).or_default() += 1;
+                }
+                CallTarget::Builtin(_)
+                | CallTarget::Conversion
+                | CallTarget::NotEvaluated
+                | CallTarget::Closure => {}
+            }
+        }
+        out.push(r);
+    }
+    Some(Arc::new(out))
+}
