@@ -5,6 +5,9 @@
 //!
 //! With `--calls`: the syntax-resolved `calls` edges between package-level functions and
 //! methods, as `caller -> callee` (no `go:` prefix), tests excluded.
+//! With `--cha`: the precise layer's `calls` edges as `<caller>\t<callee>\t<classification>`
+//! and one `<caller>\t-\tcomplete` line per function whose call sites were all resolved
+//! (what `call_edge_exists` needs for a negative answer); see tests/oracle/engine_cha.py.
 //! With `--implements`: the precise layer's `implements` edges as `<T id> <I id> value|pointer`
 //! (the oracle's `-implements` format); the count of `implements_unknown` edges on stderr.
 //!
@@ -21,9 +24,10 @@ fn main() {
     let dir = std::env::args().nth(1).expect("usage: symbol_ids DIR [--calls]");
     let calls = std::env::args().any(|a| a == "--calls");
     let implements = std::env::args().any(|a| a == "--implements");
+    let cha = std::env::args().any(|a| a == "--cha");
     let project = Project::load(std::path::Path::new(&dir)).unwrap_or_else(|e| panic!("{e}"));
     let mut host = AnalysisHost::new(project, AstPolicy::Allow);
-    host.set_precise(implements);
+    host.set_precise(implements || cha);
     host.sync_from_disk();
     host.analysis().prewarm(2).expect("no concurrent writer");
     let graph = host.analysis().graph().expect("no concurrent writer");
@@ -53,6 +57,24 @@ fn main() {
             .map(|(caller, callee)| format!("{caller} -> {callee}"))
             .collect();
         ids = edges;
+    }
+    if cha {
+        let mut lines: BTreeSet<String> = graph
+            .edges()
+            .filter(|e| e.relation == "calls")
+            .filter_map(|e| {
+                let (s, t) = (e.source.strip_prefix("go:")?, e.target.strip_prefix("go:")?);
+                let class = e.attrs.get("classification")?;
+                ids.contains(s).then(|| format!("{s}\t{t}\t{class}"))
+            })
+            .collect();
+        for n in graph.nodes() {
+            let Some(id) = n.id.strip_prefix("go:") else { continue };
+            if ids.contains(id) && n.attrs.get("calls_resolved").is_some_and(|c| c == "true") {
+                lines.insert(format!("{id}\t-\tcomplete"));
+            }
+        }
+        ids = lines;
     }
     if implements {
         let unknown = graph.edges().filter(|e| e.relation == "implements_unknown").count();

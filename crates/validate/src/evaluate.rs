@@ -300,11 +300,15 @@ fn call_edge(
             .note(inconclusive());
     }
     let mut diagnostics = Vec::new();
-    if found.iter().any(|e| class(e) == "synthetic") {
+    let synthetic = found.iter().any(|e| class(e) == "synthetic");
+    if synthetic {
+        // The subject does reach the object, through a compiler-generated wrapper (a method
+        // expression thunk, a promoted or pointer wrapper): never evidence for a pass, and
+        // not an absence either.
         diagnostics.push(
             Diagnostic::new(
                 "synthetic_edge_only",
-                "only a synthetic forwarding edge links the two; it never counts",
+                "only a synthetic forwarding edge links the two; it is neither evidence nor absence",
             )
             .symbol(&subject.id),
         );
@@ -313,7 +317,9 @@ fn call_edge(
         found.iter().map(|e| class(e)).filter(|c| !matches!(c.as_str(), "synthetic")).collect();
     let unresolved = subject.attrs.get("unresolved_calls").map(String::as_str).unwrap_or("unknown");
     let all_resolved = subject.attrs.get("calls_resolved").map(String::as_str) == Some("true");
-    let reason = if !unknown.is_empty() {
+    let reason = if synthetic {
+        None
+    } else if !unknown.is_empty() {
         diagnostics.push(Diagnostic::new(
             "call_edge_unclassified",
             format!("a call edge has an unknown classification {:?}", unknown[0]),
