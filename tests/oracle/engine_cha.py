@@ -5,6 +5,9 @@ against go/ssa + callgraph/cha (oracle -cha), at the level validation reads it:
 
 Usage: engine_cha.py ORACLE ENGINE [--std-only]
 
+--std-only (an oracle run over std only, an engine run over GOROOT/src): callers and callees
+under cmd/ are left out on both sides (the engine's CHA also sees cmd's implementations).
+
   wrong pass:  an engine resolved_static or cha_possible_target pair the oracle lacks;
   wrong fail:  an oracle pair (synthetic or not) from a caller the engine marks complete
                that the engine lacks: `call_edge_exists` would answer fail;
@@ -27,11 +30,11 @@ def main():
     keep = (lambda caller: not caller.startswith("cmd/")) if std_only else (lambda caller: True)
     oracle = collections.defaultdict(set)  # caller -> callees
     for r in rows(args[0]):
-        if len(r) >= 5 and keep(r[1]):
+        if len(r) >= 5 and keep(r[1]) and keep(r[2]):
             oracle[r[1]].add(r[2])
     edges, complete = {}, set()
     for r in rows(args[1]):
-        if len(r) != 3 or not keep(r[0]):
+        if len(r) != 3 or not keep(r[0]) or (r[1] != "-" and not keep(r[1])):
             continue
         if r[1] == "-":
             complete.add(r[0])

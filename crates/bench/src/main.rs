@@ -4,6 +4,8 @@
 //! Each phase that reports peak RSS runs in its own child process (`--phase NAME`), so the
 //! figures do not mix. Prints a Markdown table and one JSON line per phase.
 
+mod precise;
+
 use docforge_db::{AnalysisHost, AstPolicy};
 use docforge_index::Index;
 use docforge_project::{discover, read_source, EntryStatus, FileKind, Project};
@@ -11,11 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const THREADS: usize = 2;
+pub(crate) const THREADS: usize = 2;
 
 #[global_allocator]
 static GLOBAL: docforge_syntax::alloc::GlobalAllocator = docforge_syntax::alloc::GlobalAllocator;
-const EDIT_FILE: &str = "net/http/server.go";
+pub(crate) const EDIT_FILE: &str = "net/http/server.go";
 
 fn main() {
     docforge_syntax::alloc::use_for_tree_sitter();
@@ -27,6 +29,7 @@ fn main() {
             "floor" => floor(&corpus),
             "engine" => engine(&corpus),
             "edits" => edits(&corpus),
+            "precise" => precise::precise(&corpus),
             other => panic!("unknown phase {other}"),
         };
         println!("{out}");
@@ -45,6 +48,7 @@ fn main() {
     };
     let floor = run("floor");
     let engine = run("engine");
+    let precise = run("precise");
     println!(
         "corpus: {} ({} Go files parsed by the floor, {:.1} MB)",
         corpus.display(),
@@ -91,11 +95,23 @@ fn main() {
         "| next in-memory edits (body), graph + publish, p50 of 20 | {} | | | |",
         fmt_ms(f(&engine["edit_memory_ms"]))
     );
+    row(
+        "cold precise index (types, implements, calls + CHA, Logic)",
+        f(&precise["cold_ms"]),
+        f(&engine["files"]),
+        f(&engine["bytes"]),
+        Some(f(&precise["peak_rss_kb"])),
+    );
+    println!(
+        "| precise: next in-memory edits (body), graph + publish, p50 of 20 | {} | | | |",
+        fmt_ms(f(&precise["edit_memory_ms"]))
+    );
     println!();
     println!("cold index / parse floor = {:.2}", f(&engine["cold_ms"]) / f(&floor["ms"]));
+    println!("cold precise index / cold index = {:.2}", f(&precise["cold_ms"]) / f(&engine["cold_ms"]));
     println!("cold index breakdown: {}", engine["cold_breakdown"]);
     println!("in-memory edit breakdown (p50 sample): {}", engine["edit_memory_breakdown"]);
-    println!("{}", serde_json::json!({ "floor": floor, "engine": engine }));
+    println!("{}", serde_json::json!({ "floor": floor, "engine": engine, "precise": precise }));
 }
 
 fn fmt_ms(ms: f64) -> String {
@@ -123,7 +139,7 @@ fn copy_goroot() -> PathBuf {
     dest
 }
 
-fn peak_rss_kb() -> u64 {
+pub(crate) fn peak_rss_kb() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
@@ -181,7 +197,7 @@ fn floor(corpus: &Path) -> serde_json::Value {
     serde_json::json!({ "ms": ms, "files": n, "bytes": bytes, "peak_rss_kb": peak_rss_kb() })
 }
 
-fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
@@ -192,7 +208,12 @@ fn engine(corpus: &Path) -> serde_json::Value {
     let index_path = index_dir.join("index.sqlite");
     let t0 = Instant::now();
     let project = Project::load(corpus).unwrap();
-    let mut host = AnalysisHost::new(project, AstPolicy::Allow);
+    let log = std::env::var_os("DOCFORGE_BENCH_LOG").is_some();
+    let mut host = if log {
+        AnalysisHost::with_execution_log(project, AstPolicy::Allow)
+    } else {
+        AnalysisHost::new(project, AstPolicy::Allow)
+    };
     let sync = host.sync_from_disk();
     let t_sync = t0.elapsed();
     host.analysis().prewarm(THREADS).unwrap();
@@ -226,21 +247,27 @@ fn engine(corpus: &Path) -> serde_json::Value {
     let text = edit_text(&original, 0, false);
     std::fs::write(&edit_path, &text).unwrap();
     let t = Instant::now();
+    host.execution_log().enable(log);
     let edit_sync = host.sync_from_disk();
     let _ = host.analysis().graph().unwrap();
     let edit = host.publish(&mut index).unwrap();
     let edit_disk_ms = ms(t.elapsed());
+    host.execution_log().enable(false);
+    if log {
+        eprintln!("disk edit: {:#?}", count_by_query(host.execution_log().take()));
+    }
     assert_eq!(edit_sync.read, 1);
 
     // In memory, as an editor sends it: keystrokes inside a function body, each followed by
     // graph + publish. The first edit of a file also re-verifies what depended on its
     // on-disk version (MEDIUM durability); later edits of the same file are the steady state.
-    let mut text = text;
+    // Each edit types into the body of the original file's last function (the first one
+    // also drops the function the disk edit added).
     let mut samples = Vec::new();
     let mut breakdown = Vec::new();
     let mut edit2 = None;
     for i in 1..=21 {
-        text = edit_text(&text, i, true);
+        let text = edit_text(&original, i, true);
         let t = Instant::now();
         host.apply_change(docforge_db::Change {
             files: vec![docforge_db::FileChange::Set {
@@ -295,7 +322,16 @@ fn engine(corpus: &Path) -> serde_json::Value {
 
 /// One edit of `net/http/server.go`: typing inside a function body (`body`), or adding a
 /// package-level function (which changes the package's symbol table).
-fn edit_text(text: &str, i: usize, body: bool) -> String {
+/// Salsa executions and validations by query name.
+fn count_by_query(log: Vec<String>) -> std::collections::BTreeMap<String, usize> {
+    let mut by_query = std::collections::BTreeMap::new();
+    for e in log {
+        *by_query.entry(e.split('(').next().unwrap_or("").to_string()).or_default() += 1;
+    }
+    by_query
+}
+
+pub(crate) fn edit_text(text: &str, i: usize, body: bool) -> String {
     // The body of the last top-level function: after the `{` ending its signature line.
     let anchor = text.rfind("\nfunc ").and_then(|f| text[f..].find("{\n").map(|b| f + b + 2));
     match anchor.filter(|_| body) {
@@ -349,11 +385,7 @@ fn edits(corpus: &Path) -> serde_json::Value {
         graph_ms.push(ms(t.elapsed()));
         host.execution_log().enable(false);
         if profile {
-            let mut by_query: std::collections::BTreeMap<String, usize> = Default::default();
-            for e in host.execution_log().take() {
-                *by_query.entry(e.split('(').next().unwrap_or("").to_string()).or_default() += 1;
-            }
-            eprintln!("{by_query:#?}");
+            eprintln!("{:#?}", count_by_query(host.execution_log().take()));
         }
     }
     let _ = std::fs::remove_dir_all(&index_dir);

@@ -145,11 +145,13 @@ pub fn go_file_fragment(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Op
     let lookup = |ip: &str| imports.0.get(ip).cloned().flatten().map(|(_, syms)| syms);
     let mut fragment = docforge_go::file_fragment(&info.import_path, &pf, &own, &lookup);
     rewrite_targets(&mut fragment, &|p| imports.0.get(p).cloned().flatten().map(|(ip, _)| ip));
-    if let Some(logic) = crate::go_q::file_logic(db, pkg.ws(db), file) {
-        fragment.logic = logic_rows(&info.import_path, facts, &own, logic, &fragment);
-    }
-    if let Some(calls) = crate::calls_q::file_calls(db, pkg, file) {
-        precise_calls(&mut fragment, rel, calls);
+    if pkg.ws(db).precise(db) {
+        let nodes: std::collections::HashSet<&str> = fragment.nodes.iter().map(|n| n.id.as_str()).collect();
+        let logic = file_logic_rows(db, pkg, file).iter().filter(|r| nodes.contains(r.node.as_str()));
+        fragment.logic = logic.cloned().collect();
+        if let Some(calls) = crate::calls_q::file_calls(db, pkg, file) {
+            precise_calls(&mut fragment, rel, calls);
+        }
     }
     Some(OwnerFragment::new(format!("gofile:{rel}"), fragment))
 }
@@ -178,27 +180,43 @@ fn precise_calls(fragment: &mut Fragment, rel: &str, calls: &[crate::calls_q::Re
 }
 
 /// The Logic rows of a file's functions, keyed by their nodes (a duplicate declaration has no
-/// node of its own, so no row).
-fn logic_rows(
-    import_path: &str,
-    facts: &FileFacts,
-    own: &PackageSymbols,
-    logic: &[docforge_go::FunctionLogic],
-    fragment: &Fragment,
-) -> Vec<docforge_model::LogicRow> {
-    let nodes: std::collections::HashSet<&str> = fragment.nodes.iter().map(|n| n.id.as_str()).collect();
-    logic
+/// node of its own, so no row). Its own query: it reads only the file and its own package's
+/// symbols, so a change in an imported package (which re-projects this file's fragment) does
+/// not re-read the file's Logic (whose value may have been evicted).
+#[salsa::tracked(returns(ref))]
+pub fn file_logic_rows(
+    db: &dyn Db,
+    pkg: GoPackage<'_>,
+    file: SourceFile,
+) -> Arc<Vec<docforge_model::LogicRow>> {
+    let ws = pkg.ws(db);
+    let (Some(info), Some(own), Some(facts), Some(logic)) = (
+        pkg.info(db),
+        package_symbols(db, pkg).clone(),
+        go_facts(db, ws, file).clone(),
+        crate::go_q::file_logic(db, ws, file).clone(),
+    ) else {
+        return Arc::default();
+    };
+    let mut seen = std::collections::HashSet::new();
+    let rows = logic
         .iter()
         .filter_map(|f| {
             let decl = facts.decls.get(f.decl as usize)?;
-            let node = format!("go:{}", docforge_go::package_symbol_id(import_path, decl, own)?);
-            nodes.contains(node.as_str()).then(|| docforge_model::LogicRow {
+            let node = format!("go:{}", docforge_go::package_symbol_id(&info.import_path, decl, &own)?);
+            // The same rule as the file's nodes: the first declaration of an ID in the
+            // package owns it; duplicates get no node and no Logic.
+            let local = node.strip_prefix("go:")?.strip_prefix(info.import_path.as_str())?;
+            let first_elsewhere =
+                own.duplicated_in_files.get(local).is_some_and(|first| first != file.rel(db));
+            (!first_elsewhere && seen.insert(node.clone())).then(|| docforge_model::LogicRow {
                 steps: f.steps.len() as u32,
                 json: serde_json::to_string(f).expect("Logic is plain data"),
                 node,
             })
         })
-        .collect()
+        .collect();
+    Arc::new(rows)
 }
 
 /// Every owner of one package: the package's own rows, then one per file.

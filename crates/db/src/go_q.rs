@@ -121,8 +121,9 @@ pub struct ParsedGo {
 
 /// One parse of a selected Go file, read while the tree is at hand: facts, signature
 /// summaries and, for precise analysis, Logic. `None` under the no-AST policy (the gate
-/// refuses).
-#[salsa::tracked(returns(ref))]
+/// refuses). Only the most recently used parses keep their value: the projections below
+/// hold what later queries read, so a whole repository's body facts are not kept at once.
+#[salsa::tracked(returns(ref), lru = 256)]
 pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedGo> {
     let Content::Bytes(bytes) = file.content(db) else { return None };
     let go = db.gate().go().ok()?;
@@ -148,8 +149,10 @@ pub fn file_sigs(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<doc
     go_parsed(db, ws, file).as_ref().map(|p| Arc::new(p.sigs.items.clone()))
 }
 
-/// The body facts of one selected Go file (precise analysis only).
-#[salsa::tracked(returns(ref))]
+/// The body facts of one selected Go file (precise analysis only). Read once by the file's
+/// call resolution; only recent values are kept (salsa keeps the revision, so an unchanged
+/// file is not re-read to verify its dependents).
+#[salsa::tracked(returns(ref), lru = 256)]
 pub fn file_bodies(
     db: &dyn Db,
     ws: Workspace,
@@ -158,8 +161,9 @@ pub fn file_bodies(
     go_parsed(db, ws, file).as_ref().and_then(|p| p.bodies.clone())
 }
 
-/// The Logic of one selected Go file's functions (precise analysis only).
-#[salsa::tracked(returns(ref))]
+/// The Logic of one selected Go file's functions (precise analysis only). Read once by the
+/// file's fragment (which keeps the rows); only recent values are kept.
+#[salsa::tracked(returns(ref), lru = 256)]
 pub fn file_logic(
     db: &dyn Db,
     ws: Workspace,
