@@ -15,6 +15,7 @@ cargo test --workspace --locked
 
 (cd fixtures/shop && go vet ./... && go test ./... >/dev/null)
 (cd fixtures/logic && go vet ./...)
+(cd fixtures/validate/mod && go vet ./...)
 
 echo "== go/types oracle: package-level symbol IDs of $(go env GOROOT)/src =="
 tests/oracle/compare.sh
@@ -23,3 +24,10 @@ tests/oracle/compare.sh --calls
 
 tests/oracle/compare.sh --implements
 tests/oracle/compare.sh --implements fixtures/shop
+DOCFORGE_ORACLE_SIDE=go-crate tests/oracle/compare.sh --implements fixtures/shop
+
+echo "== go/ssa + callgraph/cha oracle: precise call resolution =="
+tests/oracle/compare.sh --cha fixtures/shop
+tests/oracle/compare.sh --cha fixtures/validate/mod
+tests/oracle/compare.sh --engine-cha fixtures/validate/mod
+tests/oracle/compare.sh --engine-cha --std-only

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Compare DocForge with go/types on a directory tree (default: GOROOT/src).
 #
-#   tests/oracle/compare.sh [--calls|--implements|--cha [--std-only]] [DIR]
+#   tests/oracle/compare.sh [--calls|--implements|--cha [--std-only]|--engine-cha [--std-only]] [DIR]
 #
 # Default: package-level symbol IDs (tests/oracle vs the engine's published graph, through
 # crates/db/examples/symbol_ids.rs: discovery, salsa queries and graph assembly included).
 # DOCFORGE_ORACLE_SIDE=go-crate compares with crates/go/examples/ids instead.
 # --calls: syntax-resolved `calls` edges to package-level funcs (caller -> callee) instead.
-# --implements: `<T id> <I id> value|pointer` pairs (oracle -implements vs
-# crates/go/examples/implements; its Unknown-pair summary goes to stderr), also reported
-# without cmd/ (std only). Standard-library imports outside DIR are loaded from GOROOT.
+# --implements: `<T id> <I id> value|pointer` pairs (oracle -implements vs the engine's
+# published `implements` edges, symbol_ids --implements; DOCFORGE_ORACLE_SIDE=go-crate uses
+# crates/go/examples/implements, which loads standard-library imports outside DIR from
+# GOROOT), also reported without cmd/ (std only).
 # --cha: precise call resolution (oracle -cha: go/ssa + callgraph/cha, vs
 # crates/go/examples/calls) scored by cha_compare.py against the bars; --std-only
 # skips DIR/cmd on both sides. On fixtures (a DIR under fixtures/) every bar must be 100%.
+# --engine-cha: the engine's published precise call graph (symbol_ids --cha) against the same
+# oracle, at the level validation reads it (engine_cha.py: no wrong pass, no wrong fail).
 # Both sides: linux/amd64, cgo off, tests excluded; see the headers of main.go / calls.go
 # and crates/go/examples/ids/*.rs. Exit status 0 iff missing = extra = 0.
 set -euo pipefail
@@ -28,6 +31,10 @@ case "${1:-}" in
 	;;
 --cha)
 	mode=cha
+	shift
+	;;
+--engine-cha)
+	mode=engine-cha
 	shift
 	;;
 esac
@@ -47,6 +54,13 @@ if [ "$mode" != ids ]; then
 	oracle_flags=("-$mode")
 	ours_flags=("--$mode")
 fi
+if [ "$mode" = engine-cha ]; then
+	(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . -cha ${std_only[@]/--std-only/-std-only} -root "$dir") >"$out/oracle.txt"
+	(cd "$repo" && cargo run --quiet --release -p docforge-db --example symbol_ids -- "$dir" --cha) >"$out/ours.txt"
+	echo "mode: engine-cha, tree: $dir"
+	python3 "$here/engine_cha.py" "$out/oracle.txt" "$out/ours.txt" "${std_only[@]}" || exit 1
+	exit 0
+fi
 if [ "$mode" = cha ]; then
 	(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . -cha ${std_only[@]/--std-only/-std-only} -root "$dir") >"$out/oracle.txt"
 	(cd "$repo" && cargo run --quiet --release -p docforge-go --example calls -- "$dir" "${std_only[@]}" --time) >"$out/ours.txt"
@@ -56,7 +70,7 @@ if [ "$mode" = cha ]; then
 	exit 0
 fi
 (cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . "${oracle_flags[@]}" -root "$dir") >"$out/oracle.txt"
-if [ "$mode" = implements ]; then
+if [ "$mode" = implements ] && [ "${DOCFORGE_ORACLE_SIDE:-engine}" = go-crate ]; then
 	(cd "$repo" && cargo run --quiet --release -p docforge-go --example implements -- "$dir" --time --goroot "$(go env GOROOT)") >"$out/ours.txt"
 elif [ "${DOCFORGE_ORACLE_SIDE:-engine}" = go-crate ]; then
 	(cd "$repo" && cargo run --quiet --release -p docforge-go --example ids -- "$dir" "${ours_flags[@]}") >"$out/ours.txt"
