@@ -112,15 +112,16 @@ pub fn go_selection(db: &dyn Db, ws: Workspace, file: SourceFile) -> FileSelecti
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedGo {
     pub facts: Arc<FileFacts>,
-    pub sigs: Arc<docforge_go::FileSigs>,
+    /// Signature summaries (precise analysis only).
+    pub sigs: Option<Arc<docforge_go::FileSigs>>,
     /// Logic of each func/method (precise analysis only).
     pub logic: Option<Arc<Vec<docforge_go::FunctionLogic>>>,
     /// Body facts for call resolution (precise analysis only).
     pub bodies: Option<Arc<docforge_go::body::FileBodies>>,
 }
 
-/// One parse of a selected Go file, read while the tree is at hand: facts, signature
-/// summaries and, for precise analysis, Logic. `None` under the no-AST policy (the gate
+/// One parse of a selected Go file, read while the tree is at hand: facts and, for precise
+/// analysis, signature summaries, body facts and Logic. `None` under the no-AST policy (the gate
 /// refuses). Only the most recently used parses keep their value: the projections below
 /// hold what later queries read, so a whole repository's body facts are not kept at once.
 #[salsa::tracked(returns(ref), lru = 256)]
@@ -128,11 +129,12 @@ pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedG
     let Content::Bytes(bytes) = file.content(db) else { return None };
     let go = db.gate().go().ok()?;
     let tree = db.trees().parse(go, file.rel(db), bytes);
+    let precise = ws.precise(db);
     Some(ParsedGo {
         facts: Arc::new(docforge_go::extract_tree(go, &tree, bytes)),
-        sigs: Arc::new(docforge_go::extract_sigs(go, &tree, bytes)),
-        logic: ws.precise(db).then(|| Arc::new(docforge_go::extract_logic(go, &tree, bytes))),
-        bodies: ws.precise(db).then(|| Arc::new(docforge_go::body::extract_bodies(go, &tree, bytes))),
+        sigs: precise.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, bytes))),
+        logic: precise.then(|| Arc::new(docforge_go::extract_logic(go, &tree, bytes))),
+        bodies: precise.then(|| Arc::new(docforge_go::body::extract_bodies(go, &tree, bytes))),
     })
 }
 
@@ -142,11 +144,11 @@ pub fn go_facts(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<File
     go_parsed(db, ws, file).as_ref().map(|p| p.facts.clone())
 }
 
-/// The position-free signature summary of one selected Go file: equal across edits inside
-/// function bodies, so nothing that depends only on signatures re-runs after such an edit.
+/// The position-free signature summary of one selected Go file (precise analysis only): equal
+/// across edits inside function bodies, so nothing that depends only on signatures re-runs.
 #[salsa::tracked(returns(ref))]
 pub fn file_sigs(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<docforge_go::ItemSigs>> {
-    go_parsed(db, ws, file).as_ref().map(|p| Arc::new(p.sigs.items.clone()))
+    go_parsed(db, ws, file).as_ref().and_then(|p| p.sigs.as_ref()).map(|s| Arc::new(s.items.clone()))
 }
 
 /// The body facts of one selected Go file (precise analysis only). Read once by the file's
