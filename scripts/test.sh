@@ -17,6 +17,9 @@ cargo test --workspace --locked
 (cd fixtures/logic && go vet ./...)
 (cd fixtures/validate/mod && go vet ./...)
 
+echo "== pre-commit framework (PyPI) end to end =="
+tests/precommit/run.sh target/debug
+
 echo "== go/types oracle: package-level symbol IDs of $(go env GOROOT)/src =="
 tests/oracle/compare.sh
 

@@ -5,6 +5,7 @@
 //! figures do not mix. Prints a Markdown table and one JSON line per phase.
 
 mod precise;
+mod validate;
 
 use docforge_db::{AnalysisHost, AstPolicy};
 use docforge_index::Index;
@@ -30,6 +31,7 @@ fn main() {
             "engine" => engine(&corpus),
             "edits" => edits(&corpus),
             "precise" => precise::precise(&corpus),
+            "validate" => validate::validate(&corpus),
             other => panic!("unknown phase {other}"),
         };
         println!("{out}");
@@ -49,6 +51,7 @@ fn main() {
     let floor = run("floor");
     let engine = run("engine");
     let precise = run("precise");
+    let validate = run("validate");
     println!(
         "corpus: {} ({} Go files parsed by the floor, {:.1} MB)",
         corpus.display(),
@@ -109,9 +112,19 @@ fn main() {
     println!();
     println!("cold index / parse floor = {:.2}", f(&engine["cold_ms"]) / f(&floor["ms"]));
     println!("cold precise index / cold index = {:.2}", f(&precise["cold_ms"]) / f(&engine["cold_ms"]));
+    println!(
+        "warm validate {} / hashing the {} selected Go files once {} = {:.2}",
+        fmt_ms(f(&validate["validate_ms"])),
+        validate["hashed_files"],
+        fmt_ms(f(&validate["hash_ms"])),
+        f(&validate["validate_ms"]) / f(&validate["hash_ms"])
+    );
     println!("cold index breakdown: {}", engine["cold_breakdown"]);
     println!("in-memory edit breakdown (p50 sample): {}", engine["edit_memory_breakdown"]);
-    println!("{}", serde_json::json!({ "floor": floor, "engine": engine, "precise": precise }));
+    println!(
+        "{}",
+        serde_json::json!({ "floor": floor, "engine": engine, "precise": precise, "validate": validate })
+    );
 }
 
 fn fmt_ms(ms: f64) -> String {
@@ -150,12 +163,13 @@ pub(crate) fn peak_rss_kb() -> u64 {
 }
 
 /// Read and parse every selected Go file with plain tree-sitter on two threads.
-fn floor(corpus: &Path) -> serde_json::Value {
+/// The files the engine parses: selected by the walk and by the Go build context; and the
+/// canonical root.
+pub(crate) fn selected_go_files(corpus: &Path) -> (Vec<String>, PathBuf) {
     let project = Project::load(corpus).unwrap();
     let inv = discover(&project);
-    // The same files the engine parses: selected by the walk and by the Go build context.
     let ctx = docforge_go::BuildContext::default();
-    let files: Vec<String> = inv
+    let files = inv
         .entries
         .iter()
         .filter(|e| e.kind == FileKind::Go && e.status == EntryStatus::Selected)
@@ -165,9 +179,13 @@ fn floor(corpus: &Path) -> serde_json::Value {
         })
         .map(|e| e.rel.clone())
         .collect();
+    (files, project.root)
+}
+
+fn floor(corpus: &Path) -> serde_json::Value {
+    let (files, root) = selected_go_files(corpus);
     // Selection is not part of the floor's time: only reading and parsing is.
     let start = Instant::now();
-    let root = project.root.clone();
     let results: Vec<(usize, usize)> = std::thread::scope(|s| {
         (0..THREADS)
             .map(|t| {
