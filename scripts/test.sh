@@ -34,3 +34,6 @@ tests/oracle/compare.sh --cha fixtures/shop
 tests/oracle/compare.sh --cha fixtures/validate/mod
 tests/oracle/compare.sh --engine-cha fixtures/validate/mod
 tests/oracle/compare.sh --engine-cha --std-only
+
+echo "== gograph validate against both oracles (sampled bindings on std) =="
+tests/oracle/compare.sh --validate-sample

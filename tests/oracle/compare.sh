@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compare DocForge with go/types on a directory tree (default: GOROOT/src).
 #
-#   tests/oracle/compare.sh [--calls|--implements|--cha [--std-only]|--engine-cha [--std-only]] [DIR]
+#   tests/oracle/compare.sh [--calls|--implements|--cha [--std-only]|--engine-cha [--std-only]|--validate-sample] [DIR]
 #
 # Default: package-level symbol IDs (tests/oracle vs the engine's published graph, through
 # crates/db/examples/symbol_ids.rs: discovery, salsa queries and graph assembly included).
@@ -16,6 +16,9 @@
 # skips DIR/cmd on both sides. On fixtures (a DIR under fixtures/) every bar must be 100%.
 # --engine-cha: the engine's published precise call graph (symbol_ids --cha) against the same
 # oracle, at the level validation reads it (engine_cha.py: no wrong pass, no wrong fail).
+# --validate-sample: bindings sampled from both oracles (std packages), evaluated by the real
+# `gograph validate` against `gograph build --precise` of a temporary copy of DIR
+# (validate_sample.py: no pass or fail the oracles contradict).
 # Both sides: linux/amd64, cgo off, tests excluded; see the headers of main.go / calls.go
 # and crates/go/examples/ids/*.rs. Exit status 0 iff missing = extra = 0.
 set -euo pipefail
@@ -37,6 +40,10 @@ case "${1:-}" in
 	mode=engine-cha
 	shift
 	;;
+--validate-sample)
+	mode=validate-sample
+	shift
+	;;
 esac
 std_only=()
 if [ "${1:-}" = --std-only ]; then
@@ -53,6 +60,17 @@ ours_flags=()
 if [ "$mode" != ids ]; then
 	oracle_flags=("-$mode")
 	ours_flags=("--$mode")
+fi
+if [ "$mode" = validate-sample ]; then
+	(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . -implements -root "$dir") >"$out/implements.txt"
+	(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . -cha -std-only -root "$dir") >"$out/cha.txt"
+	(cd "$repo" && cargo build --quiet --release -p docforge-cli --bin gograph)
+	gograph="${CARGO_TARGET_DIR:-$repo/target}/release/gograph"
+	cp -rL "$dir" "$out/tree"
+	"$gograph" build --repo "$out/tree" --precise >/dev/null
+	echo "mode: validate-sample, tree: $dir"
+	python3 "$here/validate_sample.py" "$gograph" "$out/tree" "$out/implements.txt" "$out/cha.txt" 10 || exit 1
+	exit 0
 fi
 if [ "$mode" = engine-cha ]; then
 	(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod go run . -cha ${std_only[@]/--std-only/-std-only} -root "$dir") >"$out/oracle.txt"
