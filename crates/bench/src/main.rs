@@ -359,8 +359,9 @@ pub(crate) fn edit_text(text: &str, i: usize, body: bool) -> String {
 }
 
 /// Profiling aid (`DOCFORGE_BENCH_LOG=1` counts salsa executions/validations of the middle
-/// edit): a cold index, then in-memory edits of one file (`DOCFORGE_BENCH_EDIT=decl`
-/// adds functions instead of typing in a body), timing the graph query.
+/// edit; `DOCFORGE_BENCH_PRECISE=1` runs the semantic layer): a cold index, then in-memory
+/// edits of one file (`DOCFORGE_BENCH_EDIT=decl` adds functions instead of typing in a body),
+/// timing the graph query.
 fn edits(corpus: &Path) -> serde_json::Value {
     let body_edit = std::env::var("DOCFORGE_BENCH_EDIT").as_deref() != Ok("decl");
     let project = Project::load(corpus).unwrap();
@@ -369,6 +370,7 @@ fn edits(corpus: &Path) -> serde_json::Value {
     } else {
         AnalysisHost::new(project, AstPolicy::Allow)
     };
+    host.set_precise(std::env::var_os("DOCFORGE_BENCH_PRECISE").is_some());
     host.sync_from_disk();
     host.analysis().prewarm(THREADS).unwrap();
     host.analysis().graph().unwrap();

@@ -68,8 +68,23 @@ pub struct Chunk {
     pub counts: Counts,
 }
 
+/// One directory's chunk: its files' part and its Go packages' part, computed apart so that
+/// an edit elsewhere which reaches every package (through project-wide semantic facts such as
+/// `implements` or the class hierarchy) re-verifies the packages' part only, never the
+/// per-file records of untouched directories.
 #[salsa::tracked(returns(ref))]
 pub fn dir_chunk(db: &dyn Db, d: GoDir<'_>) -> Arc<Chunk> {
+    let files = dir_files_chunk(db, d);
+    let (go_owners, go_counts) = &**dir_go_chunk(db, d);
+    let mut chunk = (**files).clone();
+    chunk.owners.extend(go_owners.iter().cloned());
+    chunk.counts.add(go_counts);
+    Arc::new(chunk)
+}
+
+/// The files of one directory: file nodes and records, documents, per-file counts.
+#[salsa::tracked(returns(ref))]
+fn dir_files_chunk(db: &dyn Db, d: GoDir<'_>) -> Arc<Chunk> {
     let ws = d.ws(db);
     let mut owners = Vec::new();
     let mut c = Counts::default();
@@ -101,6 +116,15 @@ pub fn dir_chunk(db: &dyn Db, d: GoDir<'_>) -> Arc<Chunk> {
             owners.push(crate::docs_q::doc_fragment(db, ws, file).clone());
         }
     }
+    Arc::new(Chunk { dir: d.dir(db).clone(), owners, files: records, counts: c })
+}
+
+/// The Go packages of one directory: their owners and counts.
+#[salsa::tracked(returns(ref))]
+fn dir_go_chunk(db: &dyn Db, d: GoDir<'_>) -> Arc<(Vec<OwnerFragment>, Counts)> {
+    let ws = d.ws(db);
+    let mut owners = Vec::new();
+    let mut c = Counts::default();
     if db.gate().go().is_ok() {
         let dp = dir_packages(db, d);
         if !dp.diagnostics.is_empty() {
@@ -120,7 +144,7 @@ pub fn dir_chunk(db: &dyn Db, d: GoDir<'_>) -> Arc<Chunk> {
             }
         }
     }
-    Arc::new(Chunk { dir: d.dir(db).clone(), owners, files: records, counts: c })
+    Arc::new((owners, c))
 }
 
 #[salsa::tracked(returns(ref))]

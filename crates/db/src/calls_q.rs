@@ -74,10 +74,23 @@ impl ResolvedFunc {
     }
 }
 
-/// Precise call resolution of one non-test file of `pkg`; `None` when precise analysis is
-/// off, or for test files (their calls keep syntax resolution).
+/// The call sites of one function before CHA: static edges, interface calls to expand, and
+/// the sites outside the static call model.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FuncSites {
+    pub caller: String,
+    pub statics: ResolvedFunc,
+    /// `(interface type, method, call position)` of each interface call.
+    pub interface_calls: Vec<(docforge_go::types::Type, docforge_go::types::Key, Pos)>,
+}
+
+/// Precise call resolution of one non-test file of `pkg`, before CHA expansion; `None` when
+/// precise analysis is off, or for test files (their calls keep syntax resolution). It reads
+/// the file's body facts and the signatures of its package and imports only — not the
+/// project-wide class hierarchy — so after an edit elsewhere it is verified without
+/// revisiting the edited package's dependents.
 #[salsa::tracked(returns(ref))]
-pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<Arc<Vec<ResolvedFunc>>> {
+pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<Arc<Vec<FuncSites>>> {
     let ws = pkg.ws(db);
     if !ws.precise(db) || is_test_file(file.rel(db)) {
         return None;
@@ -89,11 +102,12 @@ pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<A
     let bodies = file_bodies(db, ws, file).clone()?;
     let source = DbSigs { db, ws };
     let ctx = TypeCtx::new(&source);
-    let cha = module_cha(db, ws);
     let mut out = Vec::new();
     for f in resolve_file_calls(&ctx, &info.import_path, index, &bodies) {
         let Some(caller) = f.caller else { continue };
-        let mut r = ResolvedFunc { caller, edges: BTreeMap::new(), unresolved: BTreeMap::new() };
+        let statics =
+            ResolvedFunc { caller: caller.clone(), edges: BTreeMap::new(), unresolved: BTreeMap::new() };
+        let mut sites = FuncSites { caller, statics, interface_calls: Vec::new() };
         for site in f.sites {
             match site.target {
                 CallTarget::Static { callee, kind } => {
@@ -101,26 +115,13 @@ pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<A
                         StaticKind::MethodExpr => Classification::Synthetic,
                         _ => Classification::ResolvedStatic,
                     };
-                    r.edge(callee, class, site.pos);
+                    sites.statics.edge(callee, class, site.pos);
                 }
                 CallTarget::Interface { iface, method } => {
-                    let expansion = cha.targets(&ctx, &iface, &method);
-                    if !expansion.unknown.is_empty() {
-                        // Some type may implement the interface unseen: the target set is
-                        // not known to be complete.
-                        *r.unresolved.entry("cha_incomplete".into()).or_default() += 1;
-                    }
-                    for t in expansion.targets {
-                        let class = if t.synthetic {
-                            Classification::Synthetic
-                        } else {
-                            Classification::ChaPossibleTarget
-                        };
-                        r.edge(t.callee, class, site.pos);
-                    }
+                    sites.interface_calls.push((iface, method, site.pos))
                 }
                 CallTarget::Unresolved { reason, .. } => {
-                    *r.unresolved.entry(reason.as_str().into()).or_default() += 1;
+                    *sites.statics.unresolved.entry(reason.as_str().into()).or_default() += 1;
                 }
                 CallTarget::Builtin(_)
                 | CallTarget::Conversion
@@ -128,7 +129,50 @@ pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<A
                 | CallTarget::Closure => {}
             }
         }
-        out.push(r);
+        out.push(sites);
     }
     Some(Arc::new(out))
+}
+
+/// The resolved calls of a package's non-test files (by file path), interface calls expanded
+/// with CHA over the project. One query per package: it is what depends on the project-wide
+/// class hierarchy, so an edit anywhere revisits one memo per package, not one per file.
+#[salsa::tracked(returns(ref))]
+pub fn package_calls(db: &dyn Db, pkg: GoPackage<'_>) -> Arc<BTreeMap<String, Vec<ResolvedFunc>>> {
+    let ws = pkg.ws(db);
+    let mut out = BTreeMap::new();
+    let Some(info) = pkg.info(db) else { return Arc::new(out) };
+    if !ws.precise(db) {
+        return Arc::new(out);
+    }
+    let source = DbSigs { db, ws };
+    let ctx = TypeCtx::new(&source);
+    let mut cha = None;
+    for &file in &info.files {
+        let Some(funcs) = file_calls(db, pkg, file) else { continue };
+        let mut resolved = Vec::with_capacity(funcs.len());
+        for f in funcs.iter() {
+            let mut r = f.statics.clone();
+            for (iface, method, pos) in &f.interface_calls {
+                let cha: &ChaIndex = cha.get_or_insert_with(|| module_cha(db, ws).clone());
+                let expansion = cha.targets(&ctx, iface, method);
+                if !expansion.unknown.is_empty() {
+                    // Some type may implement the interface unseen: the target set is not
+                    // known to be complete.
+                    *r.unresolved.entry("cha_incomplete".into()).or_default() += 1;
+                }
+                for t in expansion.targets {
+                    let class = if t.synthetic {
+                        Classification::Synthetic
+                    } else {
+                        Classification::ChaPossibleTarget
+                    };
+                    r.edge(t.callee, class, *pos);
+                }
+            }
+            resolved.push(r);
+        }
+        out.insert(file.rel(db).clone(), resolved);
+    }
+    Arc::new(out)
 }
