@@ -29,6 +29,18 @@ fn repository_root_reanchoring_and_mismatch() {
     let v = validate(&moved, &b);
     is(&v, "cannot_evaluate", "repository_mismatch");
     assert_eq!(v["evaluation"]["diagnostics"][0]["code"], "source_outside_root");
+    // A module whose go.mod replaces a dependency with a directory outside the root.
+    fs::remove_file(moved.join("go.work")).unwrap();
+    let go_mod = fs::read_to_string(moved.join("go.mod")).unwrap();
+    fs::write(moved.join("go.mod"), format!("{go_mod}\nreplace example.com/dep => ../dep\n")).unwrap();
+    build(&moved, &[]);
+    let v = validate(&moved, &b);
+    is(&v, "cannot_evaluate", "repository_mismatch");
+    // Inside the root it is fine.
+    fs::write(moved.join("go.mod"), format!("{go_mod}\nreplace example.com/dep => ./third_party/dep\n"))
+        .unwrap();
+    build(&moved, &[]);
+    is(&validate(&moved, &b), "pass", "predicate_passed");
     fs::rename(&moved, dir.path()).unwrap();
 }
 

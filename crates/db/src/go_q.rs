@@ -57,10 +57,28 @@ pub fn go_modules(db: &dyn Db, ws: Workspace) -> Modules {
         let Some(text) = text_of(file.content(db)) else { continue };
         let loc = Location::new(rel.clone(), 1, 1);
         match kind {
-            FileKind::GoMod => match docforge_go::parse_go_mod(&text) {
-                Ok(m) => out.modules.push(Module { dir: dir_of(&rel).to_string(), path: m.module }),
-                Err(e) => out.diagnostics.push(Diagnostic::error("go_mod_invalid", e).at(loc)),
-            },
+            FileKind::GoMod => {
+                match docforge_go::parse_go_mod(&text) {
+                    Ok(m) => {
+                        let base = dir_of(&rel);
+                        for r in m
+                            .local_replaces
+                            .iter()
+                            .filter(|r| r.starts_with('/') || !stays_inside(&format!("{base}/{r}")))
+                        {
+                            out.diagnostics.push(
+                            Diagnostic::error(
+                                "go_replace_outside_root",
+                                format!("go.mod replaces a module with {r:?}, which is outside the project root"),
+                            )
+                            .at(loc.clone()),
+                        );
+                        }
+                        out.modules.push(Module { dir: base.to_string(), path: m.module })
+                    }
+                    Err(e) => out.diagnostics.push(Diagnostic::error("go_mod_invalid", e).at(loc)),
+                }
+            }
             _ => match docforge_go::parse_go_work(&text) {
                 Ok(w) => {
                     let base = dir_of(&rel);

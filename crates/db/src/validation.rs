@@ -32,7 +32,7 @@ pub struct GoInventory {
     /// Scanner errors of the walk: (path, message). While any exist the inventory is not known.
     pub scan_errors: Vec<(String, String)>,
     /// Module/workspace problems that would widen the analysis beyond the root (a `go.work`
-    /// `use` outside it): one message each.
+    /// `use` or a `go.mod` directory `replace` outside it): one message each.
     pub outside_root: Vec<String>,
     /// Other module metadata problems (`go_mod_invalid`, `go_work_invalid`): (code, path).
     pub metadata_errors: Vec<(String, String)>,
@@ -71,7 +71,7 @@ pub fn go_inventory(analysis: &Analysis) -> Cancellable<GoInventory> {
         out.modules = modules.modules.iter().map(|m| (m.dir.clone(), m.path.clone())).collect();
         for d in &modules.diagnostics {
             let path = d.location.as_ref().map(|l| l.path.clone()).unwrap_or_default();
-            if d.code == "go_work_outside_root" {
+            if d.code == "go_work_outside_root" || d.code == "go_replace_outside_root" {
                 out.outside_root.push(format!("{path}: {}", d.message));
             } else {
                 out.metadata_errors.push((d.code.clone(), path));

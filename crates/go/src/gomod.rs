@@ -5,6 +5,9 @@
 pub struct GoMod {
     pub module: String,
     pub go_version: Option<String>,
+    /// Filesystem targets of `replace` directives (`=> ./x`, `=> ../x`, `=> /abs/x`), as
+    /// written: module source the go command would read from that directory.
+    pub local_replaces: Vec<String>,
 }
 
 /// What DocForge needs from a `go.work` file.
@@ -120,8 +123,28 @@ fn valid_version(v: &str) -> bool {
 pub fn parse_go_mod(text: &str) -> Result<GoMod, String> {
     let mut module: Option<(String, usize)> = None;
     let mut go_version = None;
+    let mut local_replaces = Vec::new();
     directives(text, |line, verb, args| {
         match verb {
+            "replace" => {
+                let Some(arrow) = args.iter().position(|a| a == "=>") else {
+                    return Err(format!(
+                        "line {line}: usage: replace module/path [v1.2.3] => other/module v1.4"
+                    ));
+                };
+                let target =
+                    args.get(arrow + 1).ok_or_else(|| format!("line {line}: replace without a target"))?;
+                // The go command's rule: a replacement is a directory when it is an absolute
+                // path or starts with ./ or ../ (then it has no version).
+                if target.starts_with("./")
+                    || target.starts_with("../")
+                    || target.starts_with('/')
+                    || target == "."
+                    || target == ".."
+                {
+                    local_replaces.push(target.clone());
+                }
+            }
             "module" => {
                 if let Some((_, first)) = &module {
                     return Err(format!("line {line}: repeated module statement (first on line {first})"));
@@ -140,13 +163,13 @@ pub fn parse_go_mod(text: &str) -> Result<GoMod, String> {
                 }
                 go_version = Some(args[0].clone());
             }
-            "toolchain" | "require" | "exclude" | "replace" | "retract" | "godebug" | "tool" | "ignore" => {}
+            "toolchain" | "require" | "exclude" | "retract" | "godebug" | "tool" | "ignore" => {}
             other => return Err(format!("line {line}: unknown directive: {other}")),
         }
         Ok(())
     })?;
     let Some((module, _)) = module else { return Err("no module statement".into()) };
-    Ok(GoMod { module, go_version })
+    Ok(GoMod { module, go_version, local_replaces })
 }
 
 /// Parse a `go.work` file: its `use` directories (as written, `./` prefix kept).

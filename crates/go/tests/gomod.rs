@@ -7,13 +7,28 @@ fn go_mod_ok() {
     let text = "// comment\nmodule example.com/shop // trailing\n\ngo 1.22.3\n\ntoolchain go1.23.0\n\nrequire (\n\tgolang.org/x/mod v0.20.0\n\t// note\n)\nreplace a => ../a\n";
     assert_eq!(
         parse_go_mod(text).unwrap(),
-        GoMod { module: "example.com/shop".into(), go_version: Some("1.22.3".into()) }
+        GoMod {
+            module: "example.com/shop".into(),
+            go_version: Some("1.22.3".into()),
+            local_replaces: vec!["../a".into()]
+        }
     );
     assert_eq!(parse_go_mod("module \"quoted/path\"\n").unwrap().module, "quoted/path");
     assert_eq!(
         parse_go_mod("module std\n\ngo 1.26\n").unwrap(),
-        GoMod { module: "std".into(), go_version: Some("1.26".into()) }
+        GoMod { module: "std".into(), go_version: Some("1.26".into()), local_replaces: vec![] }
     );
+}
+
+#[test]
+fn go_mod_local_replaces_are_the_directory_targets() {
+    let text = "module m\n\nreplace (\n\ta v1.0.0 => ./vendor/a\n\tb => example.com/b v1.2.0\n\tc => /abs/c\n)\nreplace d => ..\n";
+    assert_eq!(parse_go_mod(text).unwrap().local_replaces, ["./vendor/a", "/abs/c", ".."]);
+    assert_eq!(
+        parse_go_mod("module m\nreplace a\n").unwrap_err(),
+        "line 2: usage: replace module/path [v1.2.3] => other/module v1.4"
+    );
+    assert_eq!(parse_go_mod("module m\nreplace a =>\n").unwrap_err(), "line 2: replace without a target");
 }
 
 #[test]
