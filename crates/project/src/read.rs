@@ -34,17 +34,44 @@ impl ReadError {
 
 const O_NONBLOCK: i32 = 0o4000;
 
+/// Open `rel` with `openat2(RESOLVE_BENEATH)` from the root: one system call that resolves
+/// the path, symlinks included, and fails if resolution would leave the root — race-free,
+/// and without the per-component `readlink` calls of canonicalisation. `None` when the kernel
+/// cannot answer that way (no `openat2`, or `EXDEV`: an escape or an absolute symlink), and
+/// then the canonical check decides.
+fn open_beneath(root: &Path, rel: &str) -> std::io::Result<Option<fs::File>> {
+    use rustix::fs::{open, openat2, Mode, OFlags, ResolveFlags};
+    use rustix::io::Errno;
+    let Ok(dir) = open(root, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) else {
+        return Ok(None);
+    };
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    match openat2(&dir, rel, flags, Mode::empty(), ResolveFlags::BENEATH) {
+        Ok(fd) => Ok(Some(fs::File::from(fd))),
+        Err(Errno::NOSYS | Errno::XDEV | Errno::PERM | Errno::INVAL) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The portable check: canonicalise, require the result under the root, then open it.
+fn open_canonical(root: &Path, rel: &str) -> Result<fs::File, ReadError> {
+    let io = |e: std::io::Error| ReadError::Io { path: rel.to_string(), message: e.to_string() };
+    let real = fs::canonicalize(root.join(rel)).map_err(io)?;
+    if !real.starts_with(root) {
+        return Err(ReadError::OutsideRoot { path: rel.to_string() });
+    }
+    fs::OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(&real).map_err(io)
+}
+
 /// Read `rel` under the canonical `root`. Re-checks confinement and file type at open time
 /// (the walk may be stale), opens non-blocking so a FIFO swapped in cannot hang the reader,
 /// and reads at most `limit` bytes.
 pub fn read_source(root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let path = root.join(rel);
     let io = |e: std::io::Error| ReadError::Io { path: rel.to_string(), message: e.to_string() };
-    let real = fs::canonicalize(&path).map_err(io)?;
-    if !real.starts_with(root) {
-        return Err(ReadError::OutsideRoot { path: rel.to_string() });
-    }
-    let file = fs::OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(&real).map_err(io)?;
+    let file = match open_beneath(root, rel).map_err(io)? {
+        Some(file) => file,
+        None => open_canonical(root, rel)?,
+    };
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular { path: rel.to_string() });

@@ -91,6 +91,18 @@ fn symlinks_and_special_files_are_refused_and_recorded() {
     assert_eq!(read_source(root, "leak.md", 1 << 20).unwrap_err().code(), "symlink_outside_root");
     assert_eq!(read_source(root, "pipe.md", 1 << 20).unwrap_err().code(), "special_file");
     assert_eq!(read_source(root, "ok.md", 1 << 20).unwrap(), b"# ok\n");
+    // Symlinks that stay inside the root are read, relative or absolute; a path through a
+    // symlinked directory, or a relative symlink, that leaves the root is refused.
+    std::os::unix::fs::symlink("ok.md", root.join("relative.md")).unwrap();
+    // Both temporary directories live in the same parent: `../<outside>/secret.md` leaves the root.
+    let escape = format!("../{}/secret.md", outside.path().file_name().unwrap().to_str().unwrap());
+    std::os::unix::fs::symlink(&escape, root.join("up.md")).unwrap();
+    assert_eq!(read_source(root, "inside.md", 1 << 20).unwrap(), b"# ok\n");
+    assert_eq!(read_source(root, "relative.md", 1 << 20).unwrap(), b"# ok\n");
+    assert_eq!(read_source(root, "outdir/secret.md", 1 << 20).unwrap_err().code(), "symlink_outside_root");
+    assert_eq!(read_source(root, "up.md", 1 << 20).unwrap_err().code(), "symlink_outside_root");
+    assert_eq!(read_source(root, &escape, 1 << 20).unwrap_err().code(), "symlink_outside_root");
+    assert_eq!(read_source(root, "dangling.md", 1 << 20).unwrap_err().code(), "unreadable");
 }
 
 #[test]
