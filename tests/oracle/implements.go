@@ -63,15 +63,10 @@ func (t *treeImporter) ImportFrom(path, dir string, mode types.ImportMode) (*typ
 		return types.Unsafe, nil
 	}
 	if from := t.byDir[dir]; from != nil {
-		vendor := ""
-		switch from.modPath {
-		case "std":
-			vendor = "vendor/" + path
-		case "cmd":
-			vendor = "cmd/vendor/" + path
-		}
-		if p := t.pkgs[vendor]; vendor != "" && p != nil {
-			return t.check(p), nil
+		if vendor := vendoredPath(from.modPath, path); vendor != "" {
+			if p := t.pkgs[vendor]; p != nil {
+				return t.check(p), nil
+			}
 		}
 	}
 	if p := t.pkgs[path]; p != nil {

@@ -122,6 +122,18 @@ func importPath(modPath, modDir, dir string) string {
 }
 
 // modulePath returns the module path of a go.mod file (its first "module" directive).
+// vendoredPath is where the go command looks first for an import made from module modPath:
+// GOROOT's std and cmd modules have their own vendor trees; "" for any other module.
+func vendoredPath(modPath, path string) string {
+	switch modPath {
+	case "std":
+		return "vendor/" + path
+	case "cmd":
+		return "cmd/vendor/" + path
+	}
+	return ""
+}
+
 func modulePath(data []byte) string {
 	for _, line := range strings.Split(string(data), "\n") {
 		if i := strings.Index(line, "//"); i >= 0 {

@@ -6,7 +6,7 @@
 //! `:=`, local `var`/`const` (in scope after the spec), local types (from the name on),
 //! range variables and type-switch bindings.
 
-use super::text::{bounded, bytes, pos};
+use super::text::{bounded, bytes, field_id, kind_id, pos};
 use super::MAX_CALLEE_LEN;
 use crate::{CallSite, Callee};
 use std::num::NonZeroU16;
@@ -61,13 +61,8 @@ impl Kinds {
     }
 
     fn new(lang: &Language) -> Kinds {
-        let id = |k: &str| {
-            let id = lang.id_for_node_kind(k, true);
-            assert!(id != 0, "tree-sitter-go has no node kind {k}");
-            id
-        };
-        let field =
-            |f: &str| lang.field_id_for_name(f).unwrap_or_else(|| panic!("tree-sitter-go has no field {f}"));
+        let id = |k: &str| kind_id(lang, k);
+        let field = |f: &str| field_id(lang, f);
         let mut flags = vec![0u8; lang.node_kind_count()];
         let scope_kinds = [
             "block",

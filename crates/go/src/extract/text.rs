@@ -1,7 +1,19 @@
 //! Text helpers for extracted facts: positions, bounded and normalized source text.
 
 use crate::Pos;
-use tree_sitter::Node;
+use tree_sitter::{Language, Node};
+
+/// The id of a named node kind of the Go grammar; a missing kind is a build defect.
+pub(crate) fn kind_id(lang: &Language, kind: &str) -> u16 {
+    let id = lang.id_for_node_kind(kind, true);
+    assert!(id != 0, "tree-sitter-go has no node kind {kind}");
+    id
+}
+
+/// The id of a field of the Go grammar; a missing field is a build defect.
+pub(crate) fn field_id(lang: &Language, field: &str) -> std::num::NonZeroU16 {
+    lang.field_id_for_name(field).unwrap_or_else(|| panic!("tree-sitter-go has no field {field}"))
+}
 
 pub(crate) fn pos(node: Node<'_>) -> Pos {
     let p = node.start_position();

@@ -3,7 +3,7 @@
 
 use super::build::Builder;
 use super::{StepKind, MAX_STEP_TEXT};
-use crate::extract::text::pos;
+use crate::extract::text::{field_id, kind_id, pos};
 use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
 
@@ -47,14 +47,8 @@ impl Kinds {
     }
 
     fn new(lang: &Language) -> Kinds {
-        let id = |k: &str| {
-            let id = lang.id_for_node_kind(k, true);
-            assert!(id != 0, "tree-sitter-go has no node kind {k}");
-            id
-        };
-        let field = |f: &str| {
-            lang.field_id_for_name(f).unwrap_or_else(|| panic!("tree-sitter-go has no field {f}")).get()
-        };
+        let id = |k: &str| kind_id(lang, k);
+        let field = |f: &str| field_id(lang, f).get();
         let types = [
             "function_type",
             "struct_type",
