@@ -78,7 +78,7 @@ impl ResolvedFunc {
 /// the sites outside the static call model.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FuncSites {
-    pub caller: String,
+    /// The caller and its static edges and unresolved sites.
     pub statics: ResolvedFunc,
     /// `(interface type, method, call position)` of each interface call.
     pub interface_calls: Vec<(docforge_go::types::Type, docforge_go::types::Key, Pos)>,
@@ -105,9 +105,8 @@ pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<A
     let mut out = Vec::new();
     for f in resolve_file_calls(&ctx, &info.import_path, index, &bodies) {
         let Some(caller) = f.caller else { continue };
-        let statics =
-            ResolvedFunc { caller: caller.clone(), edges: BTreeMap::new(), unresolved: BTreeMap::new() };
-        let mut sites = FuncSites { caller, statics, interface_calls: Vec::new() };
+        let statics = ResolvedFunc { caller, edges: BTreeMap::new(), unresolved: BTreeMap::new() };
+        let mut sites = FuncSites { statics, interface_calls: Vec::new() };
         for site in f.sites {
             match site.target {
                 CallTarget::Static { callee, kind } => {
