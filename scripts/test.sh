@@ -17,6 +17,9 @@ cargo test --workspace --locked
 (cd fixtures/logic && go vet ./...)
 (cd fixtures/validate/mod && go vet ./...)
 
+echo "== MCP front through the official Python SDK (PyPI mcp>=1.28,<2) =="
+tests/mcp/run.sh target/debug
+
 echo "== pre-commit framework (PyPI) end to end =="
 tests/precommit/run.sh target/debug
 

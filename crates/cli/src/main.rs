@@ -92,6 +92,25 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the MCP read surface over stdio, bound to --project-root (required).
+    Mcp {
+        /// Never analyse Go code with an AST; Logic is never extracted or returned.
+        #[arg(long)]
+        no_ast: bool,
+        /// Run the Go semantic layer (precise calls, implements, Logic).
+        #[arg(long, conflicts_with = "no_ast")]
+        precise: bool,
+        /// Attach version-1 request diagnostics (stage timings, counters) to responses.
+        #[arg(long)]
+        diagnostics: bool,
+        /// read | proposal | application | operator (only read and operator are available).
+        #[arg(long, value_name = "MODE", default_value = "read")]
+        capability_mode: String,
+        #[arg(long, value_name = "ID")]
+        proposal_writer: Option<String>,
+        #[arg(long, value_name = "ID")]
+        canonical_applier: Option<String>,
+    },
     /// The engine version.
     Version {
         #[arg(long)]
@@ -118,6 +137,39 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::Mcp {
+        no_ast,
+        precise,
+        diagnostics,
+        capability_mode,
+        proposal_writer,
+        canonical_applier,
+    } = cli.command
+    {
+        let Some(project_root) = cli.project_root else {
+            eprintln!("docforge: mcp needs an explicit --project-root DIR");
+            return ExitCode::from(2);
+        };
+        let Some(mode) = docforge_mcp::CapabilityMode::parse(&capability_mode) else {
+            eprintln!("docforge: --capability-mode must be read, proposal, application or operator");
+            return ExitCode::from(2);
+        };
+        let opts = docforge_mcp::Options {
+            project_root,
+            no_ast,
+            diagnostics,
+            mode,
+            proposal_writer,
+            canonical_applier,
+        };
+        return match docforge_mcp::run(opts, precise) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("docforge: {message}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let root = cli.project_root.unwrap_or_else(|| PathBuf::from("."));
     let result = match cli.command {
         Command::Index { no_ast, precise, json, threads } => {
@@ -129,6 +181,7 @@ fn main() -> ExitCode {
         Command::Logic { id, json } => commands::logic(&root, &id, json),
         Command::Version { json } => commands::version(json),
         Command::Validate { json } => return ExitCode::from(validate::validate(&root, json)),
+        Command::Mcp { .. } => unreachable!("handled above"),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,11 +4,7 @@
 //! is built and the sources are checked again before and after evaluation, so a change
 //! during the run yields `cannot_evaluate`/`graph_stale`, never a mixed result.
 
-use docforge_db::doc_claims;
-use docforge_validate::{
-    build_snapshot, claim_binding_json, DiskRepository, Outcome, Received, SystemClock, ValidationResult,
-    Validator,
-};
+use docforge_validate::{validate_project, Outcome, ProjectValidation, ValidationResult};
 use std::path::Path;
 
 /// Exit code: 0 all pass, 1 any fail, 2 any cannot_evaluate and none fails (also when the
@@ -26,27 +22,14 @@ pub fn validate(root: &Path, json: bool) -> u8 {
 fn run(root: &Path, json: bool) -> Result<u8, String> {
     let version = env!("DOCFORGE_BUILD_ID");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // Analyse once to read the claims; precise semantics are requested only when a claim
-    // needs them (today that yields precise_fallback, which never satisfies `precise`).
-    let probe = build_snapshot(root, false, version, &SystemClock, threads)?;
-    let claims = doc_claims(&probe.host.analysis()).map_err(|_| "analysis cancelled".to_string())?;
-    let bindings: Vec<Vec<u8>> = claims.iter().map(claim_binding_json).collect();
-    let wants_precise = claims.iter().any(|c| {
-        c.required_precision.as_deref() == Some("precise")
-            || matches!(c.predicate.as_str(), "call_edge_exists" | "type_implements")
-    });
-    let built =
-        if wants_precise { build_snapshot(root, true, version, &SystemClock, threads)? } else { probe };
-    let repo = DiskRepository::with_graph(&built.host.project().root, built.snapshot.encode());
-    let validator = Validator { repo: &repo, clock: &SystemClock, version, pause: None };
-    let results = validator.validate_all(bindings.iter().map(|b| Received::from_bytes(b)).collect());
+    let ProjectValidation { claims, results, warnings } = validate_project(root, version, threads)?;
     if json {
         let docs: Vec<&ValidationResult> = results.iter().collect();
         println!("{}", serde_json::to_string(&docs).expect("results serialise"));
     } else if claims.is_empty() {
         println!("no claims found");
     } else {
-        for w in &built.warnings {
+        for w in &warnings {
             eprintln!("docforge: warning: {w}");
         }
         print_table(&claims, &results);

@@ -148,6 +148,31 @@ impl AnalysisHost {
     }
 }
 
+impl AnalysisHost {
+    /// Treat the generation committed in `index` as this host's last publication when it
+    /// holds exactly the current revision's graph (same owner digests and source
+    /// fingerprint), so the next [`AnalysisHost::publish`] sends a delta instead of a full
+    /// batch. Returns whether it adopted the generation; any doubt answers `false`.
+    pub fn adopt_publication(&mut self, index: &Index) -> Result<bool, PublishError> {
+        let Some(publication) = index.publication().map_err(PublishError::Index)? else { return Ok(false) };
+        let snap = self.snapshot().map_err(|_| PublishError::Cancelled)?;
+        let owners: Vec<Owner> = snap.graph.owners().map(owner).collect();
+        if publication.source_fingerprint != snap.fingerprint
+            || publication.graph_digest != docforge_index::graph_digest(&owners)
+        {
+            return Ok(false);
+        }
+        self.published = Some(Published {
+            path: index.path().to_path_buf(),
+            generation: publication.generation,
+            chunks: snap.graph.chunks.iter().map(|c| (c.dir.clone(), c.clone())).collect(),
+            extra: snap.graph.extra.clone(),
+            skipped_files: snap.skipped_files.clone(),
+        });
+        Ok(true)
+    }
+}
+
 fn full_batch(snap: &Snapshot) -> Batch {
     Batch {
         files: snap.files().map(|f| (**f).clone()).collect(),

@@ -39,6 +39,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+mod browse;
 mod delta;
 mod error;
 mod fts;
@@ -48,6 +49,9 @@ mod query;
 mod rows;
 mod schema;
 
+pub use browse::{
+    Direction, Neighbour, NodeFilter, NodeSummary, Reached, Traversal, TraverseLimits, Truncation,
+};
 pub use error::IndexError;
 pub use fts::fts_query;
 pub use open::Index;

@@ -11,6 +11,7 @@ mod clock;
 mod engine;
 mod evaluate;
 mod manifest;
+mod project;
 mod report;
 mod snapshot;
 mod store;
@@ -29,6 +30,7 @@ pub use manifest::{
     build_context_fingerprint, build_section, differences, source_fingerprint, source_manifest,
     SelectionPolicy, SOURCE_MANIFEST_SCHEMA, SOURCE_POLICY_VERSION,
 };
+pub use project::{validate_project, ProjectValidation};
 pub use report::{
     AnalysisInfo, Diagnostic, Evaluation, Evidence, Freshness, MatchedRelation, Outcome, Reason, Request,
     Resolved, SourceLocation, ValidationResult, MAX_DIAGNOSTICS, MAX_MESSAGE_BYTES, RESULT_SCHEMA,

@@ -1,0 +1,308 @@
+//! Bounded reads for fronts that page and traverse: exact attribute filters and one node's
+//! neighbours with an explicit row budget (never a scan of the whole edge table).
+
+use crate::error::{IndexError, SqlContext};
+use crate::{relation_class, Index};
+use docforge_model::{Location, RelationClass};
+use std::collections::BTreeMap;
+
+/// An exact node filter. Every set field must match; `tag` matches one element of the
+/// comma-separated `tags` attribute; `path_prefix` matches the node's location path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeFilter {
+    pub kind: Option<String>,
+    pub family: Option<String>,
+    pub status: Option<String>,
+    pub authority: Option<String>,
+    pub tag: Option<String>,
+    pub path_prefix: Option<String>,
+}
+
+/// A node row without its text (cheap to list).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeSummary {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    pub location: Option<Location>,
+    pub attrs: BTreeMap<String, String>,
+}
+
+/// Which end of an edge a traversal follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// From the node to the edge's target.
+    Outgoing,
+    /// From the node to the edge's source.
+    Incoming,
+}
+
+/// One edge seen from the node asked about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Neighbour {
+    pub relation: String,
+    pub class: RelationClass,
+    /// The other end.
+    pub id: String,
+    pub attrs: BTreeMap<String, String>,
+}
+
+fn like_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 1);
+    for c in s.chars() {
+        if matches!(c, '\\' | '%' | '_') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('%');
+    out
+}
+
+impl Index {
+    /// Nodes matching `filter`, ordered by ID, starting after `after` (exclusive), at most
+    /// `limit`. Returns one row per distinct ID (IDs declared twice are reported as diagnostics).
+    pub fn filter_nodes(
+        &self,
+        filter: &NodeFilter,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<NodeSummary>, IndexError> {
+        let mut sql = String::from("SELECT id, kind, title, path, line, col, attrs FROM nodes WHERE id > ?1");
+        let mut params: Vec<String> = vec![after.unwrap_or("").to_string()];
+        let mut add = |clause: &str, value: String| {
+            params.push(value);
+            sql.push_str(&clause.replace('?', &format!("?{}", params.len())));
+        };
+        if let Some(v) = &filter.kind {
+            // The node kind (`document`, `func`, …) or a document's declared kind (`design`, …).
+            add(" AND (kind = ? OR json_extract(attrs, '$.kind') = ?)", v.clone());
+        }
+        for (key, value) in
+            [("family", &filter.family), ("status", &filter.status), ("authority", &filter.authority)]
+        {
+            if let Some(v) = value {
+                add(&format!(" AND json_extract(attrs, '$.{key}') = ?"), v.clone());
+            }
+        }
+        if let Some(v) = &filter.tag {
+            add(
+                " AND instr(',' || coalesce(json_extract(attrs, '$.tags'), '') || ',', ?) > 0",
+                format!(",{v},"),
+            );
+        }
+        if let Some(v) = &filter.path_prefix {
+            add(" AND path LIKE ? ESCAPE '\\'", like_escape(v));
+        }
+        params.push(i64::try_from(limit).unwrap_or(i64::MAX).to_string());
+        sql.push_str(&format!(" GROUP BY id ORDER BY id LIMIT CAST(?{} AS INTEGER)", params.len()));
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.path)?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params.iter()), |r| {
+                let path: Option<String> = r.get(3)?;
+                Ok((
+                    NodeSummary {
+                        id: r.get(0)?,
+                        kind: r.get(1)?,
+                        title: r.get(2)?,
+                        location: path.map(|path| Location {
+                            path,
+                            line: r.get::<_, Option<u32>>(4).ok().flatten().unwrap_or(0),
+                            column: r.get::<_, Option<u32>>(5).ok().flatten().unwrap_or(0),
+                        }),
+                        attrs: BTreeMap::new(),
+                    },
+                    r.get::<_, Option<String>>(6)?,
+                ))
+            })
+            .ctx(&self.path)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (mut node, attrs) = row.ctx(&self.path)?;
+            if let Some(attrs) = attrs {
+                node.attrs = serde_json::from_str(&attrs).map_err(|e| IndexError::Malformed {
+                    path: self.path.clone(),
+                    detail: format!("attrs of node `{}`: {e}", node.id),
+                })?;
+            }
+            out.push(node);
+        }
+        Ok(out)
+    }
+
+    /// Up to `limit` edges of `id` in `direction`, ordered by relation then the other end.
+    /// The caller asks for one more than it may use to learn whether more exist; the query
+    /// reads at most `limit` rows through the `edges(source)`/`edges(target)` index.
+    pub fn neighbours(
+        &self,
+        id: &str,
+        direction: Direction,
+        limit: usize,
+    ) -> Result<Vec<Neighbour>, IndexError> {
+        let (this, other) = match direction {
+            Direction::Outgoing => ("source", "target"),
+            Direction::Incoming => ("target", "source"),
+        };
+        let sql = format!(
+            "SELECT relation, {other}, attrs FROM edges WHERE {this} = ?1 \
+             ORDER BY relation, {other}, rid LIMIT ?2"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.path)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt
+            .query_map(rusqlite::params![id, limit], |r| {
+                let relation: String = r.get(0)?;
+                Ok((relation, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+            })
+            .ctx(&self.path)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (relation, id, attrs) = row.ctx(&self.path)?;
+            let attrs = match attrs {
+                None => BTreeMap::new(),
+                Some(a) => serde_json::from_str(&a).map_err(|e| IndexError::Malformed {
+                    path: self.path.clone(),
+                    detail: format!("edge attrs: {e}"),
+                })?,
+            };
+            out.push(Neighbour { class: relation_class(&relation), relation, id, attrs });
+        }
+        Ok(out)
+    }
+
+    /// Whether a node with exactly this ID exists in the committed generation.
+    pub fn has_node(&self, id: &str) -> Result<bool, IndexError> {
+        let mut stmt =
+            self.conn.prepare_cached("SELECT 1 FROM nodes WHERE id = ?1 LIMIT 1").ctx(&self.path)?;
+        stmt.exists([id]).ctx(&self.path)
+    }
+}
+
+/// Bounds of one traversal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraverseLimits {
+    pub max_depth: u32,
+    pub max_results: usize,
+    /// Candidate edges the traversal may examine in total.
+    pub edge_budget: usize,
+}
+
+/// A node a traversal reached, with the edge it was first reached through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reached {
+    pub id: String,
+    pub depth: u32,
+    /// The node this one was reached from.
+    pub from: String,
+    pub relation: String,
+    pub class: RelationClass,
+}
+
+/// Why a traversal stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Truncation {
+    /// Everything within `max_depth` was returned.
+    None,
+    /// More nodes were reachable than `max_results`.
+    ResultLimit,
+    /// The candidate-edge work budget ran out before the frontier was exhausted.
+    EdgeBudget,
+}
+
+/// The outcome of [`Index::traverse`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Traversal {
+    pub reached: Vec<Reached>,
+    pub truncation: Truncation,
+    pub edges_examined: usize,
+}
+
+impl Index {
+    /// Breadth-first traversal from `start` in `direction`, in a deterministic order
+    /// (depth, then relation and ID as stored), following only `relations` when given. It
+    /// reads at most `edge_budget + 1` edge rows in total; it never scans the edge table.
+    pub fn traverse(
+        &self,
+        start: &str,
+        direction: Direction,
+        relations: Option<&[String]>,
+        limits: TraverseLimits,
+    ) -> Result<Traversal, IndexError> {
+        let mut seen = std::collections::HashSet::from([start.to_string()]);
+        let mut frontier = vec![start.to_string()];
+        let mut out = Traversal { reached: Vec::new(), truncation: Truncation::None, edges_examined: 0 };
+        for depth in 1..=limits.max_depth {
+            let mut next = Vec::new();
+            for node in &frontier {
+                let remaining = limits.edge_budget - out.edges_examined;
+                let edges = self.neighbours(node, direction, remaining + 1)?;
+                if edges.len() > remaining {
+                    out.edges_examined = limits.edge_budget;
+                    out.truncation = Truncation::EdgeBudget;
+                    return Ok(out);
+                }
+                out.edges_examined += edges.len();
+                for e in edges {
+                    if relations.is_some_and(|r| !r.contains(&e.relation)) || seen.contains(&e.id) {
+                        continue;
+                    }
+                    if out.reached.len() == limits.max_results {
+                        out.truncation = Truncation::ResultLimit;
+                        return Ok(out);
+                    }
+                    seen.insert(e.id.clone());
+                    next.push(e.id.clone());
+                    out.reached.push(Reached {
+                        id: e.id,
+                        depth,
+                        from: node.clone(),
+                        relation: e.relation,
+                        class: e.class,
+                    });
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        Ok(out)
+    }
+}
+
+impl Index {
+    /// One node row by exact ID without its edges (the lexically first owner's row).
+    pub fn node_only(&self, id: &str) -> Result<Option<docforge_model::Node>, IndexError> {
+        use rusqlite::OptionalExtension;
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, n.text, n.attrs \
+                 FROM nodes n JOIN owners o ON o.id = n.owner WHERE n.id = ?1 ORDER BY o.key, n.rid LIMIT 1",
+            )
+            .ctx(&self.path)?
+            .query_row([id], |r| {
+                let path: Option<String> = r.get(3)?;
+                let location = match path {
+                    Some(path) => Some(Location {
+                        path,
+                        line: r.get::<_, Option<u32>>(4)?.unwrap_or(0),
+                        column: r.get::<_, Option<u32>>(5)?.unwrap_or(0),
+                    }),
+                    None => None,
+                };
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, location, r.get(6)?, r.get::<_, Option<String>>(7)?))
+            })
+            .optional()
+            .ctx(&self.path)?;
+        let Some((id, kind, title, location, text, attrs)) = row else { return Ok(None) };
+        let attrs = match attrs {
+            None => BTreeMap::new(),
+            Some(a) => serde_json::from_str(&a).map_err(|e| IndexError::Malformed {
+                path: self.path.clone(),
+                detail: format!("attrs of node `{id}`: {e}"),
+            })?,
+        };
+        Ok(Some(docforge_model::Node { id, kind, title, location, text, attrs }))
+    }
+}

@@ -1,0 +1,285 @@
+//! The one project binding of the process and its synchronisation: every tool call first
+//! proves the published index current by cheap source identity (a stat walk, skipped when
+//! the change watcher proves nothing moved) and otherwise re-syncs the warm salsa database
+//! and publishes the new generation atomically before reading.
+
+use crate::reply::ToolError;
+use crate::watch::Watcher;
+use docforge_db::{published_is_current, AnalysisHost, AstPolicy, ENGINE_VERSION};
+use docforge_index::{Index, IndexError, Publication};
+use docforge_project::{discover, Inventory, Project, STATE_DIR};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub const INDEX_FILE: &str = "index.sqlite";
+
+/// The identity of the generation a response was read from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Generation {
+    /// The index generation number (the project revision).
+    pub revision: u64,
+    /// The source fingerprint the generation was derived from (content hashes).
+    pub source_hash: String,
+    /// SHA-256 over every owner key and digest of the generation.
+    pub graph_digest: String,
+    /// SHA-256 over the inventory's paths, kinds, states, sizes and modification times.
+    #[serde(skip)]
+    pub cheap_identity: String,
+    #[serde(skip)]
+    pub index_file: (u64, u64),
+}
+
+/// What the synchronisation before a call did (the `staleness` of the response).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Staleness {
+    /// Proven current without work.
+    Current,
+    /// Was missing, stale or invalid; rebuilt before answering.
+    Rebuilt,
+}
+
+/// Counters of one synchronisation (diagnostics; no paths or IDs).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SyncStats {
+    pub walked: bool,
+    pub files_read: usize,
+    pub files_removed: usize,
+    pub owners_written: usize,
+    pub walk_ms: f64,
+    pub analysis_ms: f64,
+    pub publish_ms: f64,
+}
+
+/// The immutable part of the binding.
+pub struct Binding {
+    pub project: Project,
+    pub no_ast: bool,
+    pub precise: bool,
+    pub index_path: PathBuf,
+    /// The process-start identity of the executable and `docforge.toml`.
+    adapter_fingerprint: String,
+}
+
+pub struct Engine {
+    pub binding: Binding,
+    host: Option<AnalysisHost>,
+    index: Option<Index>,
+    current: Option<Generation>,
+    watcher: Option<Watcher>,
+}
+
+fn stamp_of(path: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) => {
+            format!("{}:{}:{}:{}", m.dev(), m.ino(), m.size(), m.mtime_nsec() + m.mtime() * 1_000_000_000)
+        }
+        Err(_) => "missing".into(),
+    }
+}
+
+fn adapter_fingerprint(root: &Path) -> String {
+    let exe = std::env::current_exe().map(|p| stamp_of(&p)).unwrap_or_default();
+    let config = std::fs::read(root.join(docforge_project::CONFIG_FILE)).unwrap_or_default();
+    hex::encode(Sha256::digest(format!("{ENGINE_VERSION}\n{exe}\n{}", hex::encode(Sha256::digest(&config)))))
+}
+
+/// SHA-256 over what the walk saw: no file is read.
+pub fn cheap_identity(inv: &Inventory) -> String {
+    let mut h = Sha256::new();
+    for e in &inv.entries {
+        let (size, mtime) = e.stamp.map_or((0, 0), |s| (s.size, s.mtime_ns));
+        h.update(format!("{}\0{}\0{}\0{size}\0{mtime}\n", e.rel, e.kind.as_str(), e.status.label()));
+    }
+    for (path, err) in &inv.errors {
+        h.update(format!("error\0{path}\0{err}\n"));
+    }
+    hex::encode(h.finalize())
+}
+
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+fn index_err(e: IndexError) -> ToolError {
+    ToolError::new("index_unavailable", format!("the derived index could not be used: {e}"))
+}
+
+impl Engine {
+    pub fn new(project: Project, no_ast: bool, precise: bool) -> Engine {
+        let index_path = project.root.join(STATE_DIR).join(INDEX_FILE);
+        let adapter_fingerprint = adapter_fingerprint(&project.root);
+        let watcher = Watcher::start(&project.root).ok();
+        Engine {
+            binding: Binding { project, no_ast, precise, index_path, adapter_fingerprint },
+            host: None,
+            index: None,
+            current: None,
+            watcher,
+        }
+    }
+
+    fn policy(&self) -> AstPolicy {
+        if self.binding.no_ast {
+            AstPolicy::Forbid
+        } else {
+            AstPolicy::Allow
+        }
+    }
+
+    /// The read connection of the current generation (after [`Engine::sync`]).
+    pub fn index(&self) -> &Index {
+        self.index.as_ref().expect("sync() succeeded before reads")
+    }
+
+    pub fn host(&self) -> Option<&AnalysisHost> {
+        self.host.as_ref()
+    }
+
+    /// Prove the index current or rebuild it; on success the index is readable and
+    /// [`Engine::generation`] names what it holds.
+    pub fn sync(&mut self, force_walk: bool) -> Result<(Generation, Staleness, SyncStats), ToolError> {
+        if adapter_fingerprint(&self.binding.project.root) != self.binding.adapter_fingerprint {
+            return Err(ToolError::new(
+                "adapter_restart_required",
+                "the docforge executable or docforge.toml changed since this server started; the \
+                 binding is stale and cannot be synchronised in this process",
+            )
+            .remediation("restart_project_server"));
+        }
+        let mut stats = SyncStats::default();
+        let index_id = file_identity(&self.binding.index_path);
+        if let (Some(cur), false) = (&self.current, force_walk) {
+            let quiet = self.watcher.as_mut().is_some_and(|w| w.quiet());
+            if quiet && index_id == Some(cur.index_file) && self.index.is_some() {
+                return Ok((cur.clone(), Staleness::Current, stats));
+            }
+        }
+        let walk = Instant::now();
+        if let Some(w) = self.watcher.as_mut() {
+            w.rearm(&self.binding.project.root);
+        }
+        let inv = discover(&self.binding.project);
+        stats.walked = true;
+        stats.walk_ms = walk.elapsed().as_secs_f64() * 1e3;
+        let identity = cheap_identity(&inv);
+        if let Some(cur) = &self.current {
+            if cur.cheap_identity == identity && index_id == Some(cur.index_file) && self.index.is_some() {
+                return Ok((cur.clone(), Staleness::Current, stats));
+            }
+        }
+        if self.host.is_none() && self.current.is_none() {
+            if let Some(generation) = self.adopt_published(&inv, &identity)? {
+                return Ok((generation, Staleness::Current, stats));
+            }
+        }
+        self.rebuild(&inv, identity, &mut stats)?;
+        Ok((self.current.clone().expect("rebuilt"), Staleness::Rebuilt, stats))
+    }
+
+    /// A process starts cold: when the published generation already matches the sources
+    /// (same engine, policy, configuration, inventory stamps), read it without analysing.
+    fn adopt_published(&mut self, inv: &Inventory, identity: &str) -> Result<Option<Generation>, ToolError> {
+        let path = &self.binding.index_path;
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let Ok(index) = Index::open_read_only(path) else { return Ok(None) };
+        let project = &self.binding.project;
+        if !published_is_current(project, inv, self.policy(), self.binding.precise, &index).unwrap_or(false) {
+            return Ok(None);
+        }
+        if self.binding.no_ast && index.stats().map_err(index_err)?.logic > 0 {
+            // Never read from an index that holds Logic under --no-ast; it is rebuilt.
+            return Ok(None);
+        }
+        let Some(publication) = index.publication().map_err(index_err)? else { return Ok(None) };
+        let generation = generation_of(&publication, identity);
+        self.index = Some(index);
+        self.current = Some(generation.clone());
+        Ok(Some(generation))
+    }
+
+    fn rebuild(&mut self, inv: &Inventory, identity: String, stats: &mut SyncStats) -> Result<(), ToolError> {
+        let analysis = Instant::now();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let fresh = self.host.is_none();
+        let policy = self.policy();
+        let host = self.host.get_or_insert_with(|| {
+            let mut h = AnalysisHost::new(self.binding.project.clone(), policy);
+            h.set_precise(self.binding.precise);
+            h
+        });
+        let report = host.sync_from_inventory(inv);
+        stats.files_read = report.read;
+        stats.files_removed = report.removed;
+        if fresh {
+            host.analysis().prewarm(threads).map_err(|_| cancelled())?;
+        }
+        let graph = host.analysis().graph().map_err(|_| cancelled())?;
+        if self.binding.no_ast && graph.owners().any(|o| !o.fragment.logic.is_empty()) {
+            return Err(ToolError::new(
+                "adapter_policy_forbids_logic",
+                "the analysis produced a Logic projection under --no-ast; nothing was published",
+            ));
+        }
+        stats.analysis_ms = analysis.elapsed().as_secs_f64() * 1e3;
+        let publish = Instant::now();
+        let path = self.binding.index_path.clone();
+        let mut writer = match Index::open(&path) {
+            Ok(i) => i,
+            Err(IndexError::SchemaMismatch { .. } | IndexError::Corrupt { .. }) => {
+                Index::recreate(&path).map_err(index_err)?
+            }
+            Err(e) => return Err(index_err(e)),
+        };
+        if fresh {
+            // A generation another process published from the same sources is adopted.
+            let _ = host.adopt_publication(&writer);
+        }
+        let report = host.publish(&mut writer).map_err(|e| match e {
+            docforge_db::PublishError::Cancelled => cancelled(),
+            docforge_db::PublishError::Index(e) => index_err(e),
+        })?;
+        stats.owners_written = report.owners_written + report.owners_deleted;
+        drop(writer);
+        stats.publish_ms = publish.elapsed().as_secs_f64() * 1e3;
+        let index = Index::open_read_only(&path).map_err(index_err)?;
+        if self.binding.no_ast && index.stats().map_err(index_err)?.logic > 0 {
+            self.index = None;
+            self.current = None;
+            return Err(ToolError::new(
+                "adapter_policy_forbids_logic",
+                "the index holds a Logic projection under --no-ast; it is not read",
+            ));
+        }
+        let publication = index.publication().map_err(index_err)?.ok_or_else(|| {
+            ToolError::new("index_unavailable", "the index has no committed generation after publishing")
+        })?;
+        self.current = Some(generation_of(&publication, &identity));
+        self.index = Some(index);
+        Ok(())
+    }
+
+    pub fn generation(&self) -> Option<&Generation> {
+        self.current.as_ref()
+    }
+}
+
+fn cancelled() -> ToolError {
+    ToolError::new("sync_cancelled", "synchronisation was interrupted; retry the call")
+}
+
+fn generation_of(p: &Publication, identity: &str) -> Generation {
+    Generation {
+        revision: p.generation,
+        source_hash: p.source_fingerprint.clone(),
+        graph_digest: p.graph_digest.clone(),
+        cheap_identity: identity.to_string(),
+        index_file: (p.dev, p.inode),
+    }
+}

@@ -1,0 +1,203 @@
+//! The process policy chosen at startup: capability mode, AST policy, limits. Immutable for
+//! the life of the process; changing it means starting a new server.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// `--capability-mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CapabilityMode {
+    Read,
+    Proposal,
+    Application,
+    Operator,
+}
+
+impl CapabilityMode {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "read" => Self::Read,
+            "proposal" => Self::Proposal,
+            "application" => Self::Application,
+            "operator" => Self::Operator,
+            _ => return None,
+        })
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Proposal => "proposal",
+            Self::Application => "application",
+            Self::Operator => "operator",
+        }
+    }
+}
+
+/// The startup options of `docforge mcp`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub project_root: PathBuf,
+    pub no_ast: bool,
+    pub diagnostics: bool,
+    pub mode: CapabilityMode,
+    pub proposal_writer: Option<String>,
+    pub canonical_applier: Option<String>,
+}
+
+/// Why the server refuses to start. The message is printed; nothing is served or written.
+#[derive(Debug, PartialEq, Eq)]
+pub struct StartupError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl std::fmt::Display for StartupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+/// Operations a `--no-ast` binding excludes, named in the effective policy.
+pub const NO_AST_EXCLUDED: &[&str] = &["adapter_ast_upgrade", "function_logic_extraction"];
+
+/// Operations the normal server never exposes.
+pub const ALWAYS_EXCLUDED: &[&str] = &[
+    "shell_execution",
+    "arbitrary_read",
+    "arbitrary_write",
+    "arbitrary_renderer_execution",
+    "git_mutation",
+    "project_build",
+    "deployment",
+    "publication",
+    "external_http_binding",
+    "global_project_selection",
+    "cross_project_retrieval",
+    "canonical_application",
+];
+
+/// Check the startup options. Proposal and application surfaces are not part of this build:
+/// asking for them fails closed at startup instead of serving a narrower surface silently.
+pub fn check_startup(opts: &Options) -> Result<(), StartupError> {
+    match opts.mode {
+        CapabilityMode::Application if opts.canonical_applier.is_none() => Err(StartupError {
+            code: "canonical_applier_required",
+            message: "--capability-mode application needs --canonical-applier WRITER_ID; refusing to start"
+                .into(),
+        }),
+        CapabilityMode::Proposal | CapabilityMode::Application => Err(StartupError {
+            code: "capability_not_available",
+            message: format!(
+                "--capability-mode {} needs the proposal tools, which this build does not implement yet; \
+                 start with --capability-mode read",
+                opts.mode.as_str()
+            ),
+        }),
+        _ if opts.proposal_writer.is_some() || opts.canonical_applier.is_some() => Err(StartupError {
+            code: "capability_not_available",
+            message: "--proposal-writer/--canonical-applier bind write access, which this build does not \
+                      implement yet (no proposal or application tools); refusing to start"
+                .into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The versioned effective policy (schema version 1).
+pub fn effective_policy(opts: &Options, max_results: u32, max_response_bytes: u64) -> Value {
+    let mut excluded: Vec<&str> = ALWAYS_EXCLUDED.to_vec();
+    if opts.no_ast {
+        excluded.extend_from_slice(NO_AST_EXCLUDED);
+    }
+    json!({
+        "schema_version": 1,
+        "capability_mode": opts.mode.as_str(),
+        "ast_policy": if opts.no_ast { "no_ast" } else { "allow" },
+        "ast_analysis": !opts.no_ast,
+        "logic_indexing": !opts.no_ast,
+        "adapter_evolution": !opts.no_ast,
+        "diagnostics": opts.diagnostics,
+        "limits": { "max_results": max_results, "max_response_bytes": max_response_bytes },
+        "excluded_operations": excluded,
+        "policy_change": "restart_project_server",
+    })
+}
+
+/// The legacy `adapter_policy` object: a projection of the effective policy.
+pub fn adapter_policy(opts: &Options) -> Value {
+    json!({
+        "no_ast": opts.no_ast,
+        "ast_analysis": !opts.no_ast,
+        "logic_indexing": !opts.no_ast,
+    })
+}
+
+/// What is actually registered and bound.
+pub fn capabilities(opts: &Options, tools: &[&str]) -> Value {
+    json!({
+        "schema_version": 1,
+        "registered_tools": tools,
+        "proposal_access": {
+            "enabled": false,
+            "writer": Value::Null,
+            "reason": "proposal tools are not implemented in this build",
+        },
+        "application_access": {
+            "enabled": false,
+            "applier": opts.canonical_applier,
+            "reason": "canonical application is not implemented in this build",
+        },
+        "network_listener": false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(mode: CapabilityMode) -> Options {
+        Options {
+            project_root: PathBuf::from("/p"),
+            no_ast: false,
+            diagnostics: false,
+            mode,
+            proposal_writer: None,
+            canonical_applier: None,
+        }
+    }
+
+    #[test]
+    fn startup_modes_fail_closed() {
+        let cases = [
+            (opts(CapabilityMode::Read), None),
+            (opts(CapabilityMode::Operator), None),
+            (opts(CapabilityMode::Application), Some("canonical_applier_required")),
+            (
+                Options { canonical_applier: Some("w".into()), ..opts(CapabilityMode::Application) },
+                Some("capability_not_available"),
+            ),
+            (opts(CapabilityMode::Proposal), Some("capability_not_available")),
+            (
+                Options { proposal_writer: Some("w".into()), ..opts(CapabilityMode::Read) },
+                Some("capability_not_available"),
+            ),
+        ];
+        for (o, want) in cases {
+            assert_eq!(check_startup(&o).err().map(|e| e.code), want, "{:?}", o.mode);
+        }
+    }
+
+    #[test]
+    fn no_ast_names_the_excluded_operations() {
+        let o = Options { no_ast: true, ..opts(CapabilityMode::Read) };
+        let p = effective_policy(&o, 200, 1000);
+        let ex: Vec<&str> =
+            p["excluded_operations"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        assert!(ex.contains(&"adapter_ast_upgrade") && ex.contains(&"function_logic_extraction"));
+        assert_eq!(p["logic_indexing"], false);
+        let allow = effective_policy(&opts(CapabilityMode::Read), 200, 1000);
+        assert!(!allow["excluded_operations"].as_array().unwrap().iter().any(|v| v == "adapter_ast_upgrade"));
+    }
+}

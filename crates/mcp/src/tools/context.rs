@@ -1,0 +1,156 @@
+//! `docforge_get_context`: one deterministic stream per node — the node and its direct
+//! neighbours first, explicit omission evidence second — packed into pages that respect both
+//! the page limit and the response size limit. An entry that cannot fit even alone becomes
+//! a hash-identified `response size limit` omission, so pagination always advances.
+
+use super::graph::index_err;
+use super::{args, limit, Call};
+use crate::cursor::{encode, hash_json, CursorV1};
+use crate::reply::ToolError;
+use docforge_index::Direction;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextArgs {
+    pub node_id: String,
+    /// Page size (default and maximum: the project's max_results).
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}
+
+/// Bytes of every response kept for the envelope and the page receipt.
+pub const ENVELOPE_RESERVE: usize = 4096;
+
+/// Take items from `stream[pos..]` while they fit `limit` and `budget` bytes. An item that
+/// does not fit an empty page is replaced by its omission and still advances.
+pub fn pack(stream: &[Value], pos: usize, limit: usize, budget: usize) -> (Vec<Value>, usize) {
+    let mut page = Vec::new();
+    let mut used = 0;
+    let mut at = pos;
+    while at < stream.len() && page.len() < limit {
+        let item = &stream[at];
+        let size = item.to_string().len() + 1;
+        if used + size > budget {
+            if page.is_empty() {
+                page.push(json!({
+                    "type": "omission",
+                    "id": item.get("id").cloned().unwrap_or(Value::Null),
+                    "reason": "response size limit",
+                    "item_hash": hash_json(item),
+                    "item_bytes": size,
+                    "remediation": "read the node directly with docforge_get_node",
+                }));
+                at += 1;
+            }
+            break;
+        }
+        used += size;
+        page.push(item.clone());
+        at += 1;
+    }
+    (page, at)
+}
+
+fn entry(node: &docforge_model::Node, relation: Option<(&str, &str)>) -> Value {
+    json!({
+        "type": "entry",
+        "id": node.id,
+        "kind": node.kind,
+        "title": node.title,
+        "path": node.location.as_ref().map(|l| &l.path),
+        "via": relation.map(|(rel, dir)| json!({ "relation": rel, "direction": dir })),
+        "content_hash": hash_json(&json!(node.text)),
+        "text": node.text,
+    })
+}
+
+pub fn get_context(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    let a: ContextArgs = args(a)?;
+    let (page_size, clamped) = limit(a.limit, call.max_results())?;
+    let cap = call.max_results() as usize;
+    let index = call.engine.index();
+    let focus = index.node_only(&a.node_id).map_err(index_err)?.ok_or_else(|| {
+        ToolError::new("node_not_found", format!("no node has the exact ID `{}`", a.node_id))
+    })?;
+    // Selection: the focus, then neighbours (outgoing, then incoming) up to the cap.
+    let mut entries = vec![entry(&focus, None)];
+    let mut omissions = Vec::new();
+    let mut seen = std::collections::HashSet::from([focus.id.clone()]);
+    for (dir, label) in [(Direction::Outgoing, "outgoing"), (Direction::Incoming, "incoming")] {
+        let edges = index.neighbours(&focus.id, dir, super::graph::EDGE_BUDGET + 1).map_err(index_err)?;
+        if edges.len() > super::graph::EDGE_BUDGET {
+            omissions.push(
+                json!({ "type": "omission", "id": Value::Null, "reason": "edge_budget", "direction": label }),
+            );
+        }
+        for e in edges.iter().take(super::graph::EDGE_BUDGET) {
+            if !seen.insert(e.id.clone()) {
+                continue;
+            }
+            if entries.len() >= cap {
+                omissions.push(json!({ "type": "omission", "id": e.id, "reason": "result_limit", "relation": e.relation }));
+                continue;
+            }
+            match index.node_only(&e.id).map_err(index_err)? {
+                Some(n) => entries.push(entry(&n, Some((&e.relation, label)))),
+                None => omissions.push(json!({ "type": "omission", "id": e.id, "reason": "unresolved_target", "relation": e.relation })),
+            }
+        }
+    }
+    call.diag.count("rows_read", (entries.len() + omissions.len()) as u64);
+    let total_entries = entries.len();
+    let stream: Vec<Value> = entries.into_iter().chain(omissions).collect();
+    let collection = hash_json(&Value::Array(
+        stream.iter().map(|i| json!([i["id"], i.get("content_hash"), i["reason"]])).collect(),
+    ));
+    let params = json!({ "node_id": a.node_id });
+    let expect = CursorV1 { ..call.cursor_for("docforge_get_context", &params, &collection) };
+    let (pos, _) = call.position(a.cursor.as_deref(), &expect)?;
+    let pos = pos as usize;
+    if pos > stream.len() {
+        return Err(ToolError::new("invalid_cursor", "cursor position is past the end")
+            .remediation("restart_pagination"));
+    }
+    let budget = (call.server.max_response_bytes as usize).saturating_sub(ENVELOPE_RESERVE) / 2;
+    let (page, next) = pack(&stream, pos, page_size, budget);
+    let more = next < stream.len();
+    Ok(json!({
+        "node_id": a.node_id,
+        "items": page,
+        "page": {
+            "returned": page.len(),
+            "total": stream.len(),
+            "selected_entries": total_entries,
+            "omissions": stream.len() - total_entries,
+            "has_more": more,
+            "next_cursor": more.then(|| encode(&CursorV1 { position: next as u64, ..expect })),
+            "collection_hash": collection,
+            "limit_clamped": clamped,
+        },
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_oversized_item_advances_as_an_omission() {
+        let stream = vec![
+            json!({"id": "a", "text": "x".repeat(50)}),
+            json!({"id": "b", "text": "y"}),
+            json!({"id": "c"}),
+        ];
+        let (page, next) = pack(&stream, 0, 10, 30);
+        assert_eq!(next, 1);
+        assert_eq!(page[0]["reason"], "response size limit");
+        assert_eq!(page[0]["item_hash"], hash_json(&stream[0]));
+        let (page, next) = pack(&stream, 1, 10, 60);
+        assert_eq!((page.len(), next), (2, 3));
+        let (page, next) = pack(&stream, 1, 1, 60);
+        assert_eq!((page.len(), next), (1, 2));
+    }
+}

@@ -1,0 +1,312 @@
+//! Reads of the graph: one node, its Logic, lexical search, exact filters, backlinks and
+//! bounded traversals. Every collection is capped by the project's `max_results`.
+
+use super::{args, limit, Call};
+use crate::reply::ToolError;
+use docforge_index::{Direction, EdgeRecord, IndexError, NodeFilter, TraverseLimits, Truncation};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+pub(crate) fn index_err(e: IndexError) -> ToolError {
+    ToolError::new("index_unavailable", format!("reading the index failed: {e}"))
+}
+
+fn not_found(id: &str) -> ToolError {
+    ToolError::new("node_not_found", format!("no node has the exact ID `{id}`"))
+        .remediation("use docforge_search to find the exact ID")
+}
+
+fn check_id(id: &str) -> Result<(), ToolError> {
+    if id.is_empty() || id.len() > 4096 || id.chars().any(char::is_control) {
+        return Err(ToolError::invalid("node_id must be 1..4096 bytes without control characters"));
+    }
+    Ok(())
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeArgs {
+    /// The exact node ID (e.g. `arch.auth`, `go:example.com/m/p::Type`).
+    pub node_id: String,
+}
+
+fn edge_json(e: &EdgeRecord) -> Value {
+    let mut v = json!({ "relation": e.relation, "class": e.class.as_str(), "node_id": e.other });
+    if !e.attrs.is_empty() {
+        v["attrs"] = json!(e.attrs);
+    }
+    if let Some(l) = &e.location {
+        v["location"] = json!({ "path": l.path, "line": l.line });
+    }
+    v
+}
+
+fn capped(edges: &[EdgeRecord], cap: usize) -> Value {
+    json!({
+        "total": edges.len(),
+        "truncated": edges.len() > cap,
+        "items": edges.iter().take(cap).map(edge_json).collect::<Vec<_>>(),
+    })
+}
+
+pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    let a: NodeArgs = args(a)?;
+    check_id(&a.node_id)?;
+    let rec =
+        call.engine.index().node(&a.node_id).map_err(index_err)?.ok_or_else(|| not_found(&a.node_id))?;
+    let cap = call.max_results() as usize;
+    call.diag.count("rows_read", (1 + rec.outgoing.len() + rec.incoming.len()) as u64);
+    let n = &rec.node;
+    Ok(json!({
+        "node": {
+            "id": n.id, "kind": n.kind, "title": n.title, "attrs": n.attrs,
+            "location": n.location.as_ref().map(|l| json!({"path": l.path, "line": l.line, "column": l.column})),
+            "text": n.text,
+            "content_hash": crate::cursor::hash_json(&json!(n.text)),
+        },
+        "owner": rec.owner,
+        "outgoing": capped(&rec.outgoing, cap),
+        "incoming": capped(&rec.incoming, cap),
+        "diagnostics": rec.diagnostics.iter().take(cap).map(|d| json!({
+            "severity": format!("{:?}", d.severity).to_lowercase(), "code": d.code, "message": d.message,
+        })).collect::<Vec<_>>(),
+    }))
+}
+
+pub fn get_logic(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    let a: NodeArgs = args(a)?;
+    check_id(&a.node_id)?;
+    if call.engine.binding.no_ast {
+        return Err(ToolError::new(
+            "adapter_policy_forbids_logic",
+            "this server was started with --no-ast: function Logic is never extracted or returned",
+        )
+        .remediation("start a new server without --no-ast to read Logic"));
+    }
+    let index = call.engine.index();
+    if let Some(rec) = index.logic(&a.node_id).map_err(index_err)? {
+        let logic: Value = serde_json::from_str(&rec.json)
+            .map_err(|e| ToolError::new("index_unavailable", format!("stored Logic is not JSON: {e}")))?;
+        return Ok(json!({ "node_id": rec.node, "steps": rec.steps, "logic": logic }));
+    }
+    if !index.has_node(&a.node_id).map_err(index_err)? {
+        return Err(not_found(&a.node_id));
+    }
+    if !call.engine.binding.precise {
+        return Err(ToolError::new(
+            "logic_not_indexed",
+            "Logic is extracted with the precise Go layer, which this server was not started with",
+        )
+        .remediation("start the server with --precise"));
+    }
+    Err(ToolError::new(
+        "logic_not_found",
+        format!("`{}` has no Logic projection (not a Go function or method with a body)", a.node_id),
+    ))
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// Words to look for (data, never query syntax). At most 1,000 characters.
+    pub query: String,
+    /// Page size (default and maximum: the project's max_results).
+    pub limit: Option<u32>,
+    /// The `next_cursor` of a previous page.
+    pub cursor: Option<String>,
+}
+
+/// The deepest result position search pages reach.
+const MAX_SEARCH_POSITION: usize = 10_000;
+
+pub fn search(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    let a: SearchArgs = args(a)?;
+    if a.query.trim().is_empty() || a.query.chars().count() > 1000 {
+        return Err(ToolError::invalid("query must have 1..1000 characters"));
+    }
+    let (page, clamped) = limit(a.limit, call.max_results())?;
+    let params = json!({ "query": a.query });
+    let expect = call.cursor_for("docforge_search", &params, &call.generation.graph_digest.clone());
+    let (pos, _) = call.position(a.cursor.as_deref(), &expect)?;
+    let pos = pos as usize;
+    let want = (pos + page + 1).min(MAX_SEARCH_POSITION + 1);
+    let hits = call.engine.index().search(&a.query, want).map_err(index_err)?;
+    call.diag.count("rows_read", hits.len() as u64);
+    let items: Vec<Value> = hits
+        .iter()
+        .skip(pos)
+        .take(page)
+        .map(|h| json!({ "id": h.id, "kind": h.kind, "title": h.title, "path": h.location.as_ref().map(|l| &l.path) }))
+        .collect();
+    let more = hits.len() > pos + page;
+    let next = (more && pos + page < MAX_SEARCH_POSITION)
+        .then(|| crate::cursor::encode(&crate::cursor::CursorV1 { position: (pos + page) as u64, ..expect }));
+    Ok(json!({
+        "items": items,
+        "returned": items.len(),
+        "truncated": more,
+        "limit_clamped": clamped,
+        "next_cursor": next,
+    }))
+}
+
+#[derive(Deserialize, JsonSchema, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilterArgs {
+    pub kind: Option<String>,
+    pub family: Option<String>,
+    pub status: Option<String>,
+    pub authority: Option<String>,
+    /// One tag the node carries.
+    pub tag: Option<String>,
+    /// A project-relative path prefix of the node's location.
+    pub path_prefix: Option<String>,
+    #[serde(skip_serializing)]
+    pub limit: Option<u32>,
+    #[serde(skip_serializing)]
+    pub cursor: Option<String>,
+}
+
+pub fn filter_nodes(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    let a: FilterArgs = args(a)?;
+    let (page, clamped) = limit(a.limit, call.max_results())?;
+    let params = serde_json::to_value(&a).expect("filter serialises");
+    if params.as_object().is_some_and(|o| o.values().all(Value::is_null)) {
+        return Err(ToolError::invalid(
+            "give at least one filter (kind, family, status, authority, tag, path_prefix)",
+        ));
+    }
+    let expect = call.cursor_for("docforge_filter_nodes", &params, &call.generation.graph_digest.clone());
+    let (pos, after) = call.position(a.cursor.as_deref(), &expect)?;
+    let filter = NodeFilter {
+        kind: a.kind,
+        family: a.family,
+        status: a.status,
+        authority: a.authority,
+        tag: a.tag,
+        path_prefix: a.path_prefix,
+    };
+    let after = (!after.is_empty()).then_some(after);
+    let mut rows =
+        call.engine.index().filter_nodes(&filter, after.as_deref(), page + 1).map_err(index_err)?;
+    call.diag.count("rows_read", rows.len() as u64);
+    let more = rows.len() > page;
+    rows.truncate(page);
+    let next = match (more, rows.last()) {
+        (true, Some(last)) => Some(crate::cursor::encode(&crate::cursor::CursorV1 {
+            position: pos + rows.len() as u64,
+            after: last.id.clone(),
+            ..expect
+        })),
+        _ => None,
+    };
+    let items: Vec<Value> = rows
+        .iter()
+        .map(|n| {
+            json!({ "id": n.id, "kind": n.kind, "title": n.title, "attrs": n.attrs,
+                         "path": n.location.as_ref().map(|l| &l.path) })
+        })
+        .collect();
+    Ok(
+        json!({ "items": items, "returned": items.len(), "truncated": more, "limit_clamped": clamped, "next_cursor": next }),
+    )
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BacklinkArgs {
+    pub node_id: String,
+    /// Keep only these relations (exact names).
+    pub relations: Option<Vec<String>>,
+    pub limit: Option<u32>,
+}
+
+pub fn backlinks(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    let a: BacklinkArgs = args(a)?;
+    check_id(&a.node_id)?;
+    let (page, clamped) = limit(a.limit, call.max_results())?;
+    let index = call.engine.index();
+    if !index.has_node(&a.node_id).map_err(index_err)? {
+        return Err(not_found(&a.node_id));
+    }
+    // Read one more row than a page of the matching relation (bounded by the edge index).
+    let budget = page * 4 + 1;
+    let edges = index.neighbours(&a.node_id, Direction::Incoming, budget).map_err(index_err)?;
+    let scanned_all = edges.len() < budget;
+    let matching: Vec<_> =
+        edges.into_iter().filter(|e| a.relations.as_ref().is_none_or(|r| r.contains(&e.relation))).collect();
+    let more = matching.len() > page || !scanned_all;
+    let items: Vec<Value> = matching
+        .iter()
+        .take(page)
+        .map(|e| json!({ "source": e.id, "relation": e.relation, "class": e.class.as_str() }))
+        .collect();
+    Ok(json!({
+        "node_id": a.node_id,
+        "items": items,
+        "returned": items.len(),
+        "truncated": more,
+        "truncation": if !more { Value::Null } else if matching.len() > page { json!("result_limit") } else { json!("edge_budget") },
+        "limit_clamped": clamped,
+    }))
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraverseArgs {
+    pub node_id: String,
+    /// Depth, 1..=5 (default 2).
+    pub depth: Option<u32>,
+    /// Follow only these relations (exact names).
+    pub relations: Option<Vec<String>>,
+    pub limit: Option<u32>,
+}
+
+/// Candidate edges one traversal may examine.
+pub const EDGE_BUDGET: usize = 10_000;
+
+fn traverse(call: &mut Call<'_>, a: Value, direction: Direction) -> Result<Value, ToolError> {
+    let a: TraverseArgs = args(a)?;
+    check_id(&a.node_id)?;
+    let depth = a.depth.unwrap_or(2);
+    if !(1..=5).contains(&depth) {
+        return Err(ToolError::invalid("depth must be between 1 and 5"));
+    }
+    let (page, clamped) = limit(a.limit, call.max_results())?;
+    let index = call.engine.index();
+    if !index.has_node(&a.node_id).map_err(index_err)? {
+        return Err(not_found(&a.node_id));
+    }
+    let limits = TraverseLimits { max_depth: depth, max_results: page, edge_budget: EDGE_BUDGET };
+    let t = index.traverse(&a.node_id, direction, a.relations.as_deref(), limits).map_err(index_err)?;
+    call.diag.count("edges_examined", t.edges_examined as u64);
+    let items: Vec<Value> = t
+        .reached
+        .iter()
+        .map(|r| json!({ "id": r.id, "depth": r.depth, "via": { "from": r.from, "relation": r.relation, "class": r.class.as_str() } }))
+        .collect();
+    Ok(json!({
+        "node_id": a.node_id,
+        "direction": if direction == Direction::Outgoing { "outgoing" } else { "incoming" },
+        "items": items,
+        "returned": items.len(),
+        "truncated": t.truncation != Truncation::None,
+        "truncation": match t.truncation {
+            Truncation::None => Value::Null,
+            Truncation::ResultLimit => json!("result_limit"),
+            Truncation::EdgeBudget => json!("edge_budget"),
+        },
+        "edges_examined": t.edges_examined,
+        "edge_budget": EDGE_BUDGET,
+        "limit_clamped": clamped,
+    }))
+}
+
+pub fn dependencies(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    traverse(call, a, Direction::Outgoing)
+}
+
+pub fn impact(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    traverse(call, a, Direction::Incoming)
+}

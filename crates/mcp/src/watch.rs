@@ -1,0 +1,149 @@
+//! A change detector that lets a tool call skip the stat walk when provably nothing moved.
+//!
+//! Linux inotify watches every directory under the root (except `.docforge` and `.git`).
+//! The kernel queues an event synchronously with each write, so draining the queue at the
+//! start of a call sees every change completed before the call. Any event, a queue overflow
+//! or any doubt (a watch that could not be added) makes the next call walk; the watcher can
+//! only save work, never hide a change.
+
+use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub struct Watcher {
+    ino: Inotify,
+    dirs: HashMap<WatchDescriptor, PathBuf>,
+    /// Something may have changed since the last walk.
+    dirty: bool,
+    /// A watch could not be added: the watcher proves nothing.
+    broken: bool,
+    buf: Vec<u8>,
+}
+
+fn mask() -> WatchMask {
+    WatchMask::MODIFY
+        | WatchMask::CLOSE_WRITE
+        | WatchMask::ATTRIB
+        | WatchMask::CREATE
+        | WatchMask::DELETE
+        | WatchMask::MOVED_FROM
+        | WatchMask::MOVED_TO
+        | WatchMask::DELETE_SELF
+        | WatchMask::MOVE_SELF
+        | WatchMask::DONT_FOLLOW
+}
+
+fn skipped(name: &std::ffi::OsStr) -> bool {
+    name == ".docforge" || name == ".git"
+}
+
+impl Watcher {
+    pub fn start(root: &Path) -> std::io::Result<Watcher> {
+        let ino = Inotify::init()?;
+        let mut w =
+            Watcher { ino, dirs: HashMap::new(), dirty: true, broken: false, buf: vec![0; 64 * 1024] };
+        w.watch_tree(root);
+        Ok(w)
+    }
+
+    fn watch_tree(&mut self, dir: &Path) {
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            match self.ino.watches().add(&d, mask()) {
+                Ok(wd) => {
+                    self.dirs.insert(wd, d.clone());
+                }
+                Err(_) => {
+                    self.broken = true;
+                    continue;
+                }
+            }
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                self.broken = true;
+                continue;
+            };
+            for entry in rd.flatten() {
+                // Symlinked directories are not followed (the walk refuses or records them).
+                if entry.file_type().is_ok_and(|t| t.is_dir()) && !skipped(&entry.file_name()) {
+                    stack.push(entry.path());
+                }
+            }
+        }
+    }
+
+    /// Drain the queue; true when nothing changed since the last [`Watcher::rearm`].
+    pub fn quiet(&mut self) -> bool {
+        let mut new_dirs = Vec::new();
+        loop {
+            let events = match self.ino.read_events(&mut self.buf) {
+                Ok(events) => events,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(_) => {
+                    self.broken = true;
+                    break;
+                }
+            };
+            let mut any = false;
+            for ev in events {
+                any = true;
+                if ev.mask.contains(EventMask::Q_OVERFLOW) {
+                    self.broken = true;
+                }
+                self.dirty = true;
+                if ev.mask.contains(EventMask::ISDIR)
+                    && ev.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
+                {
+                    if let (Some(parent), Some(name)) = (self.dirs.get(&ev.wd), ev.name) {
+                        if !skipped(name) {
+                            new_dirs.push(parent.join(name));
+                        }
+                    }
+                }
+                if ev.mask.intersects(EventMask::IGNORED | EventMask::DELETE_SELF | EventMask::MOVE_SELF) {
+                    self.dirs.remove(&ev.wd);
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        for d in new_dirs {
+            self.watch_tree(&d);
+        }
+        !self.dirty && !self.broken
+    }
+
+    /// Called right before a walk: changes from now on make the next call walk again.
+    pub fn rearm(&mut self, _root: &Path) {
+        self.quiet();
+        self.dirty = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_a_new_directory_and_a_file_in_it_are_all_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "# a").unwrap();
+        let mut w = Watcher::start(dir.path()).unwrap();
+        assert!(!w.quiet(), "a new watcher proves nothing until the first walk");
+        w.rearm(dir.path());
+        assert!(w.quiet());
+        std::fs::write(dir.path().join("a.md"), "# b").unwrap();
+        assert!(!w.quiet(), "a write is seen");
+        w.rearm(dir.path());
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        assert!(!w.quiet());
+        w.rearm(dir.path());
+        std::fs::write(dir.path().join("sub/b.md"), "# b").unwrap();
+        assert!(!w.quiet(), "a file in a directory created after start is seen");
+        w.rearm(dir.path());
+        std::fs::create_dir_all(dir.path().join(".docforge")).unwrap();
+        w.rearm(dir.path());
+        std::fs::write(dir.path().join(".docforge/index.sqlite"), "x").unwrap();
+        assert!(w.quiet(), "the state directory is not watched");
+    }
+}

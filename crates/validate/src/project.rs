@@ -1,0 +1,37 @@
+//! Every `[[claims]]` entry of a project's documents through the one evaluator, against a
+//! fresh in-memory snapshot of the sources (nothing is written). Shared by `docforge
+//! validate`, the MCP `docforge_validate_project` tool and the LSP's claim diagnostics.
+
+use crate::{
+    build_snapshot, claim_binding_json, DiskRepository, Received, SystemClock, ValidationResult, Validator,
+};
+use docforge_db::{doc_claims, DocClaim};
+use std::path::Path;
+
+/// The claims found and their results, in the same order.
+pub struct ProjectValidation {
+    pub claims: Vec<DocClaim>,
+    pub results: Vec<ValidationResult>,
+    /// Warnings of the snapshot build (e.g. precise semantics unavailable for a package).
+    pub warnings: Vec<String>,
+}
+
+/// Analyse the project once to read its claims, again with precise semantics when a claim
+/// needs them, then evaluate every claim. The snapshot is fingerprinted when it is built and
+/// the sources are checked before and after evaluation, so a change during the run yields
+/// `cannot_evaluate`/`graph_stale`, never a mixed result.
+pub fn validate_project(root: &Path, version: &str, threads: usize) -> Result<ProjectValidation, String> {
+    let probe = build_snapshot(root, false, version, &SystemClock, threads)?;
+    let claims = doc_claims(&probe.host.analysis()).map_err(|_| "analysis cancelled".to_string())?;
+    let bindings: Vec<Vec<u8>> = claims.iter().map(claim_binding_json).collect();
+    let wants_precise = claims.iter().any(|c| {
+        c.required_precision.as_deref() == Some("precise")
+            || matches!(c.predicate.as_str(), "call_edge_exists" | "type_implements")
+    });
+    let built =
+        if wants_precise { build_snapshot(root, true, version, &SystemClock, threads)? } else { probe };
+    let repo = DiskRepository::with_graph(&built.host.project().root, built.snapshot.encode());
+    let validator = Validator { repo: &repo, clock: &SystemClock, version, pause: None };
+    let results = validator.validate_all(bindings.iter().map(|b| Received::from_bytes(b)).collect());
+    Ok(ProjectValidation { claims, results, warnings: built.warnings.clone() })
+}

@@ -1,0 +1,381 @@
+"""The MCP read surface through the official Python SDK over stdio, on fixtures/shop and on
+mutated copies. Each test states one rule of the contract."""
+
+import base64
+import json
+import os
+import time
+from pathlib import Path
+
+from conftest import CONTRACT_READ_TOOLS, call, run, session, start_raw, tree_state
+
+ENVELOPE = ["notice", "project", "revision", "source_hash", "adapter_version", "staleness"]
+
+
+def test_tools_list_is_the_contract_read_list_minus_what_get_contract_reports_unregistered(shop):
+    async def go():
+        async with session(shop) as s:
+            listed = [t.name for t in (await s.list_tools()).tools]
+            err, c, _ = await call(s, "docforge_get_contract")
+            assert not err
+            r = c["result"]
+            assert listed == r["registered_tools"]
+            unregistered = [t["name"] for t in r["not_registered"]]
+            assert all(t["reason"] for t in r["not_registered"])
+            assert sorted(listed + unregistered) == sorted(CONTRACT_READ_TOOLS)
+            assert [n for n in CONTRACT_READ_TOOLS if n in listed] == listed, "contract order kept"
+            for t in (await s.list_tools()).tools:
+                assert t.annotations.readOnlyHint is True and t.annotations.idempotentHint is True
+                assert t.outputSchema["type"] == "object" and "result" in t.outputSchema["required"]
+                assert t.inputSchema["type"] == "object"
+    run(go())
+
+
+def test_every_response_carries_the_envelope_and_the_notice(shop):
+    async def go():
+        async with session(shop) as s:
+            assert "project content" in s.init_result.instructions or "not instructions" in s.init_result.instructions
+            for name, args in [
+                ("docforge_bootstrap", {}),
+                ("docforge_project_info", {}),
+                ("docforge_search", {"query": "repository"}),
+                ("docforge_get_node", {"node_id": "nope"}),
+            ]:
+                err, c, res = await call(s, name, args)
+                for key in ENVELOPE:
+                    assert key in c, (name, key)
+                assert "not instructions" in c["notice"]
+                assert c["project"]["id"] == "shop"
+                assert json.loads(res.content[0].text) == c, "the text block is the structured result"
+    run(go())
+
+
+def test_bootstrap_reports_binding_policy_capabilities_and_session_contract(shop):
+    async def go():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_bootstrap")
+            assert not err
+            r = c["result"]
+            assert r["binding"]["project_root"] == str(shop.resolve())
+            assert r["binding"]["index_path"].endswith(".docforge/index.sqlite")
+            assert r["effective_policy"]["schema_version"] == 1
+            assert r["effective_policy"]["capability_mode"] == "read"
+            assert r["capabilities"]["proposal_access"]["enabled"] is False
+            assert r["capabilities"]["application_access"]["enabled"] is False
+            assert r["session_contract"]["version"] == 1
+            assert "propos" not in r["session_contract"]["first_operation"]
+            assert r["index"]["nodes"] > 0
+            assert c["staleness"] == "rebuilt", "the first call builds the missing index"
+            err, c2, _ = await call(s, "docforge_bootstrap")
+            assert c2["staleness"] == "current" and c2["revision"] == c["revision"]
+    run(go())
+
+
+def test_a_second_process_adopts_the_published_index_without_rebuilding(shop):
+    async def first():
+        async with session(shop) as s:
+            return (await call(s, "docforge_bootstrap"))[1]
+
+    async def second():
+        async with session(shop) as s:
+            return (await call(s, "docforge_bootstrap"))[1]
+
+    a = run(first())
+    b = run(second())
+    assert b["staleness"] == "current" and b["revision"] == a["revision"] and b["source_hash"] == a["source_hash"]
+
+
+def test_get_node_search_filter_backlinks_dependencies_impact(shop):
+    async def go():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "arch.storage"})
+            assert not err, c
+            node = c["result"]["node"]
+            assert node["kind"] == "document" and node["attrs"]["kind"] == "design"
+            assert node["attrs"]["family"] == "architecture"
+            rels = {(e["relation"], e["node_id"]) for e in c["result"]["outgoing"]["items"]}
+            assert ("governs", "go:example.com/shop/storage::Repository") in rels
+
+            err, c, _ = await call(s, "docforge_search", {"query": "Repository", "limit": 2})
+            assert not err and c["result"]["returned"] == 2 and c["result"]["truncated"] is True
+            first = [i["id"] for i in c["result"]["items"]]
+            err, c2, _ = await call(s, "docforge_search", {"query": "Repository", "limit": 2, "cursor": c["result"]["next_cursor"]})
+            assert not err and not set(first) & {i["id"] for i in c2["result"]["items"]}
+
+            err, c, _ = await call(s, "docforge_filter_nodes", {"family": "architecture", "kind": "design"})
+            ids = [i["id"] for i in c["result"]["items"]]
+            assert ids == sorted(ids) and {"arch.service", "arch.storage"} <= set(ids)
+            err, c, _ = await call(s, "docforge_filter_nodes", {"tag": "interfaces"})
+            assert [i["id"] for i in c["result"]["items"]] == ["arch.storage"]
+
+            err, c, _ = await call(s, "docforge_backlinks", {"node_id": "go:example.com/shop/storage::Repository"})
+            assert ("arch.storage", "governs") in {(i["source"], i["relation"]) for i in c["result"]["items"]}
+
+            err, c, _ = await call(s, "docforge_dependencies", {"node_id": "arch.service", "depth": 2})
+            reached = {i["id"]: i for i in c["result"]["items"]}
+            assert "arch.storage" in reached and reached["arch.storage"]["depth"] == 1
+            assert c["result"]["truncated"] is False and c["result"]["truncation"] is None
+
+            err, c, _ = await call(s, "docforge_impact", {"node_id": "arch.storage", "depth": 1})
+            assert "arch.service" in {i["id"] for i in c["result"]["items"]}
+    run(go())
+
+
+def test_limits_are_capped_and_truncation_says_why(shop):
+    cfg = shop / "docforge.toml"
+    cfg.write_text(cfg.read_text() + "\n[limits]\nmax_results = 3\n")
+
+    async def go():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_search", {"query": "service", "limit": 50})
+            assert c["result"]["returned"] <= 3 and c["result"]["limit_clamped"] is True
+            err, c, _ = await call(s, "docforge_filter_nodes", {"kind": "func"})
+            assert c["result"]["returned"] == 3 and c["result"]["truncated"] is True
+            err, c, _ = await call(s, "docforge_impact", {"node_id": "go:example.com/shop/storage", "depth": 3})
+            assert c["result"]["returned"] == 3
+            assert c["result"]["truncated"] is True and c["result"]["truncation"] == "result_limit"
+            err, c, _ = await call(s, "docforge_search", {"query": "x", "limit": 0})
+            assert err and c["error"]["code"] == "invalid_arguments"
+    run(go())
+
+
+def test_bad_arguments_are_structured_errors(shop):
+    async def go():
+        async with session(shop) as s:
+            for name, args, code in [
+                ("docforge_get_node", {"node_id": "arch.storage", "extra": 1}, "invalid_arguments"),
+                ("docforge_get_node", {}, "invalid_arguments"),
+                ("docforge_get_node", {"node_id": "ARCH.STORAGE"}, "node_not_found"),
+                ("docforge_search", {"query": ""}, "invalid_arguments"),
+                ("docforge_dependencies", {"node_id": "arch.storage", "depth": 9}, "invalid_arguments"),
+                ("docforge_filter_nodes", {}, "invalid_arguments"),
+                ("docforge_get_task_context", {"task": "refactor", "description": "x"}, "invalid_arguments"),
+                ("docforge_get_task_context", {"task": "change", "description": "x" * 10001}, "invalid_arguments"),
+            ]:
+                err, c, _ = await call(s, name, args)
+                assert err and c["error"]["code"] == code, (name, args, c.get("error"))
+    run(go())
+
+
+def test_cursors_fail_closed_when_corrupt_foreign_or_stale(shop):
+    async def go():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_search", {"query": "Repository", "limit": 1})
+            cur = c["result"]["next_cursor"]
+            raw = base64.urlsafe_b64decode(cur + "=" * (-len(cur) % 4))
+            tampered = base64.urlsafe_b64encode(raw.replace(b'"position":1', b'"position":7')).rstrip(b"=").decode()
+            for bad in [tampered, "!!!", cur[:-3]]:
+                err, c2, _ = await call(s, "docforge_search", {"query": "Repository", "limit": 1, "cursor": bad})
+                assert err and c2["error"]["code"] == "invalid_cursor"
+                assert c2["error"]["remediation"] == "restart_pagination"
+            err, c2, _ = await call(s, "docforge_search", {"query": "Order", "limit": 1, "cursor": cur})
+            assert err and c2["error"]["code"] == "invalid_cursor", "bound to its parameters"
+            # A change to the sources makes the old cursor stale: never silently restarted.
+            doc = shop / "docs" / "notes.md"
+            doc.write_text(doc.read_text() + "\nRepository notes changed.\n")
+            err, c3, _ = await call(s, "docforge_search", {"query": "Repository", "limit": 1, "cursor": cur})
+            assert err and c3["error"]["code"] == "stale_cursor"
+            assert c3["error"]["remediation"] == "restart_pagination"
+            assert c3["staleness"] == "rebuilt" and c3["revision"] == c["revision"] + 1
+    run(go())
+
+
+def test_every_call_resyncs_after_an_edit_outside_the_client(shop):
+    async def go():
+        async with session(shop) as s:
+            _, c, _ = await call(s, "docforge_bootstrap")
+            doc = shop / "docs" / "notes.md"
+            doc.write_text(doc.read_text() + "\nA brand new zanzibar term.\n")
+            _, c2, _ = await call(s, "docforge_search", {"query": "zanzibar"})
+            assert c2["staleness"] == "rebuilt" and c2["revision"] == c["revision"] + 1
+            assert c2["source_hash"] != c["source_hash"]
+            assert [i["id"] for i in c2["result"]["items"]] == ["notes"] or c2["result"]["returned"] >= 1
+            (shop / "docs" / "notes.md").unlink()
+            _, c3, _ = await call(s, "docforge_search", {"query": "zanzibar"})
+            assert c3["staleness"] == "rebuilt" and c3["result"]["returned"] == 0
+            _, c4, _ = await call(s, "docforge_sync")
+            assert c4["staleness"] == "current" and c4["revision"] == c3["revision"]
+    run(go())
+
+
+def test_get_context_pages_with_omission_evidence_and_the_size_limit(shop):
+    cfg = shop / "docforge.toml"
+    cfg.write_text(cfg.read_text() + "\n[limits]\nmax_results = 3\nmax_response_bytes = 6000\n")
+    big = shop / "docs" / "big.md"
+    targets = '["arch.storage", "arch.service", "glossary", "notes", "decision.pointer-receivers"]'
+    big.write_text("+++\nid = \"big\"\n[relations]\nrelates_to = " + targets + "\n+++\n" + "word " * 4000 + "\n\n# Big\n")
+
+    async def go():
+        async with session(shop) as s:
+            seen, pages, cursor = [], 0, None
+            while True:
+                args = {"node_id": "big", "limit": 2}
+                if cursor:
+                    args["cursor"] = cursor
+                err, c, _ = await call(s, "docforge_get_context", args)
+                assert not err, c
+                page = c["result"]["page"]
+                seen += c["result"]["items"]
+                pages += 1
+                assert page["returned"] == len(c["result"]["items"]) >= 1
+                cursor = page["next_cursor"]
+                if not page["has_more"]:
+                    assert cursor is None
+                    break
+                assert pages < 50
+            assert len(seen) == page["total"]
+            first = seen[0]
+            assert first["type"] == "omission" and first["reason"] == "response size limit", first
+            assert first["id"] == "big" and len(first["item_hash"]) == 64, "hash-identified"
+            kinds = [i["type"] for i in seen]
+            assert "entry" in kinds
+            reasons = [i["reason"] for i in seen[1:] if i["type"] == "omission"]
+            assert "result_limit" in reasons, "neighbours beyond max_results are explicit omissions"
+            last_entry = max(i for i, k in enumerate(kinds) if k == "entry")
+            assert all(k == "omission" for k in kinds[last_entry + 1:]), "entries first, omissions second"
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "big"})
+            assert err and c["error"]["code"] == "result_too_large", "a node too large for one response says so"
+    run(go())
+
+
+def test_task_context_is_plan_derived_bounded_and_hash_stable_across_pages(shop):
+    async def go():
+        async with session(shop) as s:
+            args = {"task": "change", "description": "order service storage repository", "limit": 2}
+            err, c, _ = await call(s, "docforge_get_task_context", args)
+            assert not err, c
+            r = c["result"]
+            assert r["plan"]["version"] == 1 and r["plan"]["ceilings"] == {
+                "evidence_items": 1000, "candidate_edges": 100000, "query_chars": 10000}
+            assert {st["step"] for st in r["plan"]["steps"]} == {"traverse", "hydrate"}
+            hashes = {k: r[k] for k in ["request_hash", "plan_hash", "collection_hash", "capsule_hash"]}
+            items = list(r["items"])
+            cursor = r["page"]["next_cursor"]
+            while cursor:
+                err, c, _ = await call(s, "docforge_get_task_context", {**args, "cursor": cursor})
+                assert not err
+                assert {k: c["result"][k] for k in hashes} == hashes
+                items += c["result"]["items"]
+                cursor = c["result"]["page"]["next_cursor"]
+            ev = [i for i in items if i["type"] == "evidence"]
+            assert ev and all(len(i["content_hash"]) == 64 and "relationship_reasons" in i for i in ev)
+            assert len({i["id"] for i in items}) == len(items), "pages partition the stream"
+            err, c, _ = await call(s, "docforge_get_task_context", {**args, "description": "other words", "cursor": r["page"]["next_cursor"]})
+            assert err and c["error"]["code"] in ("invalid_cursor", "stale_cursor")
+            err, c, _ = await call(s, "docforge_get_task_context",
+                                   {"task": "test", "description": "x", "focus_node_id": "arch.storage"})
+            assert not err and c["result"]["plan"]["focus"]["mode"] == "exact"
+            for gap in c["result"]["evidence_gaps"]:
+                assert gap["gap"] in ("undeclared_relation_category", "no_selected_evidence", "incomplete_proof")
+    run(go())
+
+
+def test_validate_project_reports_every_claim(shop):
+    async def go():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_validate_project")
+            assert not err
+            r = c["result"]
+            assert r["claims"] == len(r["items"]) > 0
+            assert sum(r["outcomes"].values()) == r["claims"]
+            assert all(i["result"]["schema_version"] == "gograph.validation.v1" for i in r["items"])
+    run(go())
+
+
+def test_no_ast_binding_forbids_logic_and_names_the_excluded_operations(shop):
+    async def go():
+        async with session(shop, "--no-ast") as s:
+            assert "--no-ast" in s.init_result.instructions
+            err, c, _ = await call(s, "docforge_bootstrap")
+            p = c["result"]["effective_policy"]
+            assert p["ast_policy"] == "no_ast" and p["logic_indexing"] is False
+            assert {"adapter_ast_upgrade", "function_logic_extraction"} <= set(p["excluded_operations"])
+            assert c["result"]["adapter_policy"] == {"no_ast": True, "ast_analysis": False, "logic_indexing": False}
+            err, c, _ = await call(s, "docforge_get_logic", {"node_id": "go:example.com/shop/service::New"})
+            assert err and c["error"]["code"] == "adapter_policy_forbids_logic"
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "file:service/service.go"})
+            assert not err, "Go files are still inventoried as file nodes"
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "go:example.com/shop/service::New"})
+            assert err and c["error"]["code"] == "node_not_found", "no symbols without an AST"
+    run(go())
+
+
+def test_a_preexisting_index_with_logic_is_never_read_under_no_ast(shop):
+    import sqlite3
+    async def precise():
+        async with session(shop, "--precise") as s:
+            err, c, _ = await call(s, "docforge_get_logic", {"node_id": "go:example.com/shop/service::New"})
+            assert not err, c
+            assert c["result"]["steps"] > 0
+    run(precise())
+    db = shop / ".docforge" / "index.sqlite"
+    assert sqlite3.connect(db).execute("select count(*) from logic").fetchone()[0] > 0
+
+    async def no_ast():
+        async with session(shop, "--no-ast") as s:
+            err, c, _ = await call(s, "docforge_search", {"query": "New"})
+            assert not err and c["staleness"] == "rebuilt"
+            assert all(not i["id"].startswith("go:") for i in c["result"]["items"])
+    run(no_ast())
+    assert sqlite3.connect(db).execute("select count(*) from logic").fetchone()[0] == 0
+
+
+def test_startup_refusals_fail_closed(shop):
+    for flags, code in [
+        (["--capability-mode", "application"], "canonical_applier_required"),
+        (["--capability-mode", "proposal"], "capability_not_available"),
+        (["--proposal-writer", "w1"], "capability_not_available"),
+    ]:
+        p = start_raw(shop, *flags)
+        assert p.returncode == 1 and code in p.stderr.decode(), (flags, p.stderr)
+    p = start_raw(shop, "--capability-mode", "bogus")
+    assert p.returncode == 2
+    assert not (shop / ".docforge").exists(), "a refused start writes nothing"
+
+
+def test_adapter_change_requires_a_restart(shop):
+    async def go():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_bootstrap")
+            assert not err
+            cfg = shop / "docforge.toml"
+            cfg.write_text(cfg.read_text() + "\n# changed\n")
+            err, c, _ = await call(s, "docforge_search", {"query": "x"})
+            assert err and c["error"]["code"] == "adapter_restart_required"
+            assert c["error"]["remediation"] == "restart_project_server"
+    run(go())
+
+
+def test_no_socket_at_startup_and_no_write_outside_the_state_dir(shop):
+    before = tree_state(shop)
+
+    async def go():
+        async with session(shop, "--diagnostics") as s:
+            pids = [p for p in os.listdir("/proc") if p.isdigit()]
+            mine = []
+            for p in pids:
+                try:
+                    cmd = Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")
+                except OSError:
+                    continue
+                if str(shop).encode() in cmd and b"mcp" in cmd:
+                    mine.append(p)
+            assert len(mine) == 1
+            for name, args in [
+                ("docforge_bootstrap", {}), ("docforge_sync", {}), ("docforge_project_info", {}),
+                ("docforge_get_contract", {}), ("docforge_get_node", {"node_id": "arch.storage"}),
+                ("docforge_get_logic", {"node_id": "arch.storage"}), ("docforge_search", {"query": "order"}),
+                ("docforge_filter_nodes", {"kind": "design"}), ("docforge_backlinks", {"node_id": "arch.storage"}),
+                ("docforge_dependencies", {"node_id": "arch.service"}), ("docforge_impact", {"node_id": "arch.storage"}),
+                ("docforge_get_context", {"node_id": "arch.storage"}),
+                ("docforge_get_task_context", {"task": "ownership", "description": "storage"}),
+                ("docforge_validate_project", {}),
+            ]:
+                err, c, _ = await call(s, name, args)
+                d = c["diagnostics"]
+                assert d["schema_version"] == 1 and set(d["stages_ms"]) >= {"source_identity", "index_read"}
+                assert "arch" not in json.dumps(d) and str(shop) not in json.dumps(d), "no content or paths"
+            fds = [os.readlink(f"/proc/{mine[0]}/fd/{fd}") for fd in os.listdir(f"/proc/{mine[0]}/fd")]
+            assert not [f for f in fds if f.startswith("socket:")], fds
+    run(go())
+    assert tree_state(shop) == before
