@@ -64,7 +64,7 @@ def test_bootstrap_reports_binding_policy_capabilities_and_session_contract(shop
             assert r["capabilities"]["application_access"]["enabled"] is False
             assert r["session_contract"]["version"] == 1
             assert "propos" not in r["session_contract"]["first_operation"]
-            assert r["index"]["nodes"] > 0
+            assert r["index"]["summary"]["nodes"] > 0
             assert c["staleness"] == "rebuilt", "the first call builds the missing index"
             err, c2, _ = await call(s, "docforge_bootstrap")
             assert c2["staleness"] == "current" and c2["revision"] == c["revision"]

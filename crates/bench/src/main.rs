@@ -4,6 +4,7 @@
 //! Each phase that reports peak RSS runs in its own child process (`--phase NAME`), so the
 //! figures do not mix. Prints a Markdown table and one JSON line per phase.
 
+mod mcp;
 mod precise;
 mod validate;
 
@@ -32,6 +33,7 @@ fn main() {
             "edits" => edits(&corpus),
             "precise" => precise::precise(&corpus),
             "validate" => validate::validate(&corpus),
+            "mcp" => mcp::mcp(&corpus),
             other => panic!("unknown phase {other}"),
         };
         println!("{out}");

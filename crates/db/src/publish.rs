@@ -325,7 +325,7 @@ pub fn published_is_current(
     index: &Index,
 ) -> Result<bool, IndexError> {
     let Some(publication) = index.publication()? else { return Ok(false) };
-    let meta = index.stats()?.meta;
+    let meta = index.meta()?;
     let allow = policy == docforge_syntax::AstPolicy::Allow;
     let precision = match (allow, precise) {
         (false, _) => "none",

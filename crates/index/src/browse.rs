@@ -306,3 +306,11 @@ impl Index {
         Ok(Some(docforge_model::Node { id, kind, title, location, text, attrs }))
     }
 }
+
+impl Index {
+    /// Whether the committed generation stores any Logic projection (one indexed probe).
+    pub fn has_logic(&self) -> Result<bool, IndexError> {
+        let mut stmt = self.conn.prepare_cached("SELECT 1 FROM logic LIMIT 1").ctx(&self.path)?;
+        stmt.exists([]).ctx(&self.path)
+    }
+}

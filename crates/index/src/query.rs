@@ -63,7 +63,9 @@ impl Index {
         rows.collect::<Result<_, _>>().ctx(&self.path)
     }
 
-    fn meta(&self) -> Result<BTreeMap<String, String>, IndexError> {
+    /// The meta table (reserved keys and batch meta) of the committed generation: one
+    /// small read, unlike [`Index::stats`], which counts every table.
+    pub fn meta(&self) -> Result<BTreeMap<String, String>, IndexError> {
         let mut stmt = self.conn.prepare_cached("SELECT key, value FROM meta").ctx(&self.path)?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).ctx(&self.path)?;
         rows.collect::<Result<_, _>>().ctx(&self.path)

@@ -69,6 +69,15 @@ pub struct Engine {
     index: Option<Index>,
     current: Option<Generation>,
     watcher: Option<Watcher>,
+    /// A host being built in the background after a published index was adopted, so the
+    /// first edit costs a delta, not a cold analysis.
+    warming: Option<std::thread::JoinHandle<Option<AnalysisHost>>>,
+    /// Set when a published generation was adopted: the warm-up starts after the response.
+    warm_pending: Option<Inventory>,
+    /// The inventory of the last walk (restamped for touched files).
+    inventory: Option<Inventory>,
+    /// Full index statistics, computed once per generation when a tool needs them.
+    stats: Option<(u64, std::sync::Arc<docforge_index::Stats>)>,
 }
 
 fn stamp_of(path: &Path) -> String {
@@ -120,6 +129,10 @@ impl Engine {
             index: None,
             current: None,
             watcher,
+            warming: None,
+            warm_pending: None,
+            inventory: None,
+            stats: None,
         }
     }
 
@@ -160,13 +173,25 @@ impl Engine {
             }
         }
         let walk = Instant::now();
+        let restamped = match (&self.current, self.watcher.as_mut(), &self.inventory) {
+            (Some(_), Some(w), Some(inv)) if !force_walk => {
+                w.touched().and_then(|paths| restamp(inv, &self.binding.project, paths))
+            }
+            _ => None,
+        };
         if let Some(w) = self.watcher.as_mut() {
             w.rearm(&self.binding.project.root);
         }
-        let inv = discover(&self.binding.project);
-        stats.walked = true;
+        let inv = match restamped {
+            Some(inv) => inv,
+            None => {
+                stats.walked = true;
+                discover(&self.binding.project)
+            }
+        };
         stats.walk_ms = walk.elapsed().as_secs_f64() * 1e3;
         let identity = cheap_identity(&inv);
+        self.inventory = Some(inv.clone());
         if let Some(cur) = &self.current {
             if cur.cheap_identity == identity && index_id == Some(cur.index_file) && self.index.is_some() {
                 return Ok((cur.clone(), Staleness::Current, stats));
@@ -193,7 +218,7 @@ impl Engine {
         if !published_is_current(project, inv, self.policy(), self.binding.precise, &index).unwrap_or(false) {
             return Ok(None);
         }
-        if self.binding.no_ast && index.stats().map_err(index_err)?.logic > 0 {
+        if self.binding.no_ast && index.has_logic().map_err(index_err)? {
             // Never read from an index that holds Logic under --no-ast; it is rebuilt.
             return Ok(None);
         }
@@ -201,11 +226,52 @@ impl Engine {
         let generation = generation_of(&publication, identity);
         self.index = Some(index);
         self.current = Some(generation.clone());
+        self.warm_pending = Some(inv.clone());
         Ok(Some(generation))
+    }
+
+    /// Build the analysis of the adopted generation's inventory on another thread and mark
+    /// the published generation as its own (when it matches), ready for delta publication.
+    fn warm_in_background(&self, inv: Inventory) -> std::thread::JoinHandle<Option<AnalysisHost>> {
+        let (project, policy, precise) = (self.binding.project.clone(), self.policy(), self.binding.precise);
+        let path = self.binding.index_path.clone();
+        std::thread::spawn(move || {
+            let mut host = AnalysisHost::new(project, policy);
+            host.set_precise(precise);
+            host.sync_from_inventory(&inv);
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            host.analysis().prewarm(threads).ok()?;
+            if let Ok(index) = Index::open_read_only(&path) {
+                let _ = host.adopt_publication(&index);
+            }
+            Some(host)
+        })
+    }
+
+    /// Start the deferred warm-up (after the response that adopted a generation is built, so
+    /// it does not compete with that call).
+    pub fn start_deferred_warm(&mut self) {
+        if let Some(inv) = self.warm_pending.take() {
+            self.warming = Some(self.warm_in_background(inv));
+        }
+    }
+
+    /// Wait for the background warm-up, if any; whether a warm host is available.
+    pub fn warm(&mut self) -> bool {
+        if let Some(h) = self.warming.take() {
+            if let Ok(Some(host)) = h.join() {
+                if self.host.is_none() {
+                    self.host = Some(host);
+                }
+            }
+        }
+        self.host.is_some()
     }
 
     fn rebuild(&mut self, inv: &Inventory, identity: String, stats: &mut SyncStats) -> Result<(), ToolError> {
         let analysis = Instant::now();
+        self.warm_pending = None;
+        self.warm();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let fresh = self.host.is_none();
         let policy = self.policy();
@@ -249,7 +315,7 @@ impl Engine {
         drop(writer);
         stats.publish_ms = publish.elapsed().as_secs_f64() * 1e3;
         let index = Index::open_read_only(&path).map_err(index_err)?;
-        if self.binding.no_ast && index.stats().map_err(index_err)?.logic > 0 {
+        if self.binding.no_ast && index.has_logic().map_err(index_err)? {
             self.index = None;
             self.current = None;
             return Err(ToolError::new(
@@ -268,6 +334,51 @@ impl Engine {
     pub fn generation(&self) -> Option<&Generation> {
         self.current.as_ref()
     }
+
+    /// Full statistics of the current generation (table counts), cached per generation.
+    pub fn stats(&mut self) -> Result<std::sync::Arc<docforge_index::Stats>, ToolError> {
+        let revision = self.current.as_ref().map_or(0, |g| g.revision);
+        if let Some((r, s)) = &self.stats {
+            if *r == revision {
+                return Ok(s.clone());
+            }
+        }
+        let s = std::sync::Arc::new(self.index().stats().map_err(index_err)?);
+        self.stats = Some((revision, s.clone()));
+        Ok(s)
+    }
+}
+
+/// The inventory after only `paths` (files) changed: each must be a selected regular file of
+/// the previous inventory that is still a regular file within the size limit, so a walk
+/// would classify every entry the same way. `None` (walk instead) on any other case.
+fn restamp(
+    inv: &Inventory,
+    project: &Project,
+    paths: &std::collections::BTreeSet<PathBuf>,
+) -> Option<Inventory> {
+    use docforge_project::{EntryStatus, FileStamp};
+    if !inv.errors.is_empty() {
+        return None;
+    }
+    let mut out = inv.clone();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, e) in inv.entries.iter().enumerate() {
+        at.insert(e.rel.as_str(), i);
+    }
+    for p in paths {
+        let rel = p.strip_prefix(&project.root).ok()?.to_str()?;
+        let &i = at.get(rel)?;
+        if inv.entries[i].status != EntryStatus::Selected {
+            return None;
+        }
+        let m = std::fs::symlink_metadata(p).ok()?;
+        if !m.file_type().is_file() || m.len() > project.config.limits.max_file_bytes {
+            return None;
+        }
+        out.entries[i].stamp = Some(FileStamp::of(&m));
+    }
+    Some(out)
 }
 
 fn cancelled() -> ToolError {

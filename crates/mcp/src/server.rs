@@ -149,6 +149,7 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
             r
         }
     };
+    engine.start_deferred_warm();
     drop(engine);
     let is_error = outcome.is_err();
     match outcome {

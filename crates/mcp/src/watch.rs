@@ -2,12 +2,13 @@
 //!
 //! Linux inotify watches every directory under the root (except `.docforge` and `.git`).
 //! The kernel queues an event synchronously with each write, so draining the queue at the
-//! start of a call sees every change completed before the call. Any event, a queue overflow
-//! or any doubt (a watch that could not be added) makes the next call walk; the watcher can
-//! only save work, never hide a change.
+//! start of a call sees every change completed before the call. Events on files name the
+//! touched paths (the caller re-stats just those); a directory event, a queue overflow or any
+//! doubt (a watch that could not be added) makes the next call walk the whole tree. The
+//! watcher can only save work, never hide a change.
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 pub struct Watcher {
@@ -15,6 +16,10 @@ pub struct Watcher {
     dirs: HashMap<WatchDescriptor, PathBuf>,
     /// Something may have changed since the last walk.
     dirty: bool,
+    /// Files touched since the last rearm (meaningful only while `unknown` is false).
+    touched: BTreeSet<PathBuf>,
+    /// A change the touched set cannot describe (directories, overflow) happened.
+    unknown: bool,
     /// A watch could not be added: the watcher proves nothing.
     broken: bool,
     buf: Vec<u8>,
@@ -40,8 +45,15 @@ fn skipped(name: &std::ffi::OsStr) -> bool {
 impl Watcher {
     pub fn start(root: &Path) -> std::io::Result<Watcher> {
         let ino = Inotify::init()?;
-        let mut w =
-            Watcher { ino, dirs: HashMap::new(), dirty: true, broken: false, buf: vec![0; 64 * 1024] };
+        let mut w = Watcher {
+            ino,
+            dirs: HashMap::new(),
+            dirty: true,
+            touched: BTreeSet::new(),
+            unknown: true,
+            broken: false,
+            buf: vec![0; 64 * 1024],
+        };
         w.watch_tree(root);
         Ok(w)
     }
@@ -90,6 +102,12 @@ impl Watcher {
                     self.broken = true;
                 }
                 self.dirty = true;
+                match (ev.mask.contains(EventMask::ISDIR), self.dirs.get(&ev.wd), ev.name) {
+                    (false, Some(dir), Some(name)) => {
+                        self.touched.insert(dir.join(name));
+                    }
+                    _ => self.unknown = true,
+                }
                 if ev.mask.contains(EventMask::ISDIR)
                     && ev.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
                 {
@@ -113,10 +131,19 @@ impl Watcher {
         !self.dirty && !self.broken
     }
 
-    /// Called right before a walk: changes from now on make the next call walk again.
+    /// The files touched since the last rearm, when only files were touched (`None`: the
+    /// change is not describable as a file list; walk).
+    pub fn touched(&mut self) -> Option<&BTreeSet<PathBuf>> {
+        self.quiet();
+        (!self.unknown && !self.broken).then_some(&self.touched)
+    }
+
+    /// Called right before a walk or re-stat: changes from now on are reported next time.
     pub fn rearm(&mut self, _root: &Path) {
         self.quiet();
         self.dirty = false;
+        self.unknown = false;
+        self.touched.clear();
     }
 }
 
@@ -134,9 +161,11 @@ mod tests {
         assert!(w.quiet());
         std::fs::write(dir.path().join("a.md"), "# b").unwrap();
         assert!(!w.quiet(), "a write is seen");
+        assert_eq!(w.touched().unwrap().iter().collect::<Vec<_>>(), [&dir.path().join("a.md")]);
         w.rearm(dir.path());
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         assert!(!w.quiet());
+        assert!(w.touched().is_none(), "a new directory needs a walk");
         w.rearm(dir.path());
         std::fs::write(dir.path().join("sub/b.md"), "# b").unwrap();
         assert!(!w.quiet(), "a file in a directory created after start is seen");

@@ -22,15 +22,24 @@ fn caps(call: &Call<'_>) -> Value {
     capabilities(&call.server.opts, &super::names())
 }
 
+/// What the generation recorded about itself (one small read; no table scans).
 fn stats(call: &Call<'_>) -> Result<Value, ToolError> {
-    let s = call.engine.index().stats().map_err(super::graph::index_err)?;
-    let meta = |k: &str| s.meta.get(k).cloned();
+    let meta = call.engine.index().meta().map_err(super::graph::index_err)?;
+    let summary = docforge_db::published_summary(&meta);
+    let get = |k: &str| meta.get(k).cloned();
     Ok(json!({
-        "nodes": s.nodes, "edges": s.edges, "logic": s.logic,
-        "nodes_by_kind": s.nodes_by_kind, "edges_by_class": s.edges_by_class,
-        "files_by_kind": s.files_by_kind,
-        "precision": meta("precision"), "completeness": meta("completeness"),
-        "completeness_reasons": meta("completeness_reasons").filter(|r| !r.is_empty()),
+        "generation": call.generation.revision,
+        "published_at": get("published_at"),
+        "summary": summary.map(|s| json!({
+            "files": s.files, "documents": s.docs, "go_files": s.go_files,
+            "go_files_selected": s.go_files_selected, "modules": s.modules, "packages": s.packages,
+            "nodes": s.nodes, "edges": s.edges, "errors": s.errors, "warnings": s.warnings,
+            "skipped": s.skipped,
+        })),
+        "precision": get("precision"),
+        "precision_reasons": get("precision_reasons").filter(|r| !r.is_empty()),
+        "completeness": get("completeness"),
+        "completeness_reasons": get("completeness_reasons").filter(|r| !r.is_empty()),
     }))
 }
 

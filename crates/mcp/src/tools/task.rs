@@ -118,7 +118,7 @@ pub fn get_task_context(call: &mut Call<'_>, a: Value) -> Result<Value, ToolErro
         "token_budget": budget,
     });
     let plan_hash = hash_json(&plan);
-    let stats = call.engine.index().stats().map_err(index_err)?;
+    let stats = call.engine.stats()?;
     let precision = stats.meta.get("precision").cloned();
     let declared: std::collections::BTreeSet<String> =
         stats.edges_by_class.iter().filter(|(_, n)| **n > 0).map(|(c, _)| c.clone()).collect();
