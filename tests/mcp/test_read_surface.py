@@ -379,3 +379,63 @@ def test_no_socket_at_startup_and_no_write_outside_the_state_dir(shop):
             assert not [f for f in fds if f.startswith("socket:")], fds
     run(go())
     assert tree_state(shop) == before
+
+
+def receipt_file(root):
+    return root / ".docforge" / "receipts" / "generation-diff.v1.json"
+
+
+def test_generation_diff_states_and_pages_without_repairing(shop):
+    async def go():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_get_generation_diff")
+            assert not err and c["result"]["receipt_state"] == "missing" and c["staleness"] == "missing"
+            assert not (shop / ".docforge").exists(), "the status path never builds or writes"
+
+            _, boot, _ = await call(s, "docforge_bootstrap")
+            err, c, _ = await call(s, "docforge_get_generation_diff", {"limit": 3})
+            r = c["result"]
+            assert r["receipt_state"] == "current" and r["page_schema_version"] == 1
+            h = r["receipt_header"]
+            assert h["from"] is None and h["to"]["generation"] == boot["revision"]
+            assert h["counts"]["nodes_added"] == boot["result"]["index"]["summary"]["nodes"]
+            assert h["counts"]["edges_added"] == boot["result"]["index"]["summary"]["edges"]
+            assert "items" not in h and len(h["stored_receipt_hash"]) == 64
+            assert len(r["items"]) == 3 and r["pagination"]["has_more"] is True
+            assert r["pagination"]["details_permanently_omitted"] == max(0, h["counts"]["items_total"] - 1000)
+            first_cursor = r["pagination"]["next_cursor"]
+            err, c2, _ = await call(s, "docforge_get_generation_diff", {"limit": 3, "cursor": first_cursor})
+            assert not err and c2["result"]["items"] != r["items"]
+
+            # An edit makes the receipt stale until a normal call republishes.
+            doc = shop / "docs" / "notes.md"
+            doc.write_text(doc.read_text() + "\nOne more line.\n")
+            _, c, _ = await call(s, "docforge_get_generation_diff")
+            assert c["result"]["receipt_state"] == "stale" and c["result"]["page"] is None
+            _, synced, _ = await call(s, "docforge_search", {"query": "line"})
+            _, c, _ = await call(s, "docforge_get_generation_diff")
+            r = c["result"]
+            assert r["receipt_state"] == "current"
+            h = r["receipt_header"]
+            assert h["from"]["generation"] == boot["revision"] and h["to"]["generation"] == synced["revision"]
+            assert h["counts"]["nodes_changed"] >= 1 and h["counts"]["nodes_added"] == 0
+            changed = [i["id"] for i in r["items"] if i["type"] == "node" and i["change"] == "changed"]
+            assert sorted(changed) == ["docs/notes", "docs/notes#notes", "file:docs/notes.md"], r["items"]
+            err, c, _ = await call(s, "docforge_get_generation_diff", {"limit": 3, "cursor": first_cursor})
+            assert err and c["error"]["code"] == "stale_cursor"
+
+            # Tampered or unsafe evidence is stated, never repaired.
+            f = receipt_file(shop)
+            good = f.read_bytes()
+            f.write_bytes(good.replace(b'"nodes_changed":', b'"nodes_changed":1'))
+            _, c, _ = await call(s, "docforge_get_generation_diff")
+            assert c["result"]["receipt_state"] == "unverified"
+            f.write_bytes(good)
+            other = shop.parent / "elsewhere.json"
+            other.write_bytes(good)
+            f.unlink()
+            f.symlink_to(other)
+            _, c, _ = await call(s, "docforge_get_generation_diff")
+            assert c["result"]["receipt_state"] == "unsafe"
+            assert f.is_symlink(), "not repaired"
+    run(go())

@@ -103,7 +103,7 @@ pub fn mcp(corpus: &Path) -> Value {
     let original = std::fs::read_to_string(&path).unwrap();
     let anchor = "func (c *conn) hijacked() bool {\n";
     assert!(original.contains(anchor), "edit anchor present");
-    let mut edit = |i: usize| {
+    let edit = |i: usize| {
         let text = original.replacen(anchor, &format!("{anchor}\t_ = {i}\n"), 1);
         std::fs::write(&path, text).unwrap();
     };

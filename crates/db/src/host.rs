@@ -65,6 +65,24 @@ pub struct AnalysisHost {
     files: BTreeMap<String, (SourceFile, Option<FileStamp>)>,
     /// What this host last published, so the next publication can send only a delta.
     pub(crate) published: Option<crate::publish::Published>,
+    /// The cheap identity of the inventory of the last disk sync; `None` once an editor
+    /// change made the revision differ from the disk.
+    pub(crate) source_identity: Option<String>,
+}
+
+/// SHA-256 over what a walk saw (paths, kinds, states, sizes, modification times, scanner
+/// errors): the cheap identity of the sources, computed without reading a file.
+pub fn cheap_identity(inv: &Inventory) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for e in &inv.entries {
+        let (size, mtime) = e.stamp.map_or((0, 0), |s| (s.size, s.mtime_ns));
+        h.update(format!("{}\0{}\0{}\0{size}\0{mtime}\n", e.rel, e.kind.as_str(), e.status.label()));
+    }
+    for (path, err) in &inv.errors {
+        h.update(format!("error\0{path}\0{err}\n"));
+    }
+    hex::encode(h.finalize())
 }
 
 pub fn build_context(project: &Project) -> BuildContext {
@@ -103,7 +121,7 @@ impl AnalysisHost {
         )
         .durability(Durability::MEDIUM)
         .new(&db);
-        AnalysisHost { db, ws, project, files: BTreeMap::new(), published: None }
+        AnalysisHost { db, ws, project, files: BTreeMap::new(), published: None, source_identity: None }
     }
 
     /// Switch the Go semantic layer on or off (`precise` vs `ast` facts).
@@ -135,6 +153,7 @@ impl AnalysisHost {
     /// [`Analysis`] reads. Edited files get LOW durability, like rust-analyzer's workspace
     /// files, so repeated edits of one file do not re-verify what depends only on others.
     pub fn apply_change(&mut self, change: Change) {
+        self.source_identity = None;
         self.apply(change, &BTreeMap::new(), Durability::LOW);
     }
 
@@ -233,6 +252,7 @@ impl AnalysisHost {
         change.inventory = Some(info);
         // Files as found on disk change rarely compared with files being edited.
         self.apply(change, &stamps, Durability::MEDIUM);
+        self.source_identity = Some(cheap_identity(inv));
         report
     }
 

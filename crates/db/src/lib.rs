@@ -15,6 +15,7 @@ mod graph;
 mod host;
 mod inputs;
 mod publish;
+pub mod receipt;
 mod trees;
 mod types_q;
 mod validation;
@@ -22,7 +23,9 @@ mod validation;
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};
-pub use host::{Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress, SyncReport};
+pub use host::{
+    cheap_identity, Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress, SyncReport,
+};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
 pub use salsa::Cancelled;

@@ -126,17 +126,41 @@ impl AnalysisHost {
     pub fn publish(&mut self, index: &mut Index) -> Result<PublishReport, PublishError> {
         let snap = self.snapshot().map_err(|_| PublishError::Cancelled)?;
         let path = index.path().to_path_buf();
-        let report = match self.published.as_ref().filter(|p| p.path == path) {
-            Some(prev) => match index.publish_delta(delta(prev, &snap)) {
-                Err(IndexError::GenerationMismatch { .. }) => index.publish(full_batch(&snap)),
-                other => other,
-            },
-            None => index.publish(full_batch(&snap)),
+        let before = side_of(index, None).map_err(PublishError::Index)?;
+        let published = self.published.take();
+        let result = match published.as_ref().filter(|p| p.path == path) {
+            Some(prev) => {
+                let d = delta(prev, &snap);
+                let items = items_from_memory(prev, &d);
+                match index.publish_delta(d) {
+                    Err(IndexError::GenerationMismatch { .. }) => items_from_index(index, &snap)
+                        .and_then(|items| Ok((index.publish(full_batch(&snap))?, items))),
+                    other => other.map(|r| (r, items)),
+                }
+            }
+            None => items_from_index(index, &snap)
+                .and_then(|items| Ok((index.publish(full_batch(&snap))?, items))),
+        };
+        let (report, items) = result.map_err(PublishError::Index)?;
+        if before.as_ref().map(|b| b.generation) != Some(report.generation) {
+            let publication = index.publication().map_err(PublishError::Index)?;
+            if let (Some(p), Some(to)) =
+                (publication, side_of(index, self.source_identity.clone()).map_err(PublishError::Index)?)
+            {
+                let header = crate::receipt::Header {
+                    project_id: self.project().id.clone(),
+                    root: self.project().root.display().to_string(),
+                    index_file: (p.dev, p.inode),
+                    from: before,
+                    to,
+                };
+                // The receipt is derived evidence: failing to write it leaves the reader's
+                // status `missing`/`stale`, never a wrong `current`.
+                if crate::receipt::write(&path, &crate::receipt::build(header, items)).is_err() {
+                    let _ = std::fs::remove_file(crate::receipt::receipt_path(&path));
+                }
+            }
         }
-        .map_err(|e| {
-            self.published = None;
-            PublishError::Index(e)
-        })?;
         self.published = Some(Published {
             path,
             generation: report.generation,
@@ -171,6 +195,96 @@ impl AnalysisHost {
         });
         Ok(true)
     }
+}
+
+/// The identity of the committed generation for a receipt (`None` before the first).
+fn side_of(
+    index: &Index,
+    source_identity: Option<String>,
+) -> Result<Option<crate::receipt::Side>, IndexError> {
+    let Some(p) = index.publication()? else { return Ok(None) };
+    let meta = index.meta()?;
+    let count = |k: &str| meta.get(&format!("summary.{k}")).and_then(|v| v.parse().ok()).unwrap_or(0);
+    Ok(Some(crate::receipt::Side {
+        generation: p.generation,
+        source_fingerprint: p.source_fingerprint,
+        source_identity,
+        graph_digest: p.graph_digest,
+        nodes: count("nodes"),
+        edges: count("edges"),
+    }))
+}
+
+fn edge_ids(f: &docforge_model::Fragment) -> Vec<(&str, &str, &str)> {
+    f.edges.iter().map(|e| (e.source.as_str(), e.relation.as_str(), e.target.as_str())).collect()
+}
+
+/// The changes a delta makes, from the fragments this host published last time.
+fn items_from_memory(prev: &Published, d: &Delta) -> Vec<crate::receipt::Item> {
+    let old: HashMap<&str, &Arc<docforge_model::Fragment>> = prev
+        .chunks
+        .values()
+        .flat_map(|c| c.owners.iter())
+        .chain(prev.extra.iter())
+        .map(|o| (&*o.key, &o.fragment))
+        .collect();
+    let empty = docforge_model::Fragment::default();
+    fn pair<'a>(
+        o: &'a docforge_model::Fragment,
+        n: &'a docforge_model::Fragment,
+    ) -> crate::receipt::OwnerPair<'a> {
+        crate::receipt::OwnerPair {
+            old_nodes: &o.nodes,
+            old_edges: edge_ids(o),
+            new_nodes: &n.nodes,
+            new_edges: edge_ids(n),
+        }
+    }
+    let mut pairs: Vec<crate::receipt::OwnerPair<'_>> = d
+        .upsert_owners
+        .iter()
+        .map(|o| pair(old.get(o.key.as_str()).map_or(&empty, |f| f), &o.fragment))
+        .collect();
+    pairs.extend(d.remove_owners.iter().map(|k| pair(old.get(k.as_str()).map_or(&empty, |f| f), &empty)));
+    crate::receipt::changes(&pairs)
+}
+
+/// The changes a full batch makes, comparing with the rows stored in `index`.
+fn items_from_index(index: &Index, snap: &Snapshot) -> Result<Vec<crate::receipt::Item>, IndexError> {
+    let stored = index.owner_digests()?;
+    let mut olds = Vec::new();
+    let mut news: Vec<&docforge_model::Fragment> = Vec::new();
+    let mut seen = HashSet::new();
+    for o in snap.graph.owners() {
+        seen.insert(&*o.key);
+        match stored.get(&*o.key) {
+            Some(d) if *d == o.digest => {}
+            Some(_) => {
+                olds.push(index.owner_content(&o.key)?);
+                news.push(&o.fragment);
+            }
+            None => news.push(&o.fragment),
+        }
+    }
+    for key in stored.keys().filter(|k| !seen.contains(k.as_str())) {
+        olds.push(index.owner_content(key)?);
+    }
+    let mut pairs: Vec<crate::receipt::OwnerPair<'_>> = olds
+        .iter()
+        .map(|c| crate::receipt::OwnerPair {
+            old_nodes: &c.nodes,
+            old_edges: c.edges.iter().map(|(s, r, t)| (s.as_str(), r.as_str(), t.as_str())).collect(),
+            new_nodes: &[],
+            new_edges: Vec::new(),
+        })
+        .collect();
+    pairs.extend(news.iter().map(|f| crate::receipt::OwnerPair {
+        old_nodes: &[],
+        old_edges: Vec::new(),
+        new_nodes: &f.nodes,
+        new_edges: edge_ids(f),
+    }));
+    Ok(crate::receipt::changes(&pairs))
 }
 
 fn full_batch(snap: &Snapshot) -> Batch {

@@ -314,3 +314,96 @@ impl Index {
         stmt.exists([]).ctx(&self.path)
     }
 }
+
+/// The rows one owner contributed, for comparing generations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnerContent {
+    pub nodes: Vec<docforge_model::Node>,
+    /// Edge identities `(source, relation, target)`.
+    pub edges: Vec<(String, String, String)>,
+}
+
+impl Index {
+    /// Every stored owner key with its digest.
+    pub fn owner_digests(&self) -> Result<std::collections::HashMap<String, [u8; 32]>, IndexError> {
+        let mut stmt = self.conn.prepare_cached("SELECT key, digest FROM owners").ctx(&self.path)?;
+        let rows =
+            stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))).ctx(&self.path)?;
+        let mut out = std::collections::HashMap::new();
+        for row in rows {
+            let (key, digest) = row.ctx(&self.path)?;
+            let digest: [u8; 32] = digest.try_into().map_err(|_| IndexError::Malformed {
+                path: self.path.clone(),
+                detail: format!("digest of owner `{key}` is not 32 bytes"),
+            })?;
+            out.insert(key, digest);
+        }
+        Ok(out)
+    }
+
+    /// The nodes and edge identities an owner contributed (empty when it is not stored).
+    pub fn owner_content(&self, key: &str) -> Result<OwnerContent, IndexError> {
+        let mut out = OwnerContent::default();
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT n.id FROM nodes n JOIN owners o ON o.id = n.owner WHERE o.key = ?1 \
+                 AND n.rid BETWEEN o.node_lo AND o.node_hi ORDER BY n.rid",
+            )
+            .ctx(&self.path)?;
+        let ids: Vec<String> =
+            stmt.query_map([key], |r| r.get(0)).ctx(&self.path)?.collect::<Result<_, _>>().ctx(&self.path)?;
+        for id in ids {
+            if let Some(n) = self.node_of_owner(key, &id)? {
+                out.nodes.push(n);
+            }
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT e.source, e.relation, e.target FROM edges e JOIN owners o ON o.id = e.owner \
+                 WHERE o.key = ?1 AND e.rid BETWEEN o.edge_lo AND o.edge_hi ORDER BY e.rid",
+            )
+            .ctx(&self.path)?;
+        out.edges = stmt
+            .query_map([key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .ctx(&self.path)?
+            .collect::<Result<_, _>>()
+            .ctx(&self.path)?;
+        Ok(out)
+    }
+
+    fn node_of_owner(&self, key: &str, id: &str) -> Result<Option<docforge_model::Node>, IndexError> {
+        use rusqlite::OptionalExtension;
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT n.kind, n.title, n.path, n.line, n.col, n.text, n.attrs FROM nodes n \
+                 JOIN owners o ON o.id = n.owner WHERE o.key = ?1 AND n.id = ?2 ORDER BY n.rid LIMIT 1",
+            )
+            .ctx(&self.path)?
+            .query_row([key, id], |r| {
+                let path: Option<String> = r.get(2)?;
+                let location = match path {
+                    Some(path) => Some(Location {
+                        path,
+                        line: r.get::<_, Option<u32>>(3)?.unwrap_or(0),
+                        column: r.get::<_, Option<u32>>(4)?.unwrap_or(0),
+                    }),
+                    None => None,
+                };
+                Ok((r.get(0)?, r.get(1)?, location, r.get(5)?, r.get::<_, Option<String>>(6)?))
+            })
+            .optional()
+            .ctx(&self.path)?;
+        let Some((kind, title, location, text, attrs)) = row else { return Ok(None) };
+        let attrs = match attrs {
+            None => BTreeMap::new(),
+            Some(a) => serde_json::from_str(&a).map_err(|e| IndexError::Malformed {
+                path: self.path.clone(),
+                detail: format!("attrs of node `{id}`: {e}"),
+            })?,
+        };
+        Ok(Some(docforge_model::Node { id: id.to_string(), kind, title, location, text, attrs }))
+    }
+}

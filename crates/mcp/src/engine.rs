@@ -5,7 +5,7 @@
 
 use crate::reply::ToolError;
 use crate::watch::Watcher;
-use docforge_db::{published_is_current, AnalysisHost, AstPolicy, ENGINE_VERSION};
+use docforge_db::{cheap_identity, published_is_current, AnalysisHost, AstPolicy, ENGINE_VERSION};
 use docforge_index::{Index, IndexError, Publication};
 use docforge_project::{discover, Inventory, Project, STATE_DIR};
 use serde::Serialize;
@@ -29,6 +29,19 @@ pub struct Generation {
     pub cheap_identity: String,
     #[serde(skip)]
     pub index_file: (u64, u64),
+}
+
+impl Generation {
+    /// No generation: for status tools that never synchronise or open the index.
+    pub fn unbound() -> Generation {
+        Generation {
+            revision: 0,
+            source_hash: String::new(),
+            graph_digest: String::new(),
+            cheap_identity: String::new(),
+            index_file: (0, 0),
+        }
+    }
 }
 
 /// What the synchronisation before a call did (the `staleness` of the response).
@@ -94,19 +107,6 @@ fn adapter_fingerprint(root: &Path) -> String {
     let exe = std::env::current_exe().map(|p| stamp_of(&p)).unwrap_or_default();
     let config = std::fs::read(root.join(docforge_project::CONFIG_FILE)).unwrap_or_default();
     hex::encode(Sha256::digest(format!("{ENGINE_VERSION}\n{exe}\n{}", hex::encode(Sha256::digest(&config)))))
-}
-
-/// SHA-256 over what the walk saw: no file is read.
-pub fn cheap_identity(inv: &Inventory) -> String {
-    let mut h = Sha256::new();
-    for e in &inv.entries {
-        let (size, mtime) = e.stamp.map_or((0, 0), |s| (s.size, s.mtime_ns));
-        h.update(format!("{}\0{}\0{}\0{size}\0{mtime}\n", e.rel, e.kind.as_str(), e.status.label()));
-    }
-    for (path, err) in &inv.errors {
-        h.update(format!("error\0{path}\0{err}\n"));
-    }
-    hex::encode(h.finalize())
 }
 
 fn file_identity(path: &Path) -> Option<(u64, u64)> {

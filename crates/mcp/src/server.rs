@@ -36,10 +36,10 @@ fn output_schema() -> Arc<Map<String, Value>> {
         "properties": {
             "notice": { "type": "string" },
             "project": { "type": "object" },
-            "revision": { "type": "integer" },
-            "source_hash": { "type": "string" },
+            "revision": { "type": ["integer", "null"] },
+            "source_hash": { "type": ["string", "null"] },
             "adapter_version": { "type": "string" },
-            "staleness": { "type": "string", "enum": ["current", "rebuilt"] },
+            "staleness": { "type": "string", "enum": ["current", "rebuilt", "stale", "missing", "unsafe", "unverified", "unknown"] },
             "result": { "type": "object" },
             "diagnostics": { "type": "object" },
         },
@@ -109,7 +109,12 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     let mut diag = Diagnostics::default();
     let mut engine = server.engine.lock().unwrap_or_else(|p| p.into_inner());
     let identity = Instant::now();
-    let synced = engine.sync(spec.name == "docforge_sync");
+    let synced = if spec.syncs {
+        engine.sync(spec.name == "docforge_sync")
+    } else {
+        // A status tool reads no index generation: it states its own envelope fields.
+        Ok((crate::engine::Generation::unbound(), Staleness::Current, crate::engine::SyncStats::default()))
+    };
     let mut body = Map::new();
     body.insert("notice".into(), json!(NOTICE));
     body.insert("project".into(), json!({ "id": server.project_id, "root": server.root }));
@@ -135,8 +140,14 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
                     Staleness::Rebuilt => "rebuilt",
                 }),
             );
+            if !spec.syncs {
+                for k in ["revision", "source_hash", "graph_digest"] {
+                    body.insert(k.into(), Value::Null);
+                }
+            }
             let read = Instant::now();
-            let mut call = Call { engine: &mut engine, generation, server, diag: &mut diag };
+            let mut call =
+                Call { engine: &mut engine, generation, server, diag: &mut diag, envelope: Map::new() };
             let r =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (spec.handler)(&mut call, args)))
                     .unwrap_or_else(|_| {
@@ -145,6 +156,7 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
                             "the tool failed unexpectedly; the server keeps serving",
                         ))
                     });
+            body.extend(std::mem::take(&mut call.envelope));
             diag.stage("index_read", read.elapsed().as_secs_f64() * 1e3);
             r
         }

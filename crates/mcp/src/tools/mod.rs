@@ -3,6 +3,7 @@
 //! read it.
 
 mod context;
+mod diff;
 mod graph;
 mod project;
 mod task;
@@ -23,6 +24,8 @@ pub struct Call<'a> {
     pub generation: Generation,
     pub server: &'a Server,
     pub diag: &'a mut Diagnostics,
+    /// Envelope fields a non-synchronising tool states itself (revision, staleness, …).
+    pub envelope: serde_json::Map<String, Value>,
 }
 
 pub type Handler = fn(&mut Call<'_>, Value) -> Result<Value, ToolError>;
@@ -32,11 +35,29 @@ pub struct ToolSpec {
     pub description: &'static str,
     pub input_schema: fn() -> Value,
     pub handler: Handler,
+    /// Whether the call first proves the index current (re-syncing when stale). Status
+    /// tools that must never repair say `false`.
+    pub syncs: bool,
 }
 
 macro_rules! spec {
     ($name:literal, $args:ty, $handler:path, $desc:literal) => {
-        ToolSpec { name: $name, description: $desc, input_schema: schema::<$args>, handler: $handler }
+        ToolSpec {
+            name: $name,
+            description: $desc,
+            input_schema: schema::<$args>,
+            handler: $handler,
+            syncs: true,
+        }
+    };
+    (status $name:literal, $args:ty, $handler:path, $desc:literal) => {
+        ToolSpec {
+            name: $name,
+            description: $desc,
+            input_schema: schema::<$args>,
+            handler: $handler,
+            syncs: false,
+        }
     };
 }
 
@@ -70,6 +91,8 @@ pub static SPECS: &[ToolSpec] = &[
         "Evidence for a task (change, implementation, failure, ownership, test, operation, release) from a derived version-1 plan, paged."),
     spec!("docforge_validate_project", project::NoArgs, project::validate_project,
         "Evaluate every [[claims]] entry of the project's documents (gograph.validation.v1 results)."),
+    spec!(status "docforge_get_generation_diff", diff::DiffArgs, diff::get_generation_diff,
+        "Pages of the latest version-1 transition receipt (what the last index publication changed). Never synchronises; states current/stale/missing/unsafe/unverified/unknown."),
 ];
 
 /// Contract tools this build does not register yet, with why (reported by `get_contract`).
@@ -78,7 +101,6 @@ pub static NOT_REGISTERED: &[(&str, &str)] = &[
     ("docforge_visualize", "the graph browser is not implemented in this build"),
     ("docforge_stop_visualization", "the graph browser is not implemented in this build"),
     ("docforge_visualization_status", "the graph browser is not implemented in this build"),
-    ("docforge_get_generation_diff", "transition receipts are not implemented in this build"),
 ];
 
 pub fn names() -> Vec<&'static str> {
