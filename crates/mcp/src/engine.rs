@@ -80,6 +80,10 @@ pub struct Engine {
     pub binding: Binding,
     host: Option<AnalysisHost>,
     index: Option<Index>,
+    /// The file identity the read connection was opened on.
+    index_opened_on: Option<(u64, u64)>,
+    /// The write connection and the file identity it was opened on.
+    writer: Option<(Index, Option<(u64, u64)>)>,
     current: Option<Generation>,
     watcher: Option<Watcher>,
     /// A host being built in the background after a published index was adopted, so the
@@ -127,6 +131,8 @@ impl Engine {
             binding: Binding { project, no_ast, precise, index_path, adapter_fingerprint },
             host: None,
             index: None,
+            writer: None,
+            index_opened_on: None,
             current: None,
             watcher,
             warming: None,
@@ -224,6 +230,7 @@ impl Engine {
         }
         let Some(publication) = index.publication().map_err(index_err)? else { return Ok(None) };
         let generation = generation_of(&publication, identity);
+        self.index_opened_on = file_identity(path);
         self.index = Some(index);
         self.current = Some(generation.clone());
         self.warm_pending = Some(inv.clone());
@@ -296,12 +303,16 @@ impl Engine {
         stats.analysis_ms = analysis.elapsed().as_secs_f64() * 1e3;
         let publish = Instant::now();
         let path = self.binding.index_path.clone();
-        let mut writer = match Index::open(&path) {
-            Ok(i) => i,
-            Err(IndexError::SchemaMismatch { .. } | IndexError::Corrupt { .. }) => {
-                Index::recreate(&path).map_err(index_err)?
-            }
-            Err(e) => return Err(index_err(e)),
+        let on_disk = file_identity(&path);
+        let mut writer = match self.writer.take().filter(|w| on_disk.is_some() && w.1 == on_disk) {
+            Some((w, _)) => w,
+            None => match Index::open(&path) {
+                Ok(i) => i,
+                Err(IndexError::SchemaMismatch { .. } | IndexError::Corrupt { .. }) => {
+                    Index::recreate(&path).map_err(index_err)?
+                }
+                Err(e) => return Err(index_err(e)),
+            },
         };
         if fresh {
             // A generation another process published from the same sources is adopted.
@@ -312,9 +323,17 @@ impl Engine {
             docforge_db::PublishError::Index(e) => index_err(e),
         })?;
         stats.owners_written = report.owners_written + report.owners_deleted;
-        drop(writer);
+        let on_disk = file_identity(&path);
+        self.writer = Some((writer, on_disk));
         stats.publish_ms = publish.elapsed().as_secs_f64() * 1e3;
-        let index = Index::open_read_only(&path).map_err(index_err)?;
+        // The read connection sees the new commit (WAL); reopen only for another file.
+        let index = match self.index.take().filter(|_| self.index_opened_on == on_disk) {
+            Some(i) => i,
+            None => {
+                self.index_opened_on = on_disk;
+                Index::open_read_only(&path).map_err(index_err)?
+            }
+        };
         if self.binding.no_ast && index.has_logic().map_err(index_err)? {
             self.index = None;
             self.current = None;
