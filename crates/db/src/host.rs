@@ -169,7 +169,10 @@ impl AnalysisHost {
                             if file.kind(&self.db) != kind {
                                 file.set_kind(&mut self.db).to(kind);
                             }
-                            file.set_content(&mut self.db).with_durability(durability).to(content);
+                            // A file that changes after its first load is being edited (in an
+                            // editor or on disk): LOW, so the next edits of it do not re-verify
+                            // what depends only on files that never changed.
+                            file.set_content(&mut self.db).with_durability(Durability::LOW).to(content);
                             if file.mtime_ns(&self.db) != mtime {
                                 file.set_mtime_ns(&mut self.db).to(mtime);
                             }

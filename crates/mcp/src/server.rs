@@ -122,13 +122,14 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     let outcome = match synced {
         Err(e) => Err(e),
         Ok((generation, staleness, stats)) => {
-            diag.stage(
-                "source_identity",
-                if stats.walked { stats.walk_ms } else { identity.elapsed().as_secs_f64() * 1e3 },
-            );
+            // The walk or re-stat when there was one; otherwise the (watcher) check itself.
+            let identity_ms =
+                if stats.walk_ms > 0.0 { stats.walk_ms } else { identity.elapsed().as_secs_f64() * 1e3 };
+            diag.stage("source_identity", identity_ms);
             diag.stage("adapter_projection", stats.analysis_ms);
             diag.stage("index_publish", stats.publish_ms);
             diag.count("files_read", stats.files_read as u64);
+            diag.count("full_walks", stats.walked as u64);
             diag.count("owners_written", stats.owners_written as u64);
             body.insert("revision".into(), json!(generation.revision));
             body.insert("source_hash".into(), json!(generation.source_hash));
