@@ -92,6 +92,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The coordination server (MCP over stateless Streamable HTTP) and its credentials.
+    Coord {
+        #[command(subcommand)]
+        command: docforge_coord::CoordCommand,
+    },
     /// The engine version.
     Version {
         #[arg(long)]
@@ -129,6 +134,7 @@ fn main() -> ExitCode {
         Command::Logic { id, json } => commands::logic(&root, &id, json),
         Command::Version { json } => commands::version(json),
         Command::Validate { json } => return ExitCode::from(validate::validate(&root, json)),
+        Command::Coord { command } => return docforge_coord::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
