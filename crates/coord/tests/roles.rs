@@ -61,7 +61,8 @@ fn prepare(w: &World, row: &str, p: &str, caller: Option<&str>) -> (String, Valu
             let builder = matches!(caller, Some("arch" | "lead" | "impl"));
             let claimant = if builder { caller.unwrap() } else { "impl" };
             w.issue(p, wp);
-            w.act(&actor(claimant), "claim_work_package", json!({"project_id": p, "work_package_id": wp})).ok();
+            w.act(&actor(claimant), "claim_work_package", json!({"project_id": p, "work_package_id": wp}))
+                .ok();
             json!({"project_id": p, "work_package_id": wp, "summary": "s"})
         }
         "request_review" => {
@@ -79,7 +80,11 @@ fn prepare(w: &World, row: &str, p: &str, caller: Option<&str>) -> (String, Valu
         "raise_escalation" => json!({"project_id": p, "target_role": "PM", "subject": "blocked"}),
         "resolve_escalation" => {
             let e = w
-                .act(&actor("impl"), "raise_escalation", json!({"project_id": p, "target_role": variant, "subject": "s"}))
+                .act(
+                    &actor("impl"),
+                    "raise_escalation",
+                    json!({"project_id": p, "target_role": variant, "subject": "s"}),
+                )
                 .ok();
             json!({"project_id": p, "escalation_id": e["escalation_id"], "resolution": "r"})
         }
@@ -116,7 +121,12 @@ fn every_tool_is_allowed_exactly_for_the_roles_of_the_contract_table() {
             if allowed.contains(&role) {
                 assert!(!outcome.is_error, "{row} as {role} must be allowed: {}", outcome.raw);
             } else {
-                assert_eq!(outcome.code(), Some("forbidden"), "{row} as {role} must be forbidden: {}", outcome.raw);
+                assert_eq!(
+                    outcome.code(),
+                    Some("forbidden"),
+                    "{row} as {role} must be forbidden: {}",
+                    outcome.raw
+                );
                 assert_eq!(w.event_count(), before, "{row} as {role}: a refused call writes no event");
             }
             cells += 1;
@@ -160,8 +170,15 @@ fn non_members_and_inactive_principals_are_forbidden_everywhere_project_scoped()
     w.act(&SYSTEM, "register_actor", json!({"project_id": "q", "actor_id": "outsider", "role": "PM"})).ok();
     w.act(&actor("outsider"), "get_project", json!({"project_id": "p"})).err("forbidden");
     // Deactivated memberships (set by an operator in the database) no longer act.
-    w.store.lock().execute("UPDATE memberships SET active = 0 WHERE project_id = 'p' AND actor_id = 'pm'", []).unwrap();
+    w.store
+        .lock()
+        .execute("UPDATE memberships SET active = 0 WHERE project_id = 'p' AND actor_id = 'pm'", [])
+        .unwrap();
     w.act(&actor("pm"), "get_project", json!({"project_id": "p"})).err("forbidden");
-    w.act(&actor("pm"), "issue_work_package", json!({"project_id": "p", "work_package_id": "WP-3", "title": "t"}))
-        .err("forbidden");
+    w.act(
+        &actor("pm"),
+        "issue_work_package",
+        json!({"project_id": "p", "work_package_id": "WP-3", "title": "t"}),
+    )
+    .err("forbidden");
 }

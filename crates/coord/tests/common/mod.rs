@@ -98,15 +98,23 @@ impl World {
     pub fn project(&self, project_id: &str) {
         self.act(&SYSTEM, "create_project", json!({"project_id": project_id, "name": project_id})).ok();
         for (actor_id, role) in CAST {
-            self.act(&SYSTEM, "register_actor", json!({"project_id": project_id, "actor_id": actor_id, "role": role}))
-                .ok();
+            self.act(
+                &SYSTEM,
+                "register_actor",
+                json!({"project_id": project_id, "actor_id": actor_id, "role": role}),
+            )
+            .ok();
         }
     }
 
     /// Issues an OPEN work package (as the PM).
     pub fn issue(&self, p: &str, wp: &str) {
-        self.act(&actor("pm"), "issue_work_package", json!({"project_id": p, "work_package_id": wp, "title": wp}))
-            .ok();
+        self.act(
+            &actor("pm"),
+            "issue_work_package",
+            json!({"project_id": p, "work_package_id": wp, "title": wp}),
+        )
+        .ok();
     }
 
     /// Issues, claims (as `claimant`) and submits a result.
@@ -114,7 +122,8 @@ impl World {
         self.issue(p, wp);
         let who = actor(claimant);
         self.act(&who, "claim_work_package", json!({"project_id": p, "work_package_id": wp})).ok();
-        self.act(&who, "submit_result", json!({"project_id": p, "work_package_id": wp, "summary": "done"})).ok();
+        self.act(&who, "submit_result", json!({"project_id": p, "work_package_id": wp, "summary": "done"}))
+            .ok();
     }
 
     /// Requests a review of the submitted result (as `requester`); returns its ID.
@@ -144,14 +153,20 @@ impl World {
     /// An ACCEPTED work package (claimed by impl, approved by rev, accepted by the PO).
     pub fn accepted(&self, p: &str, wp: &str) {
         self.approved(p, wp, "impl", "rev");
-        self.act(&actor("po"), "close_gate", json!({"project_id": p, "work_package_id": wp, "gate": "ACCEPT"}))
-            .ok();
+        self.act(
+            &actor("po"),
+            "close_gate",
+            json!({"project_id": p, "work_package_id": wp, "gate": "ACCEPT"}),
+        )
+        .ok();
     }
 
     /// `(cursor, event_type)` of every event of a project, read from the event table.
     pub fn events(&self, project_id: &str) -> Vec<(i64, String)> {
         let conn = self.store.lock();
-        let mut stmt = conn.prepare("SELECT cursor, event_type FROM events WHERE project_id = ?1 ORDER BY cursor").unwrap();
+        let mut stmt = conn
+            .prepare("SELECT cursor, event_type FROM events WHERE project_id = ?1 ORDER BY cursor")
+            .unwrap();
         stmt.query_map([project_id], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
     }
 
@@ -167,4 +182,21 @@ impl World {
 
 pub fn is_mutation(tool: &str) -> bool {
     !matches!(tool, "sync_since" | "list_pending_actions" | "get_work_package" | "get_project")
+}
+
+impl World {
+    pub fn idempotency_records(&self) -> i64 {
+        self.store.lock().query_row("SELECT count(*) FROM idempotency", [], |r| r.get(0)).unwrap()
+    }
+
+    /// Asserts that the call fails with `code` and writes nothing: no event, no idempotency
+    /// record. Returns the error message.
+    #[track_caller]
+    pub fn refuse(&self, who: &Principal, tool: &str, args: Value, code: &str) -> String {
+        let (events, keys) = (self.event_count(), self.idempotency_records());
+        let message = self.act(who, tool, args).err(code);
+        assert_eq!(self.event_count(), events, "{tool}: a refused call writes no event");
+        assert_eq!(self.idempotency_records(), keys, "{tool}: a refused call records no key");
+        message
+    }
 }
