@@ -171,15 +171,15 @@ impl JsonSchema for Sha256Hex {
     }
 }
 
-/// A project role.
+/// A project role: PO (product owner), PM (project manager), PA (project assistant: takes
+/// part and requests reviews, never records decisions), ARCHITECT, LEAD_ENGINEER, IMPLEMENTER
+/// (the roles that claim work), REVIEWER.
+// (No per-variant doc comments: they would turn the schema's plain `enum` into a `oneOf`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Role {
-    /// Product owner.
     Po,
-    /// Project manager.
     Pm,
-    /// Project assistant: may request reviews and take part, never records decisions.
     Pa,
     Architect,
     LeadEngineer,

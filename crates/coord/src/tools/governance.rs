@@ -22,14 +22,13 @@ pub(super) fn tools() -> Vec<Tool> {
 
 keyed!(RecordDecision, RaiseEscalation, ResolveEscalation, LinkCommit, LinkArtifact);
 
+/// PRODUCT (what the product does): PO only. TECHNICAL (how it is built), PROCESS (how the
+/// team works): PO or PM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum DecisionKind {
-    /// What the product does: PO only.
     Product,
-    /// How it is built: PO or PM.
     Technical,
-    /// How the team works: PO or PM.
     Process,
 }
 

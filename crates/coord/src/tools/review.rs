@@ -180,12 +180,12 @@ fn submit_review(m: &Mutation<'_, '_>, a: SubmitReview) -> ToolResult {
     }))
 }
 
+/// ACCEPT: SUBMITTED → ACCEPTED, needs an independent APPROVED review of the current
+/// revision. REJECT: any state but ACCEPTED/REJECTED → REJECTED.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Gate {
-    /// SUBMITTED → ACCEPTED; needs an independent APPROVED review of the current revision.
     Accept,
-    /// Any state but ACCEPTED/REJECTED → REJECTED.
     Reject,
 }
 
