@@ -74,7 +74,11 @@ fn sigkill_during_a_burst_loses_no_acknowledged_mutation_and_leaves_no_partial_e
     for (wp, result) in &acked {
         let state = server.ok(&pm, "get_work_package", json!({"project_id": "p", "work_package_id": wp}));
         assert_eq!(state["state"], "OPEN", "{wp}");
-        let replay = server.call(&pm, "issue_work_package", serde_json::from_str::<Value>(&issue_body(wp)).unwrap()["params"]["arguments"].clone());
+        let replay = server.call(
+            &pm,
+            "issue_work_package",
+            serde_json::from_str::<Value>(&issue_body(wp)).unwrap()["params"]["arguments"].clone(),
+        );
         assert_eq!(&replay.to_string(), result, "{wp}: the retry replays the acknowledged response");
     }
 
@@ -100,14 +104,19 @@ fn sigkill_during_a_burst_loses_no_acknowledged_mutation_and_leaves_no_partial_e
     unique.sort();
     unique.dedup();
     assert_eq!(unique.len(), issued.len(), "each work package issued once");
-    assert!(issued.len() >= acked.len() && issued.len() <= acked.len() + CLIENTS, "acknowledged, plus at most one in flight per client");
+    assert!(
+        issued.len() >= acked.len() && issued.len() <= acked.len() + CLIENTS,
+        "acknowledged, plus at most one in flight per client"
+    );
     for wp in &issued {
         server.ok(&pm, "get_work_package", json!({"project_id": "p", "work_package_id": wp}));
     }
     // A work package without its event would be a partial write: probe the next unacknowledged ones.
     for client in 0..CLIENTS {
-        let next = (0..).map(|i| format!("WP-{client}-{i}")).find(|wp| !issued.contains(&wp.as_str())).unwrap();
-        let missing = server.call(&pm, "get_work_package", json!({"project_id": "p", "work_package_id": next}));
+        let next =
+            (0..).map(|i| format!("WP-{client}-{i}")).find(|wp| !issued.contains(&wp.as_str())).unwrap();
+        let missing =
+            server.call(&pm, "get_work_package", json!({"project_id": "p", "work_package_id": next}));
         assert_eq!(missing["structuredContent"]["error"]["code"], "not_found", "{next}");
     }
 }

@@ -105,20 +105,21 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"))
 }
 
-/// Checks that do not need the body: origin, media types, protocol version header.
-fn check_headers(state: &AppState, headers: &HeaderMap) -> Result<(), Response> {
+/// Checks that do not need the body: origin, media types, protocol version header. `Some`
+/// is the refusal.
+fn refuse_headers(state: &AppState, headers: &HeaderMap) -> Option<Response> {
     let null = Value::Null;
     if let Some(origin) = header_str(headers, "origin") {
         if !origin_allowed(origin, &state.allowed_origins) {
             let message = format!("origin {origin} is not allowed");
-            return Err(rpc_error(StatusCode::FORBIDDEN, &null, INVALID_REQUEST, &message));
+            return Some(rpc_error(StatusCode::FORBIDDEN, &null, INVALID_REQUEST, &message));
         }
     }
     let content_type = header_str(headers, "content-type").unwrap_or("");
     let media = content_type.split(';').next().unwrap_or("").trim();
     if !media.eq_ignore_ascii_case("application/json") {
         let message = "Content-Type must be application/json";
-        return Err(rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &null, INVALID_REQUEST, message));
+        return Some(rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &null, INVALID_REQUEST, message));
     }
     if let Some(accept) = header_str(headers, "accept") {
         let acceptable = accept.split(',').any(|part| {
@@ -127,7 +128,7 @@ fn check_headers(state: &AppState, headers: &HeaderMap) -> Result<(), Response> 
         });
         if !acceptable {
             let message = "Accept must allow application/json (this server sends JSON responses, never SSE)";
-            return Err(rpc_error(StatusCode::NOT_ACCEPTABLE, &null, INVALID_REQUEST, message));
+            return Some(rpc_error(StatusCode::NOT_ACCEPTABLE, &null, INVALID_REQUEST, message));
         }
     }
     if let Some(version) = header_str(headers, "mcp-protocol-version") {
@@ -136,14 +137,14 @@ fn check_headers(state: &AppState, headers: &HeaderMap) -> Result<(), Response> 
                 "unsupported MCP-Protocol-Version {version:?}; supported: {}",
                 PROTOCOL_VERSIONS.join(", ")
             );
-            return Err(rpc_error(StatusCode::BAD_REQUEST, &null, INVALID_REQUEST, &message));
+            return Some(rpc_error(StatusCode::BAD_REQUEST, &null, INVALID_REQUEST, &message));
         }
     }
-    Ok(())
+    None
 }
 
 async fn handle_post(State(state): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Err(refusal) = check_headers(&state, &headers) {
+    if let Some(refusal) = refuse_headers(&state, &headers) {
         return refusal;
     }
     let null = Value::Null;

@@ -224,7 +224,7 @@ pub struct GetWorkPackage {
 /// Rows of one SQL query over a work package, each as a JSON object keyed by column name.
 fn rows(conn: &Connection, sql: &str, project_id: &str, wp_id: &str) -> Result<Vec<Value>, ToolError> {
     let mut stmt = conn.prepare(sql)?;
-    let names: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+    let names: Vec<String> = stmt.column_names().map(String::from).collect();
     let out = stmt
         .query_map([project_id, wp_id], |r| {
             let mut object = serde_json::Map::new();
