@@ -7,7 +7,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 const SCHEMA_VERSION: &str = "1";
 
@@ -228,12 +228,10 @@ pub fn begin_write(conn: &mut Connection) -> rusqlite::Result<Transaction<'_>> {
     conn.transaction_with_behavior(TransactionBehavior::Immediate)
 }
 
-/// What an event says beyond its position and time.
+/// What an event says beyond its position, time and actor.
 pub struct NewEvent<'a> {
     pub project_id: &'a str,
     pub event_type: &'a str,
-    pub actor_id: &'a str,
-    pub actor_role: &'a str,
     pub aggregate_type: &'a str,
     pub aggregate_id: &'a str,
     pub correlation_id: Option<&'a str>,
@@ -241,8 +239,19 @@ pub struct NewEvent<'a> {
     pub payload: Value,
 }
 
+/// The actor of an event: its ID and its role in the project (`SYSTEM` for SYSTEM).
+pub struct EventActor<'a> {
+    pub actor_id: &'a str,
+    pub actor_role: &'a str,
+}
+
 /// Appends one event inside the caller's transaction; returns its event ID.
-pub fn append_event(tx: &Transaction<'_>, event: NewEvent<'_>, created_at: &str) -> rusqlite::Result<String> {
+pub fn append_event(
+    tx: &Transaction<'_>,
+    actor: EventActor<'_>,
+    event: NewEvent<'_>,
+    created_at: &str,
+) -> rusqlite::Result<String> {
     let event_id = new_id("evt");
     tx.execute(
         "INSERT INTO events(event_id, project_id, event_type, actor_id, actor_role, aggregate_type,
@@ -252,8 +261,8 @@ pub fn append_event(tx: &Transaction<'_>, event: NewEvent<'_>, created_at: &str)
             event_id,
             event.project_id,
             event.event_type,
-            event.actor_id,
-            event.actor_role,
+            actor.actor_id,
+            actor.actor_role,
             event.aggregate_type,
             event.aggregate_id,
             event.correlation_id,
@@ -293,44 +302,5 @@ pub fn new_id(prefix: &str) -> String {
 
 /// Now as RFC 3339 UTC with milliseconds, e.g. `2026-07-30T00:00:00.000Z`.
 pub fn now_rfc3339() -> String {
-    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    format_rfc3339_millis(since.as_millis() as i64)
-}
-
-pub fn format_rfc3339_millis(unix_millis: i64) -> String {
-    let (days, ms_of_day) = (unix_millis.div_euclid(86_400_000), unix_millis.rem_euclid(86_400_000));
-    let (year, month, day) = civil_from_days(days);
-    let secs = ms_of_day / 1000;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60,
-        ms_of_day % 1000
-    )
-}
-
-/// Howard Hinnant's days-from-civil inverse (proleptic Gregorian calendar).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps_are_rfc3339_utc_with_milliseconds() {
-        assert_eq!(format_rfc3339_millis(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(format_rfc3339_millis(1_785_369_600_000), "2026-07-30T00:00:00.000Z");
-        assert_eq!(format_rfc3339_millis(951_782_400_123), "2000-02-29T00:00:00.123Z");
-    }
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }

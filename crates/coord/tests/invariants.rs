@@ -23,30 +23,15 @@ fn a_pm_cannot_appoint_a_po_but_a_po_and_system_can() {
 fn one_membership_per_actor_and_project_and_system_is_reserved() {
     let w = World::new();
     w.project("p");
-    w.refuse(
-        &SYSTEM,
-        "register_actor",
-        json!({"project_id": "p", "actor_id": "impl", "role": "PM"}),
-        "conflict",
-    );
-    w.refuse(
-        &SYSTEM,
-        "register_actor",
-        json!({"project_id": "p", "actor_id": "SYSTEM", "role": "PM"}),
-        "invalid_argument",
-    );
-    w.refuse(
-        &SYSTEM,
-        "register_actor",
-        json!({"project_id": "nope", "actor_id": "x", "role": "PM"}),
-        "not_found",
-    );
-    w.refuse(
-        &SYSTEM,
-        "register_actor",
-        json!({"project_id": "p", "actor_id": "x", "role": "KING"}),
-        "invalid_argument",
-    );
+    for (project, actor_id, role, code) in [
+        ("p", "impl", "PM", "conflict"),
+        ("p", "SYSTEM", "PM", "invalid_argument"),
+        ("nope", "x", "PM", "not_found"),
+        ("p", "x", "KING", "invalid_argument"),
+    ] {
+        let args = json!({"project_id": project, "actor_id": actor_id, "role": role});
+        w.refuse(&SYSTEM, "register_actor", args, code);
+    }
 }
 
 #[test]
@@ -113,13 +98,7 @@ fn reviewers_are_independent_members_and_reviews_need_a_submitted_result() {
     w.issue("p", "WP-1");
     let req = |reviewer: &str| json!({"project_id": "p", "work_package_id": "WP-1", "reviewer_id": reviewer});
     w.refuse(&actor("pm"), "request_review", req("rev"), "invalid_state"); // OPEN
-    w.act(&actor("impl"), "claim_work_package", json!({"project_id": "p", "work_package_id": "WP-1"})).ok();
-    w.act(
-        &actor("impl"),
-        "submit_result",
-        json!({"project_id": "p", "work_package_id": "WP-1", "summary": "s"}),
-    )
-    .ok();
+    w.claim_and_submit("p", "WP-1", "impl");
     let m = w.refuse(&actor("pm"), "request_review", req("impl"), "forbidden");
     assert!(m.contains("not independent"), "{m}");
     w.refuse(&actor("pm"), "request_review", req("pm"), "forbidden");
@@ -201,13 +180,7 @@ fn accept_needs_an_independent_approval_of_the_current_result() {
     let accept = json!({"project_id": "p", "work_package_id": "WP-1", "gate": "ACCEPT"});
     w.issue("p", "WP-1");
     w.refuse(&actor("po"), "close_gate", accept.clone(), "invalid_state"); // OPEN
-    w.act(&actor("impl"), "claim_work_package", json!({"project_id": "p", "work_package_id": "WP-1"})).ok();
-    w.act(
-        &actor("impl"),
-        "submit_result",
-        json!({"project_id": "p", "work_package_id": "WP-1", "summary": "s"}),
-    )
-    .ok();
+    w.claim_and_submit("p", "WP-1", "impl");
     let m = w.refuse(&actor("po"), "close_gate", accept.clone(), "invalid_state"); // no review
     assert!(m.contains("independent approval"), "{m}");
     // An approval by the closer itself is not independent.

@@ -10,7 +10,8 @@ mod work;
 
 use crate::args::Role;
 use crate::auth::{Principal, SYSTEM_PRINCIPAL};
-use crate::store::{append_event, begin_write, now_rfc3339, NewEvent, Store};
+pub use crate::store::NewEvent as Emit;
+use crate::store::{append_event, begin_write, now_rfc3339, EventActor, Store};
 use rusqlite::{Connection, OptionalExtension, Transaction};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -83,31 +84,11 @@ pub struct Mutation<'a, 'c> {
     pub principal: &'a Principal,
 }
 
-/// What `Mutation::emit` needs beyond the actor and the time.
-pub struct Emit<'a> {
-    pub project_id: &'a str,
-    pub event_type: &'a str,
-    pub aggregate_type: &'a str,
-    pub aggregate_id: &'a str,
-    pub correlation_id: Option<&'a str>,
-    pub causation_event_id: Option<&'a str>,
-    pub payload: Value,
-}
-
 impl Mutation<'_, '_> {
-    pub fn emit(&self, actor: &Actor, e: Emit<'_>) -> Result<String, ToolError> {
-        let event = NewEvent {
-            project_id: e.project_id,
-            event_type: e.event_type,
-            actor_id: &actor.actor_id,
-            actor_role: actor.role_name(),
-            aggregate_type: e.aggregate_type,
-            aggregate_id: e.aggregate_id,
-            correlation_id: e.correlation_id,
-            causation_event_id: e.causation_event_id,
-            payload: e.payload,
-        };
-        Ok(append_event(self.tx, event, &self.now)?)
+    /// Appends the mutation's event, by `actor`, at the mutation's time.
+    pub fn emit(&self, actor: &Actor, event: Emit<'_>) -> Result<String, ToolError> {
+        let by = EventActor { actor_id: &actor.actor_id, actor_role: actor.role_name() };
+        Ok(append_event(self.tx, by, event, &self.now)?)
     }
 }
 

@@ -120,6 +120,11 @@ impl World {
     /// Issues, claims (as `claimant`) and submits a result.
     pub fn submitted(&self, p: &str, wp: &str, claimant: &str) {
         self.issue(p, wp);
+        self.claim_and_submit(p, wp, claimant);
+    }
+
+    /// Claims an OPEN work package (as `claimant`) and submits a result.
+    pub fn claim_and_submit(&self, p: &str, wp: &str, claimant: &str) {
         let who = actor(claimant);
         self.act(&who, "claim_work_package", json!({"project_id": p, "work_package_id": wp})).ok();
         self.act(&who, "submit_result", json!({"project_id": p, "work_package_id": wp, "summary": "done"}))
