@@ -54,6 +54,8 @@ fn initialize_ping_and_tools_list_need_no_credentials_and_open_no_session() {
             "sync_since" | "list_pending_actions" | "get_work_package" | "get_project"
         );
         assert_eq!(required.contains(&"idempotency_key"), mutation, "{}", t["name"]);
+        assert_eq!(t["annotations"]["readOnlyHint"], !mutation, "{}", t["name"]);
+        assert_eq!(t["annotations"]["destructiveHint"], false, "{}", t["name"]);
     }
     // A notification is accepted with 202 and no body.
     let note = server.post(&[], r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);

@@ -133,6 +133,8 @@ pub(crate) fn system_actor() -> Actor {
 pub struct Tool {
     pub name: &'static str,
     pub description: &'static str,
+    /// Reads only (no idempotency key, no event).
+    pub read_only: bool,
     pub schema: fn() -> Value,
     pub run: fn(&Store, &Principal, Value) -> String,
 }
@@ -152,7 +154,16 @@ pub fn all() -> Vec<Tool> {
 pub fn list() -> Value {
     let tools: Vec<Value> = all()
         .iter()
-        .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": (t.schema)()}))
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "description": t.description,
+                "inputSchema": (t.schema)(),
+                // Mutations are idempotent per idempotency_key, and nothing is ever deleted.
+                "annotations": {"readOnlyHint": t.read_only, "destructiveHint": false,
+                                "idempotentHint": true, "openWorldHint": false},
+            })
+        })
         .collect();
     json!({ "tools": tools })
 }
@@ -336,6 +347,7 @@ macro_rules! tool {
         $crate::tools::Tool {
             name: $name,
             description: $description,
+            read_only: false,
             schema: $crate::tools::schema_of::<$args>,
             run: |store, principal, arguments| {
                 $crate::tools::mutate::<$args>($name, store, principal, arguments, $body)
@@ -346,6 +358,7 @@ macro_rules! tool {
         $crate::tools::Tool {
             name: $name,
             description: $description,
+            read_only: true,
             schema: $crate::tools::schema_of::<$args>,
             run: |store, principal, arguments| {
                 $crate::tools::query::<$args>(store, principal, arguments, $body)
