@@ -272,3 +272,25 @@ fn serve_refuses_a_non_loopback_address_unless_told() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
 }
+
+#[test]
+fn there_is_one_system_credential_and_replacing_it_revokes_the_old_token() {
+    let (_dir, server, old) = server();
+    let again = std::process::Command::new(DOCFORGE)
+        .args(["coord", "token", "system", "--db"])
+        .arg(&server.db)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--replace"));
+    let new = token(&server.db, &["system", "--replace"]);
+    let call = json!({"name": "create_project", "arguments": {"project_id": "p", "name": "P", "idempotency_key": "k"}});
+    assert_eq!(server.rpc(Some(&old), "tools/call", call.clone()).status, 401);
+    assert_eq!(server.call(&new, "create_project", call["arguments"].clone())["isError"], false);
+    let reserved = std::process::Command::new(DOCFORGE)
+        .args(["coord", "token", "create", "--actor", "system", "--db"])
+        .arg(&server.db)
+        .output()
+        .unwrap();
+    assert_eq!(reserved.status.code(), Some(1));
+}

@@ -2,8 +2,8 @@
 //! is created; the database cannot give it back.
 
 use crate::args::is_valid_id;
-use crate::store::{new_id, now_rfc3339, Store};
-use rusqlite::{params, OptionalExtension};
+use crate::store::{begin_write, new_id, now_rfc3339, Store};
+use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 
 /// Who a valid bearer token speaks for.
@@ -44,45 +44,45 @@ fn new_token() -> String {
     format!("dfc_{}", hex::encode(bytes))
 }
 
-fn insert(store: &Store, kind: &str, principal: &str, label: Option<&str>) -> Result<NewCredential, String> {
+fn insert(
+    conn: &Connection,
+    kind: &str,
+    principal: &str,
+    label: Option<&str>,
+) -> Result<NewCredential, String> {
     let token = new_token();
     let credential_id = new_id("cred");
-    store
-        .lock()
-        .execute(
-            "INSERT INTO credentials(credential_id, token_sha256, kind, principal, label, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![credential_id, token_sha256(&token), kind, principal, label, now_rfc3339()],
-        )
-        .map_err(|e| e.to_string())?;
+    conn.execute(
+        "INSERT INTO credentials(credential_id, token_sha256, kind, principal, label, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![credential_id, token_sha256(&token), kind, principal, label, now_rfc3339()],
+    )
+    .map_err(|e| e.to_string())?;
     Ok(NewCredential { credential_id, token })
 }
 
 /// Creates the SYSTEM credential. There is at most one unrevoked SYSTEM credential;
-/// `replace` revokes the current one first (in the same transaction).
+/// `replace` revokes the current one in the same transaction.
 pub fn create_system(store: &Store, replace: bool) -> Result<NewCredential, String> {
-    {
-        let conn = store.lock();
-        let active: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM credentials WHERE kind = 'system' AND revoked_at IS NULL",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(|e| e.to_string())?;
-        if active > 0 && !replace {
-            return Err(
-                "a SYSTEM credential exists already (use --replace to revoke it and create a new one)"
-                    .to_string(),
-            );
-        }
-        conn.execute(
-            "UPDATE credentials SET revoked_at = ?1 WHERE kind = 'system' AND revoked_at IS NULL",
-            [now_rfc3339()],
-        )
+    let mut conn = store.lock();
+    let tx = begin_write(&mut conn).map_err(|e| e.to_string())?;
+    let active: i64 = tx
+        .query_row("SELECT count(*) FROM credentials WHERE kind = 'system' AND revoked_at IS NULL", [], |r| {
+            r.get(0)
+        })
         .map_err(|e| e.to_string())?;
+    if active > 0 && !replace {
+        return Err("a SYSTEM credential exists already (use --replace to revoke it and create a new one)"
+            .to_string());
     }
-    insert(store, "system", SYSTEM_PRINCIPAL, Some("SYSTEM"))
+    tx.execute(
+        "UPDATE credentials SET revoked_at = ?1 WHERE kind = 'system' AND revoked_at IS NULL",
+        [now_rfc3339()],
+    )
+    .map_err(|e| e.to_string())?;
+    let created = insert(&tx, "system", SYSTEM_PRINCIPAL, Some("SYSTEM"))?;
+    tx.commit().map_err(|e| e.to_string())?;
+    Ok(created)
 }
 
 /// Creates a token for an actor. The actor needs a membership (`register_actor`) before it
@@ -93,7 +93,10 @@ pub fn create_actor(store: &Store, actor_id: &str, label: Option<&str>) -> Resul
             "invalid actor ID {actor_id:?}: use letters, digits, '.', '_', ':', '/' or '-', 1 to 128 characters"
         ));
     }
-    insert(store, "actor", actor_id, label)
+    if actor_id.eq_ignore_ascii_case(SYSTEM_PRINCIPAL) {
+        return Err("the actor ID SYSTEM is reserved".to_string());
+    }
+    insert(&store.lock(), "actor", actor_id, label)
 }
 
 pub fn revoke(store: &Store, credential_id: &str) -> Result<(), String> {
