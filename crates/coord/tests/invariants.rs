@@ -255,6 +255,8 @@ fn baselines_include_accepted_work_packages_only() {
     w.refuse(&actor("po"), "baseline_release", baseline(json!(["WP-1", "WP-9"])), "not_found");
     w.refuse(&actor("po"), "baseline_release", baseline(json!([])), "invalid_argument");
     w.refuse(&actor("po"), "baseline_release", baseline(json!(["WP-1", "WP-1"])), "invalid_argument");
+    let m = w.refuse(&actor("po"), "baseline_release", baseline(json!(["WP-1", "a b"])), "invalid_argument");
+    assert!(m.contains("work_package_ids[1]: invalid ID \"a b\""), "the message names the field: {m}");
     let v = w.act(&actor("po"), "baseline_release", baseline(json!(["WP-1"]))).ok();
     assert_eq!(v["work_packages"], json!([{"work_package_id": "WP-1", "revision": 1}]));
     w.refuse(&actor("pm"), "baseline_release", baseline(json!(["WP-1"])), "conflict");

@@ -206,7 +206,12 @@ fn parse<A: DeserializeOwned>(arguments: Value) -> Result<A, ToolError> {
     if !arguments.is_object() {
         return Err(ToolError::invalid("arguments must be a JSON object"));
     }
-    serde_json::from_value(arguments).map_err(|e| ToolError::invalid(format!("invalid arguments: {e}")))
+    // The error names the offending field, e.g. `work_package_ids[1]: invalid ID "a b": ...`.
+    serde_path_to_error::deserialize(arguments).map_err(|e| {
+        let path = e.path().to_string();
+        let at = if path == "." { String::new() } else { format!("{path}: ") };
+        ToolError::invalid(format!("invalid arguments: {at}{}", e.inner()))
+    })
 }
 
 /// Sorted keys, no insignificant whitespace, top-level `null`s dropped (the same as absent),
