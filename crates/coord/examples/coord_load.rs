@@ -3,7 +3,8 @@
 //! HTTP, one request at a time per client. Prints mutations/s and p50/p99/max latency, then
 //! checks that the log holds exactly one event per acknowledged mutation.
 //!
-//!   cargo run --release -p docforge-coord --example coord_load -- target/release/docforge [CLIENTS] [PER_CLIENT]
+//!   cargo build --release -p docforge-cli --bin docforge -p docforge-coord --example coord_load
+//!   target/release/examples/coord_load target/release/docforge [CLIENTS] [PER_CLIENT]
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
