@@ -57,6 +57,10 @@ fn initialize_ping_and_tools_list_need_no_credentials_and_open_no_session() {
         assert_eq!(t["annotations"]["readOnlyHint"], !mutation, "{}", t["name"]);
         assert_eq!(t["annotations"]["destructiveHint"], false, "{}", t["name"]);
     }
+    // A session ID sent anyway is ignored (there are no sessions to find or miss).
+    assert_eq!(server.post(&[("Mcp-Session-Id", "made-up")], INIT).status, 200);
+    // A presented token must be valid even where none is needed.
+    assert_eq!(server.post(&[("Authorization", "Bearer dfc_wrong")], INIT).status, 401);
     // A notification is accepted with 202 and no body.
     let note = server.post(&[], r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     assert_eq!((note.status, note.body.as_str()), (202, ""));
