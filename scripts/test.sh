@@ -23,6 +23,9 @@ tests/mcp/run.sh target/debug
 echo "== pre-commit framework (PyPI) end to end =="
 tests/precommit/run.sh target/debug
 
+echo "== coordination server: MCP Python SDK (1.x and 2.x) over Streamable HTTP =="
+tests/coord/run.sh target/debug
+
 echo "== go/types oracle: package-level symbol IDs of $(go env GOROOT)/src =="
 tests/oracle/compare.sh
 

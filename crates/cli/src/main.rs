@@ -111,6 +111,11 @@ enum Command {
         #[arg(long, value_name = "ID")]
         canonical_applier: Option<String>,
     },
+    /// The coordination server (MCP over stateless Streamable HTTP) and its credentials.
+    Coord {
+        #[command(subcommand)]
+        command: docforge_coord::CoordCommand,
+    },
     /// The engine version.
     Version {
         #[arg(long)]
@@ -182,6 +187,8 @@ fn main() -> ExitCode {
         Command::Version { json } => commands::version(json),
         Command::Validate { json } => return ExitCode::from(validate::validate(&root, json)),
         Command::Mcp { .. } => unreachable!("handled above"),
+    },
+        Command::Coord { command } => return docforge_coord::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
