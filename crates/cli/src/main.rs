@@ -187,7 +187,6 @@ fn main() -> ExitCode {
         Command::Version { json } => commands::version(json),
         Command::Validate { json } => return ExitCode::from(validate::validate(&root, json)),
         Command::Mcp { .. } => unreachable!("handled above"),
-    },
         Command::Coord { command } => return docforge_coord::run(command),
     };
     match result {
