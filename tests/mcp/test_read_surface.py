@@ -182,13 +182,19 @@ def test_cursors_fail_closed_when_corrupt_foreign_or_stale(shop):
 
 def test_every_call_resyncs_after_an_edit_outside_the_client(shop):
     async def go():
-        async with session(shop) as s:
+        async with session(shop, "--diagnostics") as s:
             _, c, _ = await call(s, "docforge_bootstrap")
+            _, quiet, _ = await call(s, "docforge_get_node", {"node_id": "arch.storage"})
+            assert quiet["staleness"] == "current" and quiet["diagnostics"]["counters"].get("full_walks", 0) == 0
             doc = shop / "docs" / "notes.md"
             doc.write_text(doc.read_text() + "\nA brand new zanzibar term.\n")
             _, c2, _ = await call(s, "docforge_search", {"query": "zanzibar"})
             assert c2["staleness"] == "rebuilt" and c2["revision"] == c["revision"] + 1
             assert c2["source_hash"] != c["source_hash"]
+            counters = c2["diagnostics"]["counters"]
+            assert counters["files_read"] == 1, "only the edited file is read again"
+            assert counters["full_walks"] == 0, "the watcher named the file: no walk"
+            assert counters["owners_written"] <= 2, "only the edited document's rows are rewritten"
             assert [i["id"] for i in c2["result"]["items"]] == ["notes"] or c2["result"]["returned"] >= 1
             (shop / "docs" / "notes.md").unlink()
             _, c3, _ = await call(s, "docforge_search", {"query": "zanzibar"})
@@ -376,7 +382,17 @@ def test_no_socket_at_startup_and_no_write_outside_the_state_dir(shop):
                 assert d["schema_version"] == 1 and set(d["stages_ms"]) >= {"source_identity", "index_read"}
                 assert "arch" not in json.dumps(d) and str(shop) not in json.dumps(d), "no content or paths"
             fds = [os.readlink(f"/proc/{mine[0]}/fd/{fd}") for fd in os.listdir(f"/proc/{mine[0]}/fd")]
-            assert not [f for f in fds if f.startswith("socket:")], fds
+            inodes = {f[len("socket:["):-1] for f in fds if f.startswith("socket:[")}
+            # No IP socket at all (TCP or UDP, v4 or v6) ...
+            for table in ["tcp", "tcp6", "udp", "udp6", "raw", "raw6"]:
+                rows = Path(f"/proc/{mine[0]}/net/{table}").read_text().splitlines()[1:]
+                assert not inodes & {r.split()[9] for r in rows if len(r.split()) > 9}, table
+            # ... and no named or listening Unix socket (the runtime's internal socketpair is neither).
+            for r in Path(f"/proc/{mine[0]}/net/unix").read_text().splitlines()[1:]:
+                cols = r.split()
+                if cols[6] in inodes:
+                    assert len(cols) == 7, f"named unix socket {cols}"
+                    assert int(cols[3], 16) & 0x10000 == 0, "listening unix socket"
     run(go())
     assert tree_state(shop) == before
 

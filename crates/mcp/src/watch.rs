@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 pub struct Watcher {
     ino: Inotify,
+    root: PathBuf,
     dirs: HashMap<WatchDescriptor, PathBuf>,
     /// Something may have changed since the last walk.
     dirty: bool,
@@ -47,6 +48,7 @@ impl Watcher {
         let ino = Inotify::init()?;
         let mut w = Watcher {
             ino,
+            root: root.to_path_buf(),
             dirs: HashMap::new(),
             dirty: true,
             touched: BTreeSet::new(),
@@ -98,6 +100,11 @@ impl Watcher {
             let mut any = false;
             for ev in events {
                 any = true;
+                // The state directory's own entry (created on the first publication) and the
+                // VCS directory are not sources.
+                if ev.name.is_some_and(skipped) && self.dirs.get(&ev.wd).is_some_and(|d| d == &self.root) {
+                    continue;
+                }
                 if ev.mask.contains(EventMask::Q_OVERFLOW) {
                     self.broken = true;
                 }
