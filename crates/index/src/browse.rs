@@ -270,40 +270,55 @@ impl Index {
     }
 }
 
+/// `id, kind, title, path, line, col, text, attrs` columns as a node and its raw attributes.
+fn node_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(docforge_model::Node, Option<String>)> {
+    let path: Option<String> = r.get(3)?;
+    let location = match path {
+        Some(path) => Some(Location {
+            path,
+            line: r.get::<_, Option<u32>>(4)?.unwrap_or(0),
+            column: r.get::<_, Option<u32>>(5)?.unwrap_or(0),
+        }),
+        None => None,
+    };
+    let node = docforge_model::Node {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        title: r.get(2)?,
+        location,
+        text: r.get(6)?,
+        attrs: BTreeMap::new(),
+    };
+    Ok((node, r.get(7)?))
+}
+
 impl Index {
-    /// One node row by exact ID without its edges (the lexically first owner's row).
-    pub fn node_only(&self, id: &str) -> Result<Option<docforge_model::Node>, IndexError> {
+    fn node_where(&self, sql: &str, params: &[&str]) -> Result<Option<docforge_model::Node>, IndexError> {
         use rusqlite::OptionalExtension;
         let row = self
             .conn
-            .prepare_cached(
-                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, n.text, n.attrs \
-                 FROM nodes n JOIN owners o ON o.id = n.owner WHERE n.id = ?1 ORDER BY o.key, n.rid LIMIT 1",
-            )
+            .prepare_cached(sql)
             .ctx(&self.path)?
-            .query_row([id], |r| {
-                let path: Option<String> = r.get(3)?;
-                let location = match path {
-                    Some(path) => Some(Location {
-                        path,
-                        line: r.get::<_, Option<u32>>(4)?.unwrap_or(0),
-                        column: r.get::<_, Option<u32>>(5)?.unwrap_or(0),
-                    }),
-                    None => None,
-                };
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, location, r.get(6)?, r.get::<_, Option<String>>(7)?))
-            })
+            .query_row(rusqlite::params_from_iter(params), node_row)
             .optional()
             .ctx(&self.path)?;
-        let Some((id, kind, title, location, text, attrs)) = row else { return Ok(None) };
-        let attrs = match attrs {
-            None => BTreeMap::new(),
-            Some(a) => serde_json::from_str(&a).map_err(|e| IndexError::Malformed {
+        let Some((mut node, attrs)) = row else { return Ok(None) };
+        if let Some(a) = attrs {
+            node.attrs = serde_json::from_str(&a).map_err(|e| IndexError::Malformed {
                 path: self.path.clone(),
-                detail: format!("attrs of node `{id}`: {e}"),
-            })?,
-        };
-        Ok(Some(docforge_model::Node { id, kind, title, location, text, attrs }))
+                detail: format!("attrs of node `{}`: {e}", node.id),
+            })?;
+        }
+        Ok(Some(node))
+    }
+
+    /// One node row by exact ID without its edges (the lexically first owner's row).
+    pub fn node_only(&self, id: &str) -> Result<Option<docforge_model::Node>, IndexError> {
+        self.node_where(
+            "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, n.text, n.attrs \
+             FROM nodes n JOIN owners o ON o.id = n.owner WHERE n.id = ?1 ORDER BY o.key, n.rid LIMIT 1",
+            &[id],
+        )
     }
 }
 
@@ -374,36 +389,10 @@ impl Index {
     }
 
     fn node_of_owner(&self, key: &str, id: &str) -> Result<Option<docforge_model::Node>, IndexError> {
-        use rusqlite::OptionalExtension;
-        let row = self
-            .conn
-            .prepare_cached(
-                "SELECT n.kind, n.title, n.path, n.line, n.col, n.text, n.attrs FROM nodes n \
-                 JOIN owners o ON o.id = n.owner WHERE o.key = ?1 AND n.id = ?2 ORDER BY n.rid LIMIT 1",
-            )
-            .ctx(&self.path)?
-            .query_row([key, id], |r| {
-                let path: Option<String> = r.get(2)?;
-                let location = match path {
-                    Some(path) => Some(Location {
-                        path,
-                        line: r.get::<_, Option<u32>>(3)?.unwrap_or(0),
-                        column: r.get::<_, Option<u32>>(4)?.unwrap_or(0),
-                    }),
-                    None => None,
-                };
-                Ok((r.get(0)?, r.get(1)?, location, r.get(5)?, r.get::<_, Option<String>>(6)?))
-            })
-            .optional()
-            .ctx(&self.path)?;
-        let Some((kind, title, location, text, attrs)) = row else { return Ok(None) };
-        let attrs = match attrs {
-            None => BTreeMap::new(),
-            Some(a) => serde_json::from_str(&a).map_err(|e| IndexError::Malformed {
-                path: self.path.clone(),
-                detail: format!("attrs of node `{id}`: {e}"),
-            })?,
-        };
-        Ok(Some(docforge_model::Node { id: id.to_string(), kind, title, location, text, attrs }))
+        self.node_where(
+            "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, n.text, n.attrs FROM nodes n \
+             JOIN owners o ON o.id = n.owner WHERE o.key = ?1 AND n.id = ?2 ORDER BY n.rid LIMIT 1",
+            &[key, id],
+        )
     }
 }
