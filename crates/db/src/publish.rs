@@ -133,13 +133,11 @@ impl AnalysisHost {
                 let d = delta(prev, &snap);
                 let items = items_from_memory(prev, &d);
                 match index.publish_delta(d) {
-                    Err(IndexError::GenerationMismatch { .. }) => items_from_index(index, &snap)
-                        .and_then(|items| Ok((index.publish(full_batch(&snap))?, items))),
+                    Err(IndexError::GenerationMismatch { .. }) => publish_full(index, &snap),
                     other => other.map(|r| (r, items)),
                 }
             }
-            None => items_from_index(index, &snap)
-                .and_then(|items| Ok((index.publish(full_batch(&snap))?, items))),
+            None => publish_full(index, &snap),
         };
         let (report, items) = result.map_err(PublishError::Index)?;
         if before.as_ref().map(|b| b.generation) != Some(report.generation) {
@@ -220,7 +218,7 @@ fn edge_ids(f: &docforge_model::Fragment) -> Vec<(&str, &str, &str)> {
 }
 
 /// The changes a delta makes, from the fragments this host published last time.
-fn items_from_memory(prev: &Published, d: &Delta) -> Vec<crate::receipt::Item> {
+fn items_from_memory(prev: &Published, d: &Delta) -> crate::receipt::ChangeSummary {
     let old: HashMap<&str, &Arc<docforge_model::Fragment>> = prev
         .chunks
         .values()
@@ -249,27 +247,38 @@ fn items_from_memory(prev: &Published, d: &Delta) -> Vec<crate::receipt::Item> {
     crate::receipt::changes(&pairs)
 }
 
-/// The changes a full batch makes, comparing with the rows stored in `index`.
-fn items_from_index(index: &Index, snap: &Snapshot) -> Result<Vec<crate::receipt::Item>, IndexError> {
+/// What a full batch replaces: the stored contents of owners that change or vanish, and
+/// the new fragments of owners that change or appear.
+struct Replaced<'a> {
+    olds: Vec<docforge_index::OwnerContent>,
+    news: Vec<&'a docforge_model::Fragment>,
+}
+
+fn replaced_by<'a>(index: &Index, snap: &'a Snapshot) -> Result<Replaced<'a>, IndexError> {
     let stored = index.owner_digests()?;
-    let mut olds = Vec::new();
-    let mut news: Vec<&docforge_model::Fragment> = Vec::new();
+    let mut r = Replaced { olds: Vec::new(), news: Vec::new() };
     let mut seen = HashSet::new();
     for o in snap.graph.owners() {
         seen.insert(&*o.key);
         match stored.get(&*o.key) {
             Some(d) if *d == o.digest => {}
             Some(_) => {
-                olds.push(index.owner_content(&o.key)?);
-                news.push(&o.fragment);
+                r.olds.push(index.owner_content(&o.key)?);
+                r.news.push(&o.fragment);
             }
-            None => news.push(&o.fragment),
+            None => r.news.push(&o.fragment),
         }
     }
     for key in stored.keys().filter(|k| !seen.contains(k.as_str())) {
-        olds.push(index.owner_content(key)?);
+        r.olds.push(index.owner_content(key)?);
     }
-    let mut pairs: Vec<crate::receipt::OwnerPair<'_>> = olds
+    Ok(r)
+}
+
+/// The change collection of a full batch.
+fn items_replaced(r: &Replaced<'_>) -> crate::receipt::ChangeSummary {
+    let mut pairs: Vec<crate::receipt::OwnerPair<'_>> = r
+        .olds
         .iter()
         .map(|c| crate::receipt::OwnerPair {
             old_nodes: &c.nodes,
@@ -278,13 +287,28 @@ fn items_from_index(index: &Index, snap: &Snapshot) -> Result<Vec<crate::receipt
             new_edges: Vec::new(),
         })
         .collect();
-    pairs.extend(news.iter().map(|f| crate::receipt::OwnerPair {
+    pairs.extend(r.news.iter().map(|f| crate::receipt::OwnerPair {
         old_nodes: &[],
         old_edges: Vec::new(),
         new_nodes: &f.nodes,
         new_edges: edge_ids(f),
     }));
-    Ok(crate::receipt::changes(&pairs))
+    crate::receipt::changes(&pairs)
+}
+
+/// Publish a full batch while another thread computes its change collection (the SQLite
+/// transaction is single-threaded, so the receipt costs no wall time on a second core).
+fn publish_full(
+    index: &mut Index,
+    snap: &Snapshot,
+) -> Result<(PublishReport, crate::receipt::ChangeSummary), IndexError> {
+    let replaced = replaced_by(index, snap)?;
+    std::thread::scope(|scope| {
+        let items = scope.spawn(|| items_replaced(&replaced));
+        let report = index.publish(full_batch(snap));
+        let items = items.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        Ok((report?, items))
+    })
 }
 
 fn full_batch(snap: &Snapshot) -> Batch {

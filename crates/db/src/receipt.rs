@@ -7,7 +7,6 @@
 use docforge_model::Node;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub const RECEIPT_DIR: &str = "receipts";
@@ -103,55 +102,124 @@ pub(crate) struct OwnerPair<'a> {
     pub new_edges: Vec<(&'a str, &'a str, &'a str)>,
 }
 
+/// The complete change collection, summarised: exact counts, the hash of every item in
+/// canonical order, and the first items within the retention limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ChangeSummary {
+    pub counts: Counts,
+    pub full_collection_hash: String,
+    pub retained: Vec<Item>,
+    pub retained_bytes: usize,
+}
+
+/// One change, borrowed: `(kind, change, a, b, c)` where a node is `(id, "", "")` and an
+/// edge `(source, relation, target)`. Sorting these tuples is the canonical item order.
+type Row<'a> = (&'static str, &'static str, &'a str, &'a str, &'a str);
+
 /// The exact change collection across changed owners (a node moving between owners is
-/// compared by ID, an edge by triple).
-pub(crate) fn changes(pairs: &[OwnerPair<'_>]) -> Vec<Item> {
-    let mut old_nodes: BTreeMap<&str, &Node> = BTreeMap::new();
-    let mut new_nodes: BTreeMap<&str, &Node> = BTreeMap::new();
-    let mut old_edges = BTreeSet::new();
-    let mut new_edges = BTreeSet::new();
+/// compared by ID, an edge by triple), without materialising more than the retained items.
+pub(crate) fn changes(pairs: &[OwnerPair<'_>]) -> ChangeSummary {
+    use std::collections::{HashMap, HashSet};
+    let mut old_nodes: HashMap<&str, &Node> = HashMap::new();
+    let mut new_nodes: HashMap<&str, &Node> = HashMap::new();
+    let mut old_edges = HashSet::new();
+    let mut new_edges = HashSet::new();
     for p in pairs {
         old_nodes.extend(p.old_nodes.iter().map(|n| (n.id.as_str(), n)));
         new_nodes.extend(p.new_nodes.iter().map(|n| (n.id.as_str(), n)));
         old_edges.extend(p.old_edges.iter().copied());
         new_edges.extend(p.new_edges.iter().copied());
     }
-    let node = |change: &str, id: &str| Item {
-        kind: "node".into(),
-        change: change.into(),
-        id: Some(id.into()),
-        source: None,
-        relation: None,
-        target: None,
-    };
-    let mut items = Vec::new();
+    let mut rows: Vec<Row<'_>> = Vec::new();
     for (id, n) in &new_nodes {
         match old_nodes.get(id) {
-            None => items.push(node("added", id)),
-            Some(o) if *o != *n => items.push(node("changed", id)),
+            None => rows.push(("node", "added", id, "", "")),
+            Some(o) if **o != **n => rows.push(("node", "changed", id, "", "")),
             Some(_) => {}
         }
     }
-    items.extend(old_nodes.keys().filter(|id| !new_nodes.contains_key(*id)).map(|id| node("removed", id)));
-    let edge = |change: &str, (s, r, t): &(&str, &str, &str)| Item {
-        kind: "edge".into(),
-        change: change.into(),
-        id: None,
-        source: Some(s.to_string()),
-        relation: Some(r.to_string()),
-        target: Some(t.to_string()),
+    rows.extend(
+        old_nodes.keys().filter(|id| !new_nodes.contains_key(*id)).map(|id| ("node", "removed", *id, "", "")),
+    );
+    rows.extend(
+        new_edges.iter().filter(|e| !old_edges.contains(*e)).map(|&(s, r, t)| ("edge", "added", s, r, t)),
+    );
+    rows.extend(
+        old_edges.iter().filter(|e| !new_edges.contains(*e)).map(|&(s, r, t)| ("edge", "removed", s, r, t)),
+    );
+    rows.sort_unstable();
+    let count =
+        |kind: &str, change: &str| rows.iter().filter(|r| r.0 == kind && r.1 == change).count() as u64;
+    let counts = Counts {
+        nodes_added: count("node", "added"),
+        nodes_removed: count("node", "removed"),
+        nodes_changed: count("node", "changed"),
+        edges_added: count("edge", "added"),
+        edges_removed: count("edge", "removed"),
+        items_total: rows.len() as u64,
     };
-    items.extend(new_edges.difference(&old_edges).map(|e| edge("added", e)));
-    items.extend(old_edges.difference(&new_edges).map(|e| edge("removed", e)));
-    items.sort();
-    items
+    let mut retained = Vec::new();
+    let mut retained_bytes = 0usize;
+    for r in &rows {
+        let item = item(r);
+        let size = serde_json::to_vec(&item).expect("item serialises").len() + 1;
+        if retained.len() == MAX_RETAINED_ITEMS || retained_bytes + size > MAX_RETAINED_BYTES {
+            break;
+        }
+        retained_bytes += size;
+        retained.push(item);
+    }
+    ChangeSummary { counts, full_collection_hash: hash_rows(rows.iter().copied()), retained, retained_bytes }
 }
 
-fn collection_hash(items: &[Item]) -> String {
+fn item(r: &Row<'_>) -> Item {
+    let some = |s: &str| Some(s.to_string());
+    match r.0 {
+        "node" => Item {
+            kind: "node".into(),
+            change: r.1.into(),
+            id: some(r.2),
+            source: None,
+            relation: None,
+            target: None,
+        },
+        _ => Item {
+            kind: "edge".into(),
+            change: r.1.into(),
+            id: None,
+            source: some(r.2),
+            relation: some(r.3),
+            target: some(r.4),
+        },
+    }
+}
+
+fn row(i: &Item) -> Row<'_> {
+    let kind = if i.kind == "node" { "node" } else { "edge" };
+    let change = match i.change.as_str() {
+        "added" => "added",
+        "removed" => "removed",
+        _ => "changed",
+    };
+    fn s(o: &Option<String>) -> &str {
+        o.as_deref().unwrap_or("")
+    }
+    match kind {
+        "node" => (kind, change, s(&i.id), "", ""),
+        _ => (kind, change, s(&i.source), s(&i.relation), s(&i.target)),
+    }
+}
+
+/// SHA-256 over the rows in canonical order, one `kind NUL change NUL a NUL b NUL c LF` each.
+fn hash_rows<'a>(rows: impl Iterator<Item = Row<'a>>) -> String {
     let mut h = Sha256::new();
     h.update(b"docforge.generation-diff.items.v1\0");
-    for i in items {
-        h.update(serde_json::to_vec(i).expect("item serialises"));
+    for (kind, change, a, b, c) in rows {
+        for part in [kind, change, a, b] {
+            h.update(part.as_bytes());
+            h.update([0u8]);
+        }
+        h.update(c.as_bytes());
         h.update(b"\n");
     }
     hex::encode(h.finalize())
@@ -166,29 +234,9 @@ pub(crate) struct Header {
     pub to: Side,
 }
 
-pub(crate) fn build(header: Header, items: Vec<Item>) -> Receipt {
-    let count = |kind: &str, change: &str| {
-        items.iter().filter(|i| i.kind == kind && i.change == change).count() as u64
-    };
-    let counts = Counts {
-        nodes_added: count("node", "added"),
-        nodes_removed: count("node", "removed"),
-        nodes_changed: count("node", "changed"),
-        edges_added: count("edge", "added"),
-        edges_removed: count("edge", "removed"),
-        items_total: items.len() as u64,
-    };
-    let full_collection_hash = collection_hash(&items);
-    let mut retained = Vec::new();
-    let mut bytes = 0usize;
-    for i in &items {
-        let size = serde_json::to_vec(i).expect("item serialises").len() + 1;
-        if retained.len() == MAX_RETAINED_ITEMS || bytes + size > MAX_RETAINED_BYTES {
-            break;
-        }
-        bytes += size;
-        retained.push(i.clone());
-    }
+pub(crate) fn build(header: Header, changes: ChangeSummary) -> Receipt {
+    let ChangeSummary { counts, full_collection_hash, retained, retained_bytes: bytes } = changes;
+    let omitted = counts.items_total - retained.len() as u64;
     let mut r = Receipt {
         receipt_schema_version: 1,
         receipt_kind: "primary_graph_transition".into(),
@@ -201,11 +249,11 @@ pub(crate) fn build(header: Header, items: Vec<Item>) -> Receipt {
         to: header.to,
         counts,
         full_collection_hash,
-        retained_collection_hash: collection_hash(&retained),
+        retained_collection_hash: hash_rows(retained.iter().map(row)),
         retained: Retained {
             items: retained.len() as u64,
             bytes: bytes as u64,
-            omitted: (items.len() - retained.len()) as u64,
+            omitted,
             limit_items: MAX_RETAINED_ITEMS as u64,
             limit_bytes: MAX_RETAINED_BYTES as u64,
         },
@@ -252,8 +300,9 @@ mod tests {
             new_nodes: &new,
             new_edges: vec![("a", "calls", "b"), ("a", "calls", "d")],
         }];
-        let items = changes(&pairs);
-        let brief: Vec<String> = items
+        let summary = changes(&pairs);
+        let brief: Vec<String> = summary
+            .retained
             .iter()
             .map(|i| format!("{} {} {}", i.kind, i.change, i.id.clone().or(i.target.clone()).unwrap()))
             .collect();
@@ -275,7 +324,7 @@ mod tests {
                 edges: 2,
             },
         };
-        let r = build(header, items);
+        let r = build(header, summary);
         assert_eq!((r.counts.nodes_added, r.counts.nodes_changed, r.counts.edges_removed), (1, 1, 1));
         assert_eq!(r.receipt_hash, r.compute_hash());
         assert_eq!(r.full_collection_hash, r.retained_collection_hash);

@@ -50,7 +50,8 @@ mod rows;
 mod schema;
 
 pub use browse::{
-    Direction, Neighbour, NodeFilter, NodeSummary, Reached, Traversal, TraverseLimits, Truncation,
+    Direction, Neighbour, NodeFilter, NodeSummary, OwnerContent, Reached, Traversal, TraverseLimits,
+    Truncation,
 };
 pub use error::IndexError;
 pub use fts::fts_query;
