@@ -77,10 +77,24 @@ pub fn cheap_identity(inv: &Inventory) -> String {
     let mut h = Sha256::new();
     for e in &inv.entries {
         let (size, mtime) = e.stamp.map_or((0, 0), |s| (s.size, s.mtime_ns));
-        h.update(format!("{}\0{}\0{}\0{size}\0{mtime}\n", e.rel, e.kind.as_str(), e.status.label()));
+        h.update(e.rel.as_bytes());
+        h.update([0]);
+        h.update(e.kind.as_str().as_bytes());
+        h.update([0]);
+        match &e.status {
+            EntryStatus::Selected => h.update(b"selected"),
+            other => h.update(other.label().as_bytes()),
+        }
+        h.update([0]);
+        h.update(size.to_le_bytes());
+        h.update(mtime.to_le_bytes());
     }
     for (path, err) in &inv.errors {
-        h.update(format!("error\0{path}\0{err}\n"));
+        h.update(b"error\0");
+        h.update(path.as_bytes());
+        h.update([0]);
+        h.update(err.as_bytes());
+        h.update([0]);
     }
     hex::encode(h.finalize())
 }

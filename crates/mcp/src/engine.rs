@@ -179,10 +179,12 @@ impl Engine {
             }
         }
         let walk = Instant::now();
-        let restamped = match (&self.current, self.watcher.as_mut(), &self.inventory) {
-            (Some(_), Some(w), Some(inv)) if !force_walk => {
-                w.touched().and_then(|paths| restamp(inv, &self.binding.project, paths))
-            }
+        let previous = self.inventory.take();
+        let restamped = match (&self.current, self.watcher.as_mut(), previous) {
+            (Some(_), Some(w), Some(mut inv)) if !force_walk => match w.touched() {
+                Some(paths) if restamp(&mut inv, &self.binding.project, paths) => Some(inv),
+                _ => None,
+            },
             _ => None,
         };
         if let Some(w) = self.watcher.as_mut() {
@@ -196,19 +198,31 @@ impl Engine {
             }
         };
         stats.walk_ms = walk.elapsed().as_secs_f64() * 1e3;
-        let identity = cheap_identity(&inv);
-        self.inventory = Some(inv.clone());
+        let result = self.after_walk(&inv, index_id, stats);
+        self.inventory = Some(inv);
+        result
+    }
+
+    /// The decision once the inventory is known: still current, adopt the published
+    /// generation (cold process), or re-sync and publish.
+    fn after_walk(
+        &mut self,
+        inv: &Inventory,
+        index_id: Option<(u64, u64)>,
+        mut stats: SyncStats,
+    ) -> Result<(Generation, Staleness, SyncStats), ToolError> {
+        let identity = cheap_identity(inv);
         if let Some(cur) = &self.current {
             if cur.cheap_identity == identity && index_id == Some(cur.index_file) && self.index.is_some() {
                 return Ok((cur.clone(), Staleness::Current, stats));
             }
         }
         if self.host.is_none() && self.current.is_none() {
-            if let Some(generation) = self.adopt_published(&inv, &identity)? {
+            if let Some(generation) = self.adopt_published(inv, &identity)? {
                 return Ok((generation, Staleness::Current, stats));
             }
         }
-        self.rebuild(&inv, identity, &mut stats)?;
+        self.rebuild(inv, identity, &mut stats)?;
         Ok((self.current.clone().expect("rebuilt"), Staleness::Rebuilt, stats))
     }
 
@@ -368,36 +382,36 @@ impl Engine {
     }
 }
 
-/// The inventory after only `paths` (files) changed: each must be a selected regular file of
-/// the previous inventory that is still a regular file within the size limit, so a walk
-/// would classify every entry the same way. `None` (walk instead) on any other case.
-fn restamp(
-    inv: &Inventory,
-    project: &Project,
-    paths: &std::collections::BTreeSet<PathBuf>,
-) -> Option<Inventory> {
+/// Update the inventory for only `paths` (files) having changed: each must be a selected
+/// regular file of the inventory that is still a regular file within the size limit, so a
+/// walk would classify every entry the same way. `false` (walk instead; the inventory is
+/// left as it was) in any other case.
+fn restamp(inv: &mut Inventory, project: &Project, paths: &std::collections::BTreeSet<PathBuf>) -> bool {
     use docforge_project::{EntryStatus, FileStamp};
     if !inv.errors.is_empty() {
-        return None;
+        return false;
     }
-    let mut out = inv.clone();
-    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for (i, e) in inv.entries.iter().enumerate() {
-        at.insert(e.rel.as_str(), i);
-    }
+    let at: std::collections::HashMap<&str, usize> =
+        inv.entries.iter().enumerate().map(|(i, e)| (e.rel.as_str(), i)).collect();
+    let mut updates = Vec::with_capacity(paths.len());
     for p in paths {
-        let rel = p.strip_prefix(&project.root).ok()?.to_str()?;
-        let &i = at.get(rel)?;
+        let Some(&i) = p.strip_prefix(&project.root).ok().and_then(|r| r.to_str()).and_then(|r| at.get(r))
+        else {
+            return false;
+        };
         if inv.entries[i].status != EntryStatus::Selected {
-            return None;
+            return false;
         }
-        let m = std::fs::symlink_metadata(p).ok()?;
+        let Ok(m) = std::fs::symlink_metadata(p) else { return false };
         if !m.file_type().is_file() || m.len() > project.config.limits.max_file_bytes {
-            return None;
+            return false;
         }
-        out.entries[i].stamp = Some(FileStamp::of(&m));
+        updates.push((i, FileStamp::of(&m)));
     }
-    Some(out)
+    for (i, stamp) in updates {
+        inv.entries[i].stamp = Some(stamp);
+    }
+    true
 }
 
 fn cancelled() -> ToolError {
