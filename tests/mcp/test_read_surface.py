@@ -455,3 +455,26 @@ def test_generation_diff_states_and_pages_without_repairing(shop):
             assert c["result"]["receipt_state"] == "unsafe"
             assert f.is_symlink(), "not repaired"
     run(go())
+
+
+def test_a_long_first_sync_reports_progress_to_a_client_that_asks(tmp_path):
+    root = tmp_path / "big"
+    (root / "p").mkdir(parents=True)
+    (root / "go.mod").write_text("module example.com/big\n\ngo 1.21\n")
+    for i in range(3000):
+        (root / "p" / f"f{i}.go").write_text(
+            f"package p\n\n// F{i} does things.\nfunc F{i}(x int) int {{\n\tif x > {i} {{\n\t\treturn F{max(i - 1, 0)}(x - 1)\n\t}}\n\treturn x\n}}\n")
+    seen = []
+
+    async def on_progress(progress, total, message):
+        seen.append((progress, total, message))
+
+    async def go():
+        async with session(root) as s:
+            res = await s.call_tool("docforge_bootstrap", {}, progress_callback=on_progress)
+            assert not res.isError, res.structuredContent
+            assert res.structuredContent["result"]["index"]["summary"]["go_files"] == 3000
+    run(go())
+    assert seen, "at least one progress notification during the first analysis"
+    assert all(t and 0 <= p <= t for p, t, _ in seen)
+    assert [p for p, _, _ in seen] == sorted(p for p, _, _ in seen), "progress only increases"

@@ -78,6 +78,8 @@ pub struct Binding {
 
 pub struct Engine {
     pub binding: Binding,
+    /// Work counters of a running analysis, polled by the server for progress notifications.
+    pub progress: std::sync::Arc<docforge_db::Progress>,
     host: Option<AnalysisHost>,
     index: Option<Index>,
     /// The file identity the read connection was opened on.
@@ -129,6 +131,7 @@ impl Engine {
         let watcher = Watcher::start(&project.root).ok();
         Engine {
             binding: Binding { project, no_ast, precise, index_path, adapter_fingerprint },
+            progress: Default::default(),
             host: None,
             index: None,
             writer: None,
@@ -305,7 +308,9 @@ impl Engine {
         stats.files_read = report.read;
         stats.files_removed = report.removed;
         if fresh {
-            host.analysis().prewarm(threads).map_err(|_| cancelled())?;
+            use std::sync::atomic::Ordering;
+            self.progress.done.store(0, Ordering::Relaxed);
+            host.analysis().prewarm_with_progress(threads, &self.progress).map_err(|_| cancelled())?;
         }
         let graph = host.analysis().graph().map_err(|_| cancelled())?;
         if self.binding.no_ast && graph.owners().any(|o| !o.fragment.logic.is_empty()) {

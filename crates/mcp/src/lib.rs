@@ -28,6 +28,8 @@ pub struct Server {
     pub max_results: u32,
     pub max_response_bytes: u64,
     pub precise: bool,
+    /// The engine's analysis counters (shared, so progress can be read while it works).
+    pub progress: std::sync::Arc<docforge_db::Progress>,
     pub engine: Mutex<Engine>,
 }
 
@@ -38,13 +40,15 @@ impl Server {
         let project = Project::load(&opts.project_root)
             .map_err(|e| StartupError { code: "project_unavailable", message: e.to_string() })?;
         let limits = &project.config.limits;
+        let engine = Engine::new(project.clone(), opts.no_ast, precise && !opts.no_ast);
         Ok(Server {
+            progress: engine.progress.clone(),
             project_id: project.id.clone(),
             root: project.root.display().to_string(),
             max_results: limits.max_results,
             max_response_bytes: limits.max_response_bytes,
             precise: precise && !opts.no_ast,
-            engine: Mutex::new(Engine::new(project, opts.no_ast, precise && !opts.no_ast)),
+            engine: Mutex::new(engine),
             opts,
         })
     }

@@ -8,7 +8,8 @@ use crate::Server;
 use docforge_db::ENGINE_VERSION;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -89,16 +90,35 @@ impl ServerHandler for Handler {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some(spec) = tools::find(&request.name) else {
             return Err(McpError::invalid_params(format!("unknown tool `{}`", request.name), None));
         };
         let server = self.server.clone();
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = tokio::task::spawn_blocking(move || execute(&server, spec, args))
-            .await
-            .map_err(|e| McpError::internal_error(format!("tool task failed: {e}"), None))?;
+        let mut task = tokio::task::spawn_blocking(move || execute(&server, spec, args));
+        // A client that passed a progress token hears how a long synchronisation advances.
+        let token = context.meta.get_progress_token();
+        let progress = self.server.progress.clone();
+        let mut last = (usize::MAX, usize::MAX);
+        let result = loop {
+            tokio::select! {
+                done = &mut task => break done,
+                _ = tokio::time::sleep(std::time::Duration::from_millis(250)), if token.is_some() => {
+                    use std::sync::atomic::Ordering;
+                    let now = (progress.done.load(Ordering::Relaxed), progress.total.load(Ordering::Relaxed));
+                    if now != last && now.1 > 0 {
+                        last = now;
+                        let p = ProgressNotificationParam::new(token.clone().expect("checked"), now.0 as f64)
+                            .with_total(now.1 as f64)
+                            .with_message("analysing the project");
+                        let _ = context.peer.notify_progress(p).await;
+                    }
+                }
+            }
+        }
+        .map_err(|e| McpError::internal_error(format!("tool task failed: {e}"), None))?;
         Ok(CallToolResponse::Complete(result))
     }
 }
