@@ -4,8 +4,19 @@ use docforge_index::{EdgeRecord, NodeRecord, Publication, SearchHit, Stats};
 use docforge_model::{Diagnostic, Location};
 use serde_json::{json, Value};
 
+/// Print one JSON document. A reader that went away (`| head`) ends the process quietly
+/// with the status a SIGPIPE death would give, instead of a panic.
 pub fn print_json(value: &Value) {
-    println!("{}", serde_json::to_string_pretty(value).expect("JSON values serialise"));
+    use std::io::Write;
+    let text = serde_json::to_string_pretty(value).expect("JSON values serialise");
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("docforge: cannot write to stdout: {e}");
+        std::process::exit(1);
+    }
 }
 
 fn location_json(l: &Option<Location>) -> Value {
