@@ -478,3 +478,21 @@ def test_a_long_first_sync_reports_progress_to_a_client_that_asks(tmp_path):
     assert seen, "at least one progress notification during the first analysis"
     assert all(t and 0 <= p <= t for p, t, _ in seen)
     assert [p for p, _, _ in seen] == sorted(p for p, _, _ in seen), "progress only increases"
+
+
+def test_a_generation_published_by_another_process_is_noticed(shop):
+    import subprocess
+    from conftest import BIN
+
+    async def go():
+        async with session(shop) as s:
+            _, c, _ = await call(s, "docforge_bootstrap")
+            assert c["result"]["index"]["precision"] == "ast"
+            out = subprocess.run([str(BIN), "--project-root", str(shop), "index", "--precise", "--json"],
+                                 capture_output=True, check=True)
+            other = json.loads(out.stdout)
+            _, c2, _ = await call(s, "docforge_project_info")
+            assert c2["staleness"] == "rebuilt", "the other generation is not silently served as ours"
+            assert c2["revision"] > other["generation"] > c["revision"]
+            assert c2["result"]["index"]["precision"] == "ast"
+    run(go())

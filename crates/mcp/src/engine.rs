@@ -175,9 +175,24 @@ impl Engine {
         }
         let mut stats = SyncStats::default();
         let index_id = file_identity(&self.binding.index_path);
+        // Another process may have published into the same file: then our generation is
+        // not the one a read would see, and the call re-syncs (the delta is refused and a
+        // full batch written).
+        let same_generation = match (&self.index, &self.current) {
+            (Some(i), Some(cur)) => {
+                i.publication().ok().flatten().map(|p| p.generation) == Some(cur.revision)
+            }
+            _ => false,
+        };
+        if !same_generation {
+            self.current = self.current.take().map(|mut g| {
+                g.cheap_identity.clear();
+                g
+            });
+        }
         if let (Some(cur), false) = (&self.current, force_walk) {
             let quiet = self.watcher.as_mut().is_some_and(|w| w.quiet());
-            if quiet && index_id == Some(cur.index_file) && self.index.is_some() {
+            if quiet && same_generation && index_id == Some(cur.index_file) && self.index.is_some() {
                 return Ok((cur.clone(), Staleness::Current, stats));
             }
         }
