@@ -496,3 +496,25 @@ def test_a_generation_published_by_another_process_is_noticed(shop):
             assert c2["revision"] > other["generation"] > c["revision"]
             assert c2["result"]["index"]["precision"] == "ast"
     run(go())
+
+
+def test_filter_pages_cover_the_collection_once_in_order(shop):
+    async def go():
+        async with session(shop) as s:
+            err, whole, _ = await call(s, "docforge_filter_nodes", {"kind": "func"})
+            assert not err and whole["result"]["truncated"] is False
+            ids, cursor = [], None
+            while True:
+                args = {"kind": "func", "limit": 2}
+                if cursor:
+                    args["cursor"] = cursor
+                err, c, _ = await call(s, "docforge_filter_nodes", args)
+                assert not err, c
+                ids += [i["id"] for i in c["result"]["items"]]
+                cursor = c["result"]["next_cursor"]
+                if not cursor:
+                    break
+            assert ids == [i["id"] for i in whole["result"]["items"]] and len(ids) > 2
+            err, c, _ = await call(s, "docforge_filter_nodes", {"kind": "type", "limit": 2, "cursor": c["result"]["next_cursor"] or "x"})
+            assert err and c["error"]["code"] == "invalid_cursor"
+    run(go())
