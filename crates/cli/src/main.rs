@@ -92,6 +92,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the Language Server Protocol over stdin/stdout (for editors). The project root
+    /// is --project-root, else the client's first workspace folder.
+    Lsp {
+        /// Never analyse Go code with an AST: documents only (Go files inventoried).
+        #[arg(long)]
+        no_ast: bool,
+        /// Skip the Go semantic layer (no implementation / call hierarchy, precise claims
+        /// cannot pass).
+        #[arg(long)]
+        no_precise: bool,
+        /// Worker threads (default: available cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Record salsa executions for `docforge/debugExecutions` (tests).
+        #[arg(long, hide = true)]
+        debug_execution_log: bool,
+    },
     /// The engine version.
     Version {
         #[arg(long)]
@@ -118,6 +135,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::Lsp { no_ast, no_precise, threads, debug_execution_log } = cli.command {
+        let opts = docforge_lsp::Options {
+            project_root: cli.project_root,
+            no_ast,
+            no_precise,
+            threads,
+            execution_log: debug_execution_log,
+        };
+        return match docforge_lsp::run(opts) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("docforge: lsp: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let root = cli.project_root.unwrap_or_else(|| PathBuf::from("."));
     let result = match cli.command {
         Command::Index { no_ast, precise, json, threads } => {
@@ -129,6 +162,7 @@ fn main() -> ExitCode {
         Command::Logic { id, json } => commands::logic(&root, &id, json),
         Command::Version { json } => commands::version(json),
         Command::Validate { json } => return ExitCode::from(validate::validate(&root, json)),
+        Command::Lsp { .. } => unreachable!("handled above"),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

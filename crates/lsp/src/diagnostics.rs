@@ -1,0 +1,244 @@
+//! Published diagnostics: the engine's diagnostics (broken/ambiguous links, unknown relation
+//! targets, invalid front matter, duplicate IDs, Go problems) and the outcome of every
+//! `[[claims]]` entry that does not pass, evaluated by the validation crate's evaluator on
+//! a snapshot of the current revision (the editor's buffers included).
+
+use crate::convert;
+use crate::server::{lock, Shared};
+use docforge_db::{doc_claims, extent, Analysis, Cancellable, Cancelled, DocClaim, Graph, Span};
+use docforge_model::Severity;
+use docforge_validate::{
+    claim_binding_json, decode_binding, evaluate, snapshot_of, GraphView, Outcome, Reason, SystemClock,
+};
+use lsp_types::notification::{Progress, PublishDiagnostics};
+use lsp_types::{
+    Diagnostic, DiagnosticSeverity, NumberOrString, ProgressParams, ProgressParamsValue,
+    PublishDiagnosticsParams, WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressEnd,
+    WorkDoneProgressReport,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+/// One claim with its current outcome.
+#[derive(Clone, Debug)]
+pub struct ClaimOutcome {
+    pub claim: DocClaim,
+    pub outcome: Outcome,
+    pub reason: String,
+    /// The evaluator's own diagnostics, one line each.
+    pub detail: Vec<String>,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    running: Mutex<()>,
+    published: Mutex<HashMap<String, Vec<Diagnostic>>>,
+    claims: Mutex<Option<(Arc<Graph>, Arc<Vec<ClaimOutcome>>)>>,
+}
+
+/// Compute every file's diagnostics for `generation` and publish those that changed.
+pub(crate) fn publish(shared: &Shared, generation: u64) {
+    // One run at a time (the first one indexes); taken before the snapshot, so a waiting
+    // run holds no database handle that would delay an edit.
+    let _one = lock(&shared.diagnostics.running);
+    let Some(analysis) = shared.analysis() else { return };
+    if !shared.indexed.load(Ordering::SeqCst)
+        && analysis.prewarm_with_progress(shared.threads, &shared.progress).is_err()
+    {
+        return;
+    }
+    let Ok(by_file) = collect(shared, &analysis) else { return };
+    drop(analysis);
+    shared.indexed.store(true, Ordering::SeqCst);
+    if shared.generation.load(Ordering::SeqCst) != generation {
+        return; // a newer revision publishes
+    }
+    let mut published = lock(&shared.diagnostics.published);
+    let mut paths: Vec<String> = published.keys().chain(by_file.keys()).cloned().collect();
+    paths.sort();
+    paths.dedup();
+    for path in paths {
+        let now = by_file.get(&path).cloned().unwrap_or_default();
+        if published.get(&path).map_or(now.is_empty(), |old| *old == now) {
+            continue;
+        }
+        let params = PublishDiagnosticsParams {
+            uri: convert::uri(&shared.root, &path),
+            diagnostics: now.clone(),
+            version: None,
+        };
+        shared.notify::<PublishDiagnostics>(params);
+        if now.is_empty() {
+            published.remove(&path);
+        } else {
+            published.insert(path, now);
+        }
+    }
+}
+
+fn collect(shared: &Shared, analysis: &Analysis) -> Cancellable<BTreeMap<String, Vec<Diagnostic>>> {
+    let graph = analysis.graph()?;
+    let mut out: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+    let mut texts: HashMap<String, Option<String>> = HashMap::new();
+    let mut text_of = |path: &str| -> Cancellable<Option<String>> {
+        if let Some(t) = texts.get(path) {
+            return Ok(t.clone());
+        }
+        let t = analysis.file_text(path)?.map(|b| String::from_utf8_lossy(&b).into_owned());
+        texts.insert(path.to_string(), t.clone());
+        Ok(t)
+    };
+    for d in graph.diagnostics() {
+        let Some(loc) = d.location.as_ref().filter(|l| !l.path.is_empty()) else { continue };
+        let text = text_of(&loc.path)?;
+        let severity = match d.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Info => DiagnosticSeverity::INFORMATION,
+        };
+        let range = token_range(text.as_deref(), loc.line, loc.column, shared.enc);
+        out.entry(loc.path.clone()).or_default().push(lsp_diagnostic(
+            range,
+            severity,
+            &d.code,
+            d.message.clone(),
+        ));
+    }
+    for c in claim_outcomes(shared, analysis)?.iter() {
+        let severity = match c.outcome {
+            Outcome::Pass => continue,
+            Outcome::Fail => DiagnosticSeverity::ERROR,
+            Outcome::CannotEvaluate => DiagnosticSeverity::WARNING,
+        };
+        let l = &c.claim.location;
+        let text = text_of(&l.path)?;
+        let range = token_range(text.as_deref(), l.line, l.column, shared.enc);
+        let mut message = format!("claim {}: {} ({})", claim_label(&c.claim), c.outcome.as_str(), c.reason);
+        for line in &c.detail {
+            message.push_str(&format!("\n{line}"));
+        }
+        out.entry(l.path.clone()).or_default().push(lsp_diagnostic(range, severity, &c.reason, message));
+    }
+    for list in out.values_mut() {
+        list.sort_by(|a, b| (a.range.start, &a.message).cmp(&(b.range.start, &b.message)));
+    }
+    Ok(out)
+}
+
+fn lsp_diagnostic(
+    range: lsp_types::Range,
+    severity: DiagnosticSeverity,
+    code: &str,
+    message: String,
+) -> Diagnostic {
+    Diagnostic {
+        range,
+        severity: Some(severity),
+        code: Some(NumberOrString::String(code.to_string())),
+        source: Some("docforge".into()),
+        message,
+        ..Default::default()
+    }
+}
+
+/// The range of the token at a 1-based line and byte column (line 0: the file's start).
+pub(crate) fn token_range(
+    text: Option<&str>,
+    line: u32,
+    column: u32,
+    enc: convert::Encoding,
+) -> lsp_types::Range {
+    let Some(text) = text.filter(|_| line > 0) else { return lsp_types::Range::default() };
+    let lines = convert::lines(text);
+    let l = lines.get(line as usize - 1).copied().unwrap_or("");
+    let end = extent(l, column).unwrap_or(column).max(column);
+    convert::range(&lines, &Span { path: String::new(), line, start: column, end }, enc)
+}
+
+pub(crate) fn claim_label(c: &DocClaim) -> String {
+    match &c.object {
+        Some(o) => format!("{} {} -> {}", c.predicate, c.subject, o),
+        None => format!("{} {}", c.predicate, c.subject),
+    }
+}
+
+/// Every claim's outcome in this revision (memoised per graph revision).
+pub(crate) fn claim_outcomes(shared: &Shared, analysis: &Analysis) -> Cancellable<Arc<Vec<ClaimOutcome>>> {
+    let claims = doc_claims(analysis)?;
+    if claims.is_empty() || !shared.go {
+        return Ok(Arc::default());
+    }
+    let graph = analysis.graph()?;
+    if let Some((g, outcomes)) = lock(&shared.diagnostics.claims).as_ref() {
+        if Arc::ptr_eq(g, &graph) {
+            return Ok(outcomes.clone());
+        }
+    }
+    let version = concat!("docforge-lsp ", env!("CARGO_PKG_VERSION"));
+    let outcomes: Vec<ClaimOutcome> =
+        match snapshot_of(analysis, &shared.policy, shared.precise, version, &SystemClock) {
+            Err(e) if e == "analysis cancelled" => return Err(Cancelled::PendingWrite),
+            Err(e) => claims
+                .into_iter()
+                .map(|claim| ClaimOutcome {
+                    claim,
+                    outcome: Outcome::CannotEvaluate,
+                    reason: Reason::AnalysisIncomplete.as_str().into(),
+                    detail: vec![e.clone()],
+                })
+                .collect(),
+            Ok((snapshot, _warnings)) => {
+                let view = GraphView::new(&snapshot);
+                claims
+                    .into_iter()
+                    .map(|claim| match decode_binding(&claim_binding_json(&claim)) {
+                        Ok(binding) => {
+                            let v = evaluate(&view, &binding);
+                            let detail =
+                                v.diagnostics.iter().map(|d| format!("{}: {}", d.code, d.message)).collect();
+                            ClaimOutcome {
+                                claim,
+                                outcome: v.outcome,
+                                reason: v.reason.as_str().into(),
+                                detail,
+                            }
+                        }
+                        Err(e) => ClaimOutcome {
+                            claim,
+                            outcome: Outcome::CannotEvaluate,
+                            reason: e.reason.as_str().into(),
+                            detail: vec![e.message],
+                        },
+                    })
+                    .collect()
+            }
+        };
+    let outcomes = Arc::new(outcomes);
+    *lock(&shared.diagnostics.claims) = Some((graph, outcomes.clone()));
+    Ok(outcomes)
+}
+
+/// `$/progress` for the first index: begin, a report every 200 ms, end.
+pub(crate) fn report_progress(shared: &Shared, token: NumberOrString) {
+    let send = |value: WorkDoneProgress| {
+        let params = ProgressParams { token: token.clone(), value: ProgressParamsValue::WorkDone(value) };
+        shared.notify::<Progress>(params);
+    };
+    send(WorkDoneProgress::Begin(WorkDoneProgressBegin {
+        title: "docforge: indexing".into(),
+        percentage: Some(0),
+        ..Default::default()
+    }));
+    while !shared.indexed.load(Ordering::SeqCst) && !shared.stopping.load(Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let done = shared.progress.done.load(Ordering::Relaxed);
+        let total = shared.progress.total.load(Ordering::Relaxed).max(1);
+        send(WorkDoneProgress::Report(WorkDoneProgressReport {
+            message: Some(format!("{done}/{total}")),
+            percentage: Some((done * 100 / total).min(100) as u32),
+            ..Default::default()
+        }));
+    }
+    send(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some("indexed".into()) }));
+}
