@@ -142,6 +142,7 @@ fn main() -> ExitCode {
             no_precise,
             threads,
             execution_log: debug_execution_log,
+            test_hooks: false,
         };
         return match docforge_lsp::run(opts) {
             Ok(()) => ExitCode::SUCCESS,

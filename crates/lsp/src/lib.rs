@@ -45,6 +45,8 @@ pub struct Options {
     pub threads: Option<usize>,
     /// Record salsa executions (for tests: `docforge/debugExecutions`).
     pub execution_log: bool,
+    /// Enable the test-only requests (also enabled by [`TEST_HOOKS_ENV`]` = 1`).
+    pub test_hooks: bool,
 }
 
 /// Serve LSP over stdin/stdout until the client says `exit`.

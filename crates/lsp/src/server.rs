@@ -106,7 +106,7 @@ impl Server {
             precise: !opts.no_ast && !opts.no_precise,
             policy: docforge_validate::SelectionPolicy::of(host.project()),
             threads,
-            test_hooks: std::env::var_os(crate::TEST_HOOKS_ENV).is_some_and(|v| v == "1"),
+            test_hooks: opts.test_hooks || std::env::var_os(crate::TEST_HOOKS_ENV).is_some_and(|v| v == "1"),
             sender: conn.sender.clone(),
             snapshot: Mutex::new(None),
             generation: AtomicU64::new(0),
