@@ -68,7 +68,7 @@ fn node_card(node: &Node) -> String {
 /// What is being typed: the ID prefix and where it starts (byte offset in the line).
 fn typed_id(before: &str) -> Option<(usize, &str, bool)> {
     if let Some(open) = before.rfind("[[") {
-        if !before[open..].contains("]]") {
+        if !before[open..].contains("]]") && !before[open..].contains(char::is_whitespace) {
             let typed = &before[open + 2..];
             return Some((open + 2, typed, typed.starts_with("go:")));
         }

@@ -138,7 +138,8 @@ impl Client {
     /// The next diagnostics published for `rel`.
     pub fn diagnostics(&mut self, rel: &str) -> Vec<Value> {
         let uri = self.uri(rel);
-        let n = self.wait_note(|n| n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri.as_str());
+        let n = self
+            .wait_note(|n| n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri.as_str());
         n.params["diagnostics"].as_array().cloned().unwrap_or_default()
     }
 
