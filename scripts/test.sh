@@ -20,6 +20,9 @@ cargo test --workspace --locked
 echo "== pre-commit framework (PyPI) end to end =="
 tests/precommit/run.sh target/debug
 
+echo "== LSP end to end: Neovim headless and the VS Code extension's launch code =="
+tests/lsp/run.sh target/debug
+
 echo "== go/types oracle: package-level symbol IDs of $(go env GOROOT)/src =="
 tests/oracle/compare.sh
 
