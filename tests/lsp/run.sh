@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end LSP tests with real clients against `BIN_DIR/docforge lsp` on a copy of
 # fixtures/shop: headless Neovim (installed quietly from Debian when missing) and the VS Code
-# extension's server-launch code (node, when editors/vscode is built).
+# extension, built with `npm ci && npm run compile`, whose server-launch code is started
+# against the binary (node and npm are installed from Debian when missing).
 set -euo pipefail
 BIN_DIR=$(cd "${1:?usage: tests/lsp/run.sh BIN_DIR}" && pwd)
 cd "$(dirname "$0")/../.."
@@ -19,10 +20,11 @@ echo "== Neovim $(nvim --version | head -1 | cut -d' ' -f2) headless against doc
 REPO="$REPO" DOCFORGE_ROOT="$work/shop" DOCFORGE_BIN="$BIN_DIR/docforge" \
   timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile tests/lsp/nvim_e2e.lua"
 
-if [ -f editors/vscode/out/launch.js ]; then
-  echo "== VS Code extension: server launch code against docforge lsp =="
-  rm -rf "$work/shop" && cp -r fixtures/shop "$work/shop"
-  timeout 60 node editors/vscode/out/test/launch.test.js "$BIN_DIR/docforge" "$work/shop"
-else
-  echo "== VS Code extension not built (cd editors/vscode && npm ci && npm run compile): launch test skipped =="
+if ! command -v npm >/dev/null 2>&1; then
+  apt-get install -y -qq nodejs npm >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq nodejs npm >/dev/null; }
 fi
+echo "== VS Code extension: npm ci && npm run compile (tsc) =="
+(cd editors/vscode && npm ci --no-audit --no-fund --silent && npm run -s compile)
+echo "== VS Code extension: its server-launch code against docforge lsp =="
+rm -rf "$work/shop" && cp -r fixtures/shop "$work/shop"
+timeout 60 node editors/vscode/out/test/launch.test.js "$BIN_DIR/docforge" "$work/shop"
