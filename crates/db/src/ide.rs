@@ -53,7 +53,7 @@ pub struct IdeIndex {
 
 #[salsa::tracked(returns(ref), no_eq)]
 fn ide_index(db: &dyn Db, ws: Workspace) -> Arc<IdeIndex> {
-    Arc::new(IdeIndex::new(&crate::assemble::graph(db, ws)))
+    Arc::new(IdeIndex::new(crate::assemble::graph(db, ws)))
 }
 
 impl IdeIndex {

@@ -30,11 +30,14 @@ pub struct ClaimOutcome {
     pub detail: Vec<String>,
 }
 
+/// Claim outcomes and the graph revision they were evaluated on.
+type ClaimsOf = (Arc<Graph>, Arc<Vec<ClaimOutcome>>);
+
 #[derive(Default)]
 pub(crate) struct State {
     running: Mutex<()>,
     published: Mutex<HashMap<String, Vec<Diagnostic>>>,
-    claims: Mutex<Option<(Arc<Graph>, Arc<Vec<ClaimOutcome>>)>>,
+    claims: Mutex<Option<ClaimsOf>>,
 }
 
 /// Compute every file's diagnostics for `generation` and publish those that changed.

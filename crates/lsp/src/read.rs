@@ -82,7 +82,7 @@ fn typed_id(before: &str) -> Option<(usize, &str, bool)> {
     // A quoted front-matter value (a relation target).
     let quote = before.rfind('"')?;
     let typed = &before[quote + 1..];
-    (before[..quote].matches('"').count() % 2 == 0 && before.contains(['[', '='])).then_some((
+    (before[..quote].matches('"').count().is_multiple_of(2) && before.contains(['[', '='])).then_some((
         quote + 1,
         typed,
         false,

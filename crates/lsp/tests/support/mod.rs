@@ -123,7 +123,7 @@ impl Client {
     /// Wait for a notification matching `pred` (taking it and everything before it).
     pub fn wait_note(&mut self, pred: impl Fn(&Notification) -> bool) -> Notification {
         if let Some(i) = self.notes.iter().position(&pred) {
-            return self.notes.drain(..=i).last().unwrap();
+            return self.notes.drain(..=i).next_back().unwrap();
         }
         loop {
             match self.recv() {
