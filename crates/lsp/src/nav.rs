@@ -229,27 +229,44 @@ fn sites(ctx: &Ctx<'_>, edges: &[&Edge]) -> Result<Vec<Range>, Failure> {
 }
 
 pub(crate) fn incoming_calls(ctx: &Ctx<'_>, p: CallHierarchyIncomingCallsParams) -> Answer {
-    let Some(id) = item_id(&p.item) else { return json(()) };
-    let ide = ctx.analysis.ide()?;
-    let mut out = Vec::new();
-    for (caller, edges) in grouped(ide.incoming(&id), |e| &e.source) {
-        let Some(node) = ide.node(&caller) else { continue };
-        if let Some(from) = call_item(ctx, node, labels(&edges))? {
-            out.push(CallHierarchyIncomingCall { from, from_ranges: sites(ctx, &edges)? });
-        }
-    }
-    json(out)
+    let calls = calls(ctx, &p.item, true)?;
+    json(
+        calls
+            .into_iter()
+            .map(|(from, from_ranges)| CallHierarchyIncomingCall { from, from_ranges })
+            .collect::<Vec<_>>(),
+    )
 }
 
 pub(crate) fn outgoing_calls(ctx: &Ctx<'_>, p: CallHierarchyOutgoingCallsParams) -> Answer {
-    let Some(id) = item_id(&p.item) else { return json(()) };
+    let calls = calls(ctx, &p.item, false)?;
+    json(
+        calls
+            .into_iter()
+            .map(|(to, from_ranges)| CallHierarchyOutgoingCall { to, from_ranges })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Callers (`incoming`) or callees of an item, each with the call sites and labels.
+fn calls(
+    ctx: &Ctx<'_>,
+    item: &CallHierarchyItem,
+    incoming: bool,
+) -> Result<Vec<(CallHierarchyItem, Vec<Range>)>, Failure> {
+    let Some(id) = item_id(item) else { return Ok(Vec::new()) };
     let ide = ctx.analysis.ide()?;
+    let by = if incoming {
+        grouped(ide.incoming(&id), |e| &e.source)
+    } else {
+        grouped(ide.outgoing(&id), |e| &e.target)
+    };
     let mut out = Vec::new();
-    for (callee, edges) in grouped(ide.outgoing(&id), |e| &e.target) {
-        let Some(node) = ide.node(&callee) else { continue };
-        if let Some(to) = call_item(ctx, node, labels(&edges))? {
-            out.push(CallHierarchyOutgoingCall { to, from_ranges: sites(ctx, &edges)? });
+    for (other, edges) in by {
+        let Some(node) = ide.node(&other) else { continue };
+        if let Some(item) = call_item(ctx, node, labels(&edges))? {
+            out.push((item, sites(ctx, &edges)?));
         }
     }
-    json(out)
+    Ok(out)
 }

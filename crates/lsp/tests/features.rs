@@ -13,6 +13,19 @@ fn locs(c: &Client, v: &Value) -> String {
     list.iter().map(|l| c.loc(l)).collect::<Vec<_>>().join("\n")
 }
 
+/// A workspace edit as sorted `path:line:from-to -> new text` lines.
+fn edits(c: &Client, edit: &Value) -> Vec<String> {
+    let mut got = Vec::new();
+    for (uri, edits) in edit["changes"].as_object().unwrap() {
+        for e in edits.as_array().unwrap() {
+            let at = c.loc(&json!({"uri": uri, "range": e["range"]}));
+            got.push(format!("{at} -> {}", e["newText"].as_str().unwrap()));
+        }
+    }
+    got.sort();
+    got
+}
+
 fn with(mut p: Value, key: &str, value: Value) -> Value {
     p[key] = value;
     p
@@ -223,17 +236,7 @@ fn rename_updates_every_reference_or_refuses_with_the_reason() {
     let prep = c.ok("textDocument/prepareRename", at.clone());
     assert_eq!(prep["placeholder"], "arch.storage");
     let edit = c.ok("textDocument/rename", with(at, "newName", json!("arch.store")));
-    let mut got: Vec<String> = Vec::new();
-    for (uri, edits) in edit["changes"].as_object().unwrap() {
-        for e in edits.as_array().unwrap() {
-            got.push(format!(
-                "{} -> {}",
-                c.loc(&json!({"uri": uri, "range": e["range"]})),
-                e["newText"].as_str().unwrap()
-            ));
-        }
-    }
-    got.sort();
+    let got = edits(&c, &edit);
     expect![[r#"
         docs/arch/service.md:10:15-27 -> arch.store
         docs/arch/storage.md:2:6-18 -> arch.store
@@ -245,17 +248,7 @@ fn rename_updates_every_reference_or_refuses_with_the_reason() {
     // A heading: its text and every `#slug` reference.
     let at = c.pos("docs/guide/getting-started.md", "## Wiring a hook", 4);
     let edit = c.ok("textDocument/rename", with(at, "newName", json!("Hook wiring")));
-    let mut got: Vec<String> = Vec::new();
-    for (uri, edits) in edit["changes"].as_object().unwrap() {
-        for e in edits.as_array().unwrap() {
-            got.push(format!(
-                "{} -> {}",
-                c.loc(&json!({"uri": uri, "range": e["range"]})),
-                e["newText"].as_str().unwrap()
-            ));
-        }
-    }
-    got.sort();
+    let got = edits(&c, &edit);
     expect![[r#"
         docs/arch/service.md:38:80-93 -> hook-wiring
         docs/guide/getting-started.md:16:3-16 -> Hook wiring"#]]
