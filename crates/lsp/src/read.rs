@@ -98,9 +98,12 @@ pub(crate) fn completion(ctx: &Ctx<'_>, p: CompletionParams) -> Answer {
     let Some(line) = lines.get(tp.position.line as usize) else { return json(()) };
     let col = crate::convert::column(line, tp.position.character, ctx.shared.enc) as usize;
     let before = &line[..col - 1];
-    let Some((start, typed, go)) = typed_id(before) else { return json(()) };
     let in_front_matter =
         lines[..tp.position.line as usize].iter().filter(|l| l.trim_end() == "+++").count() == 1;
+    if in_front_matter && before.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return relation_keys(&lines[..tp.position.line as usize], tp.position, before, line, ctx);
+    }
+    let Some((start, typed, go)) = typed_id(before) else { return json(()) };
     if !go && !before.contains("[[") && !in_front_matter {
         return json(());
     }
@@ -144,4 +147,30 @@ pub(crate) fn code_lens(ctx: &Ctx<'_>, p: CodeLensParams) -> Answer {
         });
     }
     json(out)
+}
+
+/// Relation names of the v1 vocabulary at the start of a line under `[relations]`.
+fn relation_keys(above: &[&str], pos: Position, typed: &str, line: &str, ctx: &Ctx<'_>) -> Answer {
+    let table = above.iter().rev().map(|l| l.trim()).find(|l| l.starts_with('['));
+    if table != Some("[relations]") {
+        return json(());
+    }
+    let start = Position::new(pos.line, 0);
+    let end =
+        Position::new(pos.line, crate::convert::character(line, typed.len() as u32 + 1, ctx.shared.enc));
+    let items: Vec<CompletionItem> = docforge_model::RELATION_ALIASES_V1
+        .iter()
+        .filter(|(name, _)| name.starts_with(typed))
+        .map(|(name, class)| CompletionItem {
+            label: name.to_string(),
+            kind: Some(CompletionItemKind::PROPERTY),
+            detail: Some(format!("relation ({})", class.as_str())),
+            text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
+                Range::new(start, end),
+                format!("{name} = [\"\"]"),
+            ))),
+            ..Default::default()
+        })
+        .collect();
+    json(CompletionResponse::Array(items))
 }

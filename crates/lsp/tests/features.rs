@@ -153,7 +153,7 @@ fn references_hover_and_symbols() {
 }
 
 #[test]
-fn completion_offers_node_ids_after_wiki_brackets_and_go_prefixes() {
+fn completion_offers_node_ids_after_wiki_brackets_and_go_prefixes_and_relation_keys() {
     let mut c = Client::start(opts(), json!({}));
     c.open("docs/notes.md");
     let line = "See [[arch.s and go:example.com/shop/storage::Re";
@@ -167,6 +167,17 @@ fn completion_offers_node_ids_after_wiki_brackets_and_go_prefixes() {
     let go = c.ok("textDocument/completion", at(line.len() as u32));
     let labels: Vec<&str> = go.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
     assert_eq!(labels, ["go:example.com/shop/storage::Reader", "go:example.com/shop/storage::Repository"]);
+
+    // Relation keys at the start of a line under `[relations]`.
+    c.open("docs/arch/service.md");
+    c.edit("docs/arch/service.md", 2, [10, 0, 10, 0], "gov\n");
+    let uri = c.uri("docs/arch/service.md");
+    let keys = c.ok(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 10, "character": 3}}),
+    );
+    let labels: Vec<&str> = keys.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["governs"]);
     c.shutdown();
 }
 
