@@ -53,11 +53,18 @@ pub struct IdeIndex {
 
 #[salsa::tracked(returns(ref), no_eq)]
 fn ide_index(db: &dyn Db, ws: Workspace) -> Arc<IdeIndex> {
-    Arc::new(IdeIndex::new(crate::assemble::graph(db, ws)))
+    let graph = crate::assemble::graph(db, ws);
+    // Large graphs take a while to index: stay cancellable so an edit never waits for it.
+    Arc::new(IdeIndex::build(graph, &|| db.unwind_if_revision_cancelled()))
 }
 
 impl IdeIndex {
     pub fn new(graph: &crate::Graph) -> Self {
+        Self::build(graph, &|| {})
+    }
+
+    /// [`IdeIndex::new`], calling `check` every few thousand rows (it may unwind).
+    fn build(graph: &crate::Graph, check: &dyn Fn()) -> Self {
         let mut ix = IdeIndex {
             owners: graph.owners().map(|o| o.fragment.clone()).collect(),
             nodes: HashMap::new(),
@@ -67,6 +74,9 @@ impl IdeIndex {
             edges_at: HashMap::new(),
         };
         for (o, f) in ix.owners.iter().enumerate() {
+            if o % 256 == 0 {
+                check();
+            }
             let o = o as u32;
             for (i, n) in f.nodes.iter().enumerate() {
                 ix.nodes.entry(n.id.clone()).or_insert((o, i as u32));
