@@ -273,7 +273,7 @@ impl Server {
                 let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) else { return };
                 if let Some(rel) = convert::rel_path(&self.shared.root, &p.text_document.uri) {
                     self.open.insert(rel.clone(), p.text_document.text);
-                    self.push_buffer(&rel);
+                    self.push_buffer(&rel, true);
                 }
             }
             note::DidChangeTextDocument::METHOD => {
@@ -290,7 +290,7 @@ impl Server {
                         None => *text = c.text,
                     }
                 }
-                self.push_buffer(&rel);
+                self.push_buffer(&rel, false);
             }
             note::DidCloseTextDocument::METHOD => {
                 let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) else { return };
@@ -306,11 +306,11 @@ impl Server {
     }
 
     /// Send an open buffer to the engine (files the project does not select are ignored;
-    /// a file new on disk is picked up by a sync first).
-    fn push_buffer(&mut self, rel: &str) {
+    /// a file new on disk is picked up by a sync when it is opened, never per keystroke).
+    fn push_buffer(&mut self, rel: &str, opened: bool) {
         let kind = |s: &Self| s.shared.analysis().and_then(|a| a.file_kind(rel).ok().flatten());
         let mut known = kind(self);
-        if known.is_none() && self.shared.root.join(rel).is_file() {
+        if known.is_none() && opened && self.shared.root.join(rel).is_file() {
             self.mutate(|host| {
                 host.sync_from_disk();
             });
