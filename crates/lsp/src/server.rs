@@ -296,7 +296,7 @@ impl Server {
                 let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) else { return };
                 if let Some(rel) = convert::rel_path(&self.shared.root, &p.text_document.uri) {
                     if self.open.remove(&rel).is_some() {
-                        self.reload_from_disk();
+                        self.reload_file(&rel);
                     }
                 }
             }
@@ -323,6 +323,21 @@ impl Server {
             ..Default::default()
         };
         self.mutate(|host| host.apply_change(change));
+    }
+
+    /// A closed buffer: the engine goes back to the file on disk (one confined read; a
+    /// file that is gone, or was never loaded, takes a full sync).
+    fn reload_file(&mut self, rel: &str) {
+        let kind = self.shared.analysis().and_then(|a| a.file_kind(rel).ok().flatten());
+        let limit = self.host.project().config.limits.max_file_bytes;
+        match (kind, docforge_project::read_source(&self.shared.root, rel, limit)) {
+            (Some(kind), Ok(bytes)) => {
+                let set =
+                    FileChange::Set { rel: rel.to_string(), kind, content: Content::Bytes(bytes.into()) };
+                self.mutate(|host| host.apply_change(Change { files: vec![set], ..Default::default() }));
+            }
+            _ => self.reload_from_disk(),
+        }
     }
 
     /// Edits made outside the editor: re-walk the project, then put the open buffers back

@@ -154,3 +154,16 @@ fn files_changed_on_disk_are_picked_up_on_did_change_watched_files() {
     assert_eq!(d[0]["range"]["start"], json!({"line": 2, "character": 4}));
     c.shutdown();
 }
+
+#[test]
+fn closing_a_buffer_returns_to_the_file_on_disk() {
+    let mut c = Client::start(opts(), json!({}));
+    c.open("docs/notes.md");
+    c.edit("docs/notes.md", 2, [0, 0, 0, 0], "[[missing.doc]]\n");
+    let d = c.diagnostics("docs/notes.md");
+    assert_eq!(d.len(), 1, "the unsaved buffer is analysed: {d:#?}");
+    let uri = c.uri("docs/notes.md");
+    c.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(c.diagnostics("docs/notes.md"), Vec::<Value>::new(), "the disk content has no broken link");
+    c.shutdown();
+}
