@@ -150,13 +150,14 @@ impl Server {
     }
 
     fn main_loop(&mut self) -> Result<(), String> {
+        let exit = |s: &Self| if s.shutdown { Ok(()) } else { Err("exit without shutdown".to_string()) };
         while let Ok(msg) = self.conn.receiver.recv() {
             if self.handle(msg)? {
-                return Ok(());
+                return exit(self);
             }
             while let Ok(msg) = self.conn.receiver.try_recv() {
                 if self.handle(msg)? {
-                    return Ok(());
+                    return exit(self);
                 }
             }
             if std::mem::take(&mut self.dirty) {
@@ -266,6 +267,8 @@ impl Server {
                         *slot = None;
                         self.host.request_cancellation();
                         *slot = Some(self.host.analysis());
+                        // A diagnostics run may have been cancelled with it.
+                        self.dirty = true;
                     }
                 }
             }
