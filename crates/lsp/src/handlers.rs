@@ -128,6 +128,11 @@ pub(crate) fn dispatch(shared: &Shared, analysis: &Analysis, method: &str, param
             panic!("docforge/debugPanic: deliberate panic in a handler")
         }
         "docforge/debugWaitForCancel" if shared.test_hooks => {
+            let started = lsp_types::LogMessageParams {
+                typ: lsp_types::MessageType::LOG,
+                message: "docforge/debugWaitForCancel: running".into(),
+            };
+            shared.notify::<lsp_types::notification::LogMessage>(started);
             analysis.wait_for_cancellation(std::time::Duration::from_secs(20))?;
             json("not cancelled")
         }

@@ -74,14 +74,15 @@ fn a_cancelled_request_answers_request_cancelled_and_an_edit_answers_content_mod
     let mut c = Client::start(opts(), json!({}));
     c.open("docs/notes.md");
     // The request runs (it reads the database until a write cancels it).
+    let running = |n: &lsp_server::Notification| n.method == "window/logMessage";
     let id = c.send("docforge/debugWaitForCancel", Value::Null);
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    c.wait_note(running);
     c.notify("$/cancelRequest", json!({"id": id.to_string().parse::<i32>().unwrap()}));
     let r = c.response(id);
     assert_eq!(r.error().map(|e| e.code), Some(-32800), "RequestCancelled");
 
     let id = c.send("docforge/debugWaitForCancel", Value::Null);
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    c.wait_note(running);
     c.edit("docs/notes.md", 2, [0, 0, 0, 0], "x");
     let r = c.response(id);
     assert_eq!(r.error().map(|e| e.code), Some(-32801), "ContentModified");
