@@ -74,7 +74,15 @@ impl Ctx<'_> {
     }
     /// Where a node is declared: its declaration mention, else its location's start.
     pub fn decl_span(&self, node: &Node) -> Result<Option<Span>, Failure> {
-        let Some(loc) = &node.location else { return Ok(None) };
+        let Some(loc) = &node.location else {
+            // A package has no single place: its first file.
+            let ide = self.analysis.ide()?;
+            let file = ide
+                .outgoing(&node.id)
+                .filter(|e| e.relation == "contains")
+                .find_map(|e| e.target.strip_prefix("file:"));
+            return Ok(file.map(|path| Span { path: path.to_string(), line: 1, start: 1, end: 1 }));
+        };
         if loc.line > 0 {
             let decl = self
                 .analysis

@@ -75,6 +75,7 @@ fn definition_follows_links_relations_wiki_ids_and_go_calls() {
         ("docs/notes.md", "[[glossary]]", 3),
         ("service/service.go", "s.placed.Add(", 10),
         ("cmd/shop/main.go", "svc.Place(", 5),
+        ("service/service.go", "\"example.com/shop/storage\"", 3),
     ];
     let mut got = Vec::new();
     for (rel, needle, skip) in cases {
@@ -89,7 +90,8 @@ fn definition_follows_links_relations_wiki_ids_and_go_calls() {
         docs/arch/service.md `[`Place`](go:` -> service/service.go:43:23-28
         docs/notes.md `[[glossary]]` -> docs/glossary.toml:1:5-15
         service/service.go `s.placed.Add(` -> service/set.go:14:17-20
-        cmd/shop/main.go `svc.Place(` -> service/service.go:43:23-28"#]]
+        cmd/shop/main.go `svc.Place(` -> service/service.go:43:23-28
+        service/service.go `"example.com/shop/storage"` -> storage/storage.go:1:0-0"#]]
     .assert_eq(&got.join("\n"));
     c.shutdown();
 }
