@@ -81,15 +81,15 @@ impl IdeIndex {
             for (i, n) in f.nodes.iter().enumerate() {
                 ix.nodes.entry(n.id.clone()).or_insert((o, i as u32));
                 if let Some(l) = n.location.as_ref().filter(|l| l.line > 0) {
-                    ix.nodes_at.entry(l.path.clone()).or_default().push((o, i as u32));
+                    push(&mut ix.nodes_at, &l.path, (o, i as u32));
                 }
             }
             for (i, e) in f.edges.iter().enumerate() {
                 let r = (o, i as u32);
-                ix.incoming.entry(e.target.clone()).or_default().push(r);
-                ix.outgoing.entry(e.source.clone()).or_default().push(r);
+                push(&mut ix.incoming, &e.target, r);
+                push(&mut ix.outgoing, &e.source, r);
                 if let Some(l) = e.location.as_ref().filter(|l| l.line > 0) {
-                    ix.edges_at.entry(l.path.clone()).or_default().push(r);
+                    push(&mut ix.edges_at, &l.path, r);
                 }
             }
         }
@@ -158,6 +158,16 @@ impl IdeIndex {
             .collect();
         scored.sort_by(|a, b| (a.0, a.1, &a.2.id).cmp(&(b.0, b.1, &b.2.id)));
         scored.into_iter().take(limit).map(|(_, _, n)| n).collect()
+    }
+}
+
+/// Append to a key's list, allocating the key only the first time it is seen.
+fn push(map: &mut HashMap<String, Vec<Ref>>, key: &str, r: Ref) {
+    match map.get_mut(key) {
+        Some(list) => list.push(r),
+        None => {
+            map.insert(key.to_string(), vec![r]);
+        }
     }
 }
 
