@@ -5,7 +5,7 @@
   python3 tests/lsp/bench.py --gopls $(go env GOPATH)/bin/gopls      # the same scenario on gopls
 
 Reports (never asserts): time from `initialize` to the first non-empty hover on a call site
-of the opened file (the first index: answers wait for it), RSS after that, didChange -> publishDiagnostics
+(`Error`) in the opened file (the first index: answers wait for it), RSS after that, didChange -> publishDiagnostics
 latency for a Go body edit that adds then removes a syntax error in net/http/server.go, and
 warm hover / definition / references latency after each edit. Python stdlib only.
 """
@@ -116,7 +116,7 @@ def main():
         edit_line = anchor['line'] + 1
         doc = lambda p: {'textDocument': {'uri': uri}, 'position': p}
         while True:
-            _, r = s.request('textDocument/hover', doc(call))
+            _, r = s.request('textDocument/hover', doc(decl))
             if r.get('result'):
                 break
             time.sleep(0.05)
@@ -138,16 +138,17 @@ def main():
                 t2, m = s.wait(lambda m: m.get('method') == 'textDocument/publishDiagnostics' and m['params']['uri'] == uri)
                 diag_ms.append((t2 - t1) * 1000)
                 if not insert:
-                    ms, r = s.request('textDocument/hover', doc(call)); hover_ms.append(ms)
+                    ms, r = s.request('textDocument/hover', doc(decl)); hover_ms.append(ms)
                     ms, r = s.request('textDocument/definition', doc(call)); def_ms.append(ms)
                     ms, r = s.request('textDocument/references', dict(doc(decl), context={'includeDeclaration': False})); refs_ms.append(ms)
         warm = {'hover': [], 'definition': [], 'references': []}
         for _ in range(a.rounds):
-            warm['hover'].append(s.request('textDocument/hover', doc(call))[0])
+            warm['hover'].append(s.request('textDocument/hover', doc(decl))[0])
             warm['definition'].append(s.request('textDocument/definition', doc(call))[0])
             refs = s.request('textDocument/references', dict(doc(decl), context={'includeDeclaration': False}))
             warm['references'].append(refs[0])
         n_refs = len(refs[1].get('result') or [])
+        definition_found = bool(s.request('textDocument/definition', doc(call))[1].get('result'))
         after = rss_mb(s.p.pid)
         s.request('shutdown', None)
         s.notify('exit', None)
@@ -163,6 +164,7 @@ def main():
             'references_ms_p50_after_edit': p50(refs_ms),
             'warm_ms_p50': {k: p50(v) for k, v in warm.items()},
             'references_found': n_refs,
+            'definition_at_call_found': definition_found,
         }
         print(json.dumps(report, indent=2))
     finally:

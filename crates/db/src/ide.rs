@@ -5,11 +5,12 @@
 //! sites, declarations) extended over the token the location points at in the file's text
 //! (a `[[wiki]]` link, a `[text](dest)` link, a quoted string, the callee name before `(`).
 
+use crate::go_q::GoDir;
 use crate::host::{Analysis, Cancellable};
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
 use docforge_docs::DocFacts;
-use docforge_model::{Diagnostic, Edge, Fragment, Node};
+use docforge_model::{Edge, Fragment, Node};
 use salsa::Cancelled;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -41,8 +42,14 @@ pub struct Mention {
 
 type Ref = (u32, u32);
 
-/// Lookup tables over one revision's graph. Built once per revision, on first use.
+/// Lookup tables over one revision's graph: one part per directory chunk (memoised, so an
+/// edit rebuilds only its directory's part) plus one for the project-level owners.
 pub struct IdeIndex {
+    parts: Vec<Arc<Part>>,
+}
+
+/// The lookup tables of some owners.
+struct Part {
     owners: Vec<Arc<Fragment>>,
     nodes: HashMap<String, Ref>,
     incoming: HashMap<String, Vec<Ref>>,
@@ -52,21 +59,26 @@ pub struct IdeIndex {
 }
 
 #[salsa::tracked(returns(ref), no_eq)]
-fn ide_index(db: &dyn Db, ws: Workspace) -> Arc<IdeIndex> {
-    let graph = crate::assemble::graph(db, ws);
-    // Large graphs take a while to index: stay cancellable so an edit never waits for it.
-    Arc::new(IdeIndex::build(graph, &|| db.unwind_if_revision_cancelled()))
+fn chunk_part(db: &dyn Db, d: GoDir<'_>) -> Arc<Part> {
+    let chunk = crate::assemble::dir_chunk(db, d);
+    Arc::new(Part::build(chunk.owners.iter().map(|o| o.fragment.clone()).collect()))
 }
 
-impl IdeIndex {
-    pub fn new(graph: &crate::Graph) -> Self {
-        Self::build(graph, &|| {})
-    }
+#[salsa::tracked(returns(ref), no_eq)]
+fn ide_index(db: &dyn Db, ws: Workspace) -> Arc<IdeIndex> {
+    let mut parts: Vec<Arc<Part>> = crate::assemble::all_dirs(db, ws)
+        .keys()
+        .map(|dir| chunk_part(db, GoDir::new(db, ws, dir.clone())).clone())
+        .collect();
+    let extra = &crate::assemble::graph(db, ws).extra;
+    parts.push(Arc::new(Part::build(extra.iter().map(|o| o.fragment.clone()).collect())));
+    Arc::new(IdeIndex { parts })
+}
 
-    /// [`IdeIndex::new`], calling `check` every few thousand rows (it may unwind).
-    fn build(graph: &crate::Graph, check: &dyn Fn()) -> Self {
-        let mut ix = IdeIndex {
-            owners: graph.owners().map(|o| o.fragment.clone()).collect(),
+impl Part {
+    fn build(owners: Vec<Arc<Fragment>>) -> Self {
+        let mut ix = Part {
+            owners,
             nodes: HashMap::new(),
             incoming: HashMap::new(),
             outgoing: HashMap::new(),
@@ -74,9 +86,6 @@ impl IdeIndex {
             edges_at: HashMap::new(),
         };
         for (o, f) in ix.owners.iter().enumerate() {
-            if o % 256 == 0 {
-                check();
-            }
             let o = o as u32;
             for (i, n) in f.nodes.iter().enumerate() {
                 ix.nodes.entry(n.id.clone()).or_insert((o, i as u32));
@@ -99,45 +108,44 @@ impl IdeIndex {
     fn node_ref(&self, r: Ref) -> &Node {
         &self.owners[r.0 as usize].nodes[r.1 as usize]
     }
-    fn edge_ref(&self, r: Ref) -> &Edge {
-        &self.owners[r.0 as usize].edges[r.1 as usize]
+    fn edges<'a>(
+        &'a self,
+        map: &'a HashMap<String, Vec<Ref>>,
+        key: &str,
+    ) -> impl Iterator<Item = &'a Edge> + 'a {
+        map.get(key).into_iter().flatten().map(move |&(o, i)| &self.owners[o as usize].edges[i as usize])
+    }
+}
+
+impl IdeIndex {
+    /// One index over a whole graph (without memoised parts).
+    pub fn new(graph: &crate::Graph) -> Self {
+        IdeIndex { parts: vec![Arc::new(Part::build(graph.owners().map(|o| o.fragment.clone()).collect()))] }
     }
 
     pub fn node(&self, id: &str) -> Option<&Node> {
-        self.nodes.get(id).map(|&r| self.node_ref(r))
+        self.parts.iter().find_map(|p| p.nodes.get(id).map(|&r| p.node_ref(r)))
     }
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.owners.iter().flat_map(|f| f.nodes.iter())
+        self.parts.iter().flat_map(|p| p.owners.iter()).flat_map(|f| f.nodes.iter())
     }
     /// Edges pointing at `id`.
-    pub fn incoming(&self, id: &str) -> impl Iterator<Item = &Edge> {
-        self.incoming.get(id).into_iter().flatten().map(|&r| self.edge_ref(r))
+    pub fn incoming<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Edge> + 'a {
+        self.parts.iter().flat_map(move |p| p.edges(&p.incoming, id))
     }
     /// Edges leaving `id`.
-    pub fn outgoing(&self, id: &str) -> impl Iterator<Item = &Edge> {
-        self.outgoing.get(id).into_iter().flatten().map(|&r| self.edge_ref(r))
+    pub fn outgoing<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Edge> + 'a {
+        self.parts.iter().flat_map(move |p| p.edges(&p.outgoing, id))
     }
     /// Nodes declared in the file at `path`, in graph order.
-    pub fn nodes_in(&self, path: &str) -> impl Iterator<Item = &Node> {
-        self.nodes_at.get(path).into_iter().flatten().map(|&r| self.node_ref(r))
+    pub fn nodes_in<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a Node> + 'a {
+        self.parts
+            .iter()
+            .flat_map(move |p| p.nodes_at.get(path).into_iter().flatten().map(move |&r| p.node_ref(r)))
     }
     /// Edges stated in the file at `path`.
-    pub fn edges_in(&self, path: &str) -> impl Iterator<Item = &Edge> {
-        self.edges_at.get(path).into_iter().flatten().map(|&r| self.edge_ref(r))
-    }
-    /// Every diagnostic, with the file it belongs to (its location, else its node's file).
-    pub fn diagnostics_by_file(&self) -> HashMap<&str, Vec<&Diagnostic>> {
-        let mut out: HashMap<&str, Vec<&Diagnostic>> = HashMap::new();
-        for d in self.owners.iter().flat_map(|f| f.diagnostics.iter()) {
-            let path = d.location.as_ref().map(|l| l.path.as_str()).or_else(|| {
-                let node = self.node(d.node.as_deref()?)?;
-                node.location.as_ref().map(|l| l.path.as_str())
-            });
-            if let Some(p) = path.filter(|p| !p.is_empty()) {
-                out.entry(p).or_default().push(d);
-            }
-        }
-        out
+    pub fn edges_in<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a Edge> + 'a {
+        self.parts.iter().flat_map(move |p| p.edges(&p.edges_at, path))
     }
 
     /// Nodes whose ID or title contains `query`'s characters in order (case-insensitive),

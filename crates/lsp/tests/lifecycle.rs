@@ -135,6 +135,8 @@ fn editing_one_document_re_derives_that_document_only() {
     let executed = |name: &str| ran.iter().filter(|e| e.starts_with(&format!("{name}("))).count();
     assert_eq!(executed("doc_facts"), 1, "only the edited document is re-read: {ran:#?}");
     assert_eq!(executed("doc_fragment"), 1, "{ran:#?}");
+    // The editor's lookup tables are rebuilt for the edited directory only.
+    assert_eq!(executed("chunk_part"), 1, "{ran:#?}");
     // (`doc_index` re-runs over the memoised facts and comes out equal, so no other
     // document's fragment is recomputed.)
     for untouched in ["go_parsed", "go_facts", "file_sigs", "package_sigs", "package_implements"] {
