@@ -160,6 +160,7 @@ def main():
             'initialize_to_first_hover_s': round(index_s, 2),
             'rss_after_index_mb': mem.get('VmRSS'), 'peak_rss_mb': after.get('VmHWM'),
             'didChange_to_publishDiagnostics_ms_p50': p50(diag_ms), 'max': round(max(diag_ms), 1),
+            'didChange_to_publishDiagnostics_ms_each': [round(x, 1) for x in diag_ms],
             'hover_ms_p50_after_edit': p50(hover_ms), 'definition_ms_p50_after_edit': p50(def_ms),
             'references_ms_p50_after_edit': p50(refs_ms),
             'warm_ms_p50': {k: p50(v) for k, v in warm.items()},
