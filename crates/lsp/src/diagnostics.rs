@@ -36,6 +36,8 @@ type ClaimsOf = (Arc<Graph>, Arc<Vec<ClaimOutcome>>);
 #[derive(Default)]
 pub(crate) struct State {
     running: Mutex<()>,
+    /// Buffers changed by the editor since the last publication.
+    pub edited: Mutex<std::collections::HashSet<String>>,
     published: Mutex<HashMap<String, Vec<Diagnostic>>>,
     claims: Mutex<Option<ClaimsOf>>,
 }
@@ -58,12 +60,17 @@ pub(crate) fn publish(shared: &Shared, generation: u64) {
         return; // a newer revision publishes
     }
     let mut published = lock(&shared.diagnostics.published);
-    let mut paths: Vec<String> = published.keys().chain(by_file.keys()).cloned().collect();
+    // Buffers edited since the last run are always re-published (an editor expects an
+    // answer to its edit); other files only when their diagnostics changed.
+    let edited: Vec<String> = lock(&shared.diagnostics.edited).drain().collect();
+    let mut paths: Vec<String> =
+        published.keys().chain(by_file.keys()).chain(edited.iter()).cloned().collect();
     paths.sort();
     paths.dedup();
     for path in paths {
         let now = by_file.get(&path).cloned().unwrap_or_default();
-        if published.get(&path).map_or(now.is_empty(), |old| *old == now) {
+        let unchanged = published.get(&path).map_or(now.is_empty(), |old| *old == now);
+        if unchanged && !edited.contains(&path) {
             continue;
         }
         let params = PublishDiagnosticsParams {

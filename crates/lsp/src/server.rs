@@ -325,6 +325,7 @@ impl Server {
             files: vec![FileChange::Set { rel: rel.to_string(), kind, content }],
             ..Default::default()
         };
+        lock(&self.shared.diagnostics.edited).insert(rel.to_string());
         self.mutate(|host| host.apply_change(change));
     }
 
