@@ -30,6 +30,9 @@ pub struct ClaimOutcome {
     pub detail: Vec<String>,
 }
 
+/// LSP diagnostics (with their files) per chunk address.
+type ByChunk = HashMap<usize, Arc<Vec<(String, Diagnostic)>>>;
+
 /// Claim outcomes and the graph revision they were evaluated on.
 type ClaimsOf = (Arc<Graph>, Arc<Vec<ClaimOutcome>>);
 
@@ -40,6 +43,9 @@ pub(crate) struct State {
     pub edited: Mutex<std::collections::HashSet<String>>,
     published: Mutex<HashMap<String, Vec<Diagnostic>>>,
     claims: Mutex<Option<ClaimsOf>>,
+    /// Converted diagnostics per graph chunk (keyed by the chunk's address, kept alive by
+    /// the graph they belong to).
+    chunks: Mutex<Option<(Arc<Graph>, ByChunk)>>,
 }
 
 /// Compute every file's diagnostics for `generation` and publish those that changed.
@@ -87,34 +93,81 @@ pub(crate) fn publish(shared: &Shared, generation: u64) {
     }
 }
 
-fn collect(shared: &Shared, analysis: &Analysis) -> Cancellable<BTreeMap<String, Vec<Diagnostic>>> {
-    let graph = analysis.graph()?;
-    let mut out: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
-    let mut texts: HashMap<String, Option<String>> = HashMap::new();
-    let mut text_of = |path: &str| -> Cancellable<Option<String>> {
-        if let Some(t) = texts.get(path) {
-            return Ok(t.clone());
+/// File lines read once per conversion (positions need the line's text).
+#[derive(Default)]
+struct Lines(HashMap<String, Option<Vec<String>>>);
+
+impl Lines {
+    fn range(
+        &mut self,
+        analysis: &Analysis,
+        path: &str,
+        line: u32,
+        column: u32,
+        enc: convert::Encoding,
+    ) -> Cancellable<lsp_types::Range> {
+        if !self.0.contains_key(path) {
+            let text = analysis.file_text(path)?;
+            let lines = text.map(|b| String::from_utf8_lossy(&b).split('\n').map(str::to_string).collect());
+            self.0.insert(path.to_string(), lines);
         }
-        let t = analysis.file_text(path)?.map(|b| String::from_utf8_lossy(&b).into_owned());
-        texts.insert(path.to_string(), t.clone());
-        Ok(t)
-    };
-    for d in graph.diagnostics() {
+        let text = self.0[path].as_ref().and_then(|l| l.get(line.max(1) as usize - 1)).map(String::as_str);
+        Ok(token_range(text.filter(|_| line > 0), line, column, enc))
+    }
+}
+
+/// LSP diagnostics (with their files) of some engine diagnostics.
+fn convert_all<'a>(
+    shared: &Shared,
+    analysis: &Analysis,
+    diagnostics: impl Iterator<Item = &'a docforge_model::Diagnostic>,
+) -> Cancellable<Vec<(String, Diagnostic)>> {
+    let mut lines = Lines::default();
+    let mut out = Vec::new();
+    for d in diagnostics {
         let Some(loc) = d.location.as_ref().filter(|l| !l.path.is_empty()) else { continue };
-        let text = text_of(&loc.path)?;
         let severity = match d.severity {
             Severity::Error => DiagnosticSeverity::ERROR,
             Severity::Warning => DiagnosticSeverity::WARNING,
             Severity::Info => DiagnosticSeverity::INFORMATION,
         };
-        let range = token_range(text.as_deref(), loc.line, loc.column, shared.enc);
-        out.entry(loc.path.clone()).or_default().push(lsp_diagnostic(
-            range,
-            severity,
-            &d.code,
-            d.message.clone(),
-        ));
+        let range = lines.range(analysis, &loc.path, loc.line, loc.column, shared.enc)?;
+        out.push((loc.path.clone(), lsp_diagnostic(range, severity, &d.code, d.message.clone())));
     }
+    Ok(out)
+}
+
+fn collect(shared: &Shared, analysis: &Analysis) -> Cancellable<BTreeMap<String, Vec<Diagnostic>>> {
+    let graph = analysis.graph()?;
+    let mut out: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+    // Chunks are shared across revisions when unchanged: convert only the new ones.
+    let old = lock(&shared.diagnostics.chunks).take();
+    let mut converted: ByChunk = HashMap::new();
+    for chunk in &graph.chunks {
+        let key = Arc::as_ptr(chunk) as usize;
+        let done = old.as_ref().and_then(|(_, m)| m.get(&key)).cloned();
+        let conv = match done {
+            Some(c) => c,
+            None => {
+                let diags = chunk.owners.iter().flat_map(|o| o.fragment.diagnostics.iter());
+                match convert_all(shared, analysis, diags) {
+                    Ok(c) => Arc::new(c),
+                    Err(e) => {
+                        *lock(&shared.diagnostics.chunks) = old;
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        converted.insert(key, conv);
+    }
+    let extra =
+        convert_all(shared, analysis, graph.extra.iter().flat_map(|o| o.fragment.diagnostics.iter()))?;
+    for (path, d) in converted.values().flat_map(|c| c.iter()).chain(extra.iter()) {
+        out.entry(path.clone()).or_default().push(d.clone());
+    }
+    *lock(&shared.diagnostics.chunks) = Some((graph.clone(), converted));
+    let mut lines = Lines::default();
     for c in claim_outcomes(shared, analysis)?.iter() {
         let severity = match c.outcome {
             Outcome::Pass => continue,
@@ -122,8 +175,7 @@ fn collect(shared: &Shared, analysis: &Analysis) -> Cancellable<BTreeMap<String,
             Outcome::CannotEvaluate => DiagnosticSeverity::WARNING,
         };
         let l = &c.claim.location;
-        let text = text_of(&l.path)?;
-        let range = token_range(text.as_deref(), l.line, l.column, shared.enc);
+        let range = lines.range(analysis, &l.path, l.line, l.column, shared.enc)?;
         let mut message = format!("claim {}: {} ({})", claim_label(&c.claim), c.outcome.as_str(), c.reason);
         for line in &c.detail {
             message.push_str(&format!("\n{line}"));
@@ -152,18 +204,15 @@ fn lsp_diagnostic(
     }
 }
 
-/// The range of the token at a 1-based line and byte column (line 0: the file's start).
-pub(crate) fn token_range(
-    text: Option<&str>,
-    line: u32,
-    column: u32,
-    enc: convert::Encoding,
-) -> lsp_types::Range {
-    let Some(text) = text.filter(|_| line > 0) else { return lsp_types::Range::default() };
-    let lines = convert::lines(text);
-    let l = lines.get(line as usize - 1).copied().unwrap_or("");
+/// The range of the token at a 1-based `line` and byte `column`, given that line's text
+/// (no text: the file's start).
+fn token_range(text: Option<&str>, line: u32, column: u32, enc: convert::Encoding) -> lsp_types::Range {
+    let Some(l) = text else { return lsp_types::Range::default() };
     let end = extent(l, column).unwrap_or(column).max(column);
-    convert::range(&lines, &Span { path: String::new(), line, start: column, end }, enc)
+    let mut range = convert::range(&[l], &Span { path: String::new(), line: 1, start: column, end }, enc);
+    range.start.line = line - 1;
+    range.end.line = line - 1;
+    range
 }
 
 pub(crate) fn claim_label(c: &DocClaim) -> String {
