@@ -299,14 +299,19 @@ impl Analysis {
 
 fn edge_span(lines: &[&str], e: &Edge) -> Option<Span> {
     let loc = e.location.as_ref().filter(|l| l.line > 0)?;
+    edge_span_on_line(lines.get(loc.line as usize - 1)?, e)
+}
+
+/// [`Analysis::edge_span`] given the text of the edge's line (for callers that cache lines).
+pub fn edge_span_on_line(line: &str, e: &Edge) -> Option<Span> {
+    let loc = e.location.as_ref().filter(|l| l.line > 0)?;
     if matches!(e.relation.as_str(), "contains" | "defines") {
         return None;
     }
-    let l = lines.get(loc.line as usize - 1)?;
     let (start, end) = if e.relation == "calls" {
-        (callee_start(l, loc.column), loc.column)
+        (callee_start(line, loc.column), loc.column)
     } else {
-        (loc.column, extent(l, loc.column).unwrap_or(loc.column))
+        (loc.column, extent(line, loc.column).unwrap_or(loc.column))
     };
     Some(Span { path: loc.path.clone(), line: loc.line, start, end })
 }

@@ -24,7 +24,7 @@ pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};
 pub use host::{Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress, SyncReport};
-pub use ide::{extent, IdeIndex, Mention, Span};
+pub use ide::{edge_span_on_line, extent, IdeIndex, Mention, Span};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
 pub use salsa::Cancelled;

@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Why a request has no result.
 pub(crate) enum Failure {
@@ -35,6 +36,7 @@ pub(crate) struct Ctx<'a> {
     pub shared: &'a Shared,
     pub analysis: &'a Analysis,
     texts: RefCell<HashMap<String, Option<String>>>,
+    lines: RefCell<HashMap<String, Rc<Vec<String>>>>,
 }
 
 impl Ctx<'_> {
@@ -59,9 +61,29 @@ impl Ctx<'_> {
         let Some(line) = lines.get(pos.line as usize) else { return Ok(None) };
         Ok(Some((pos.line + 1, convert::column(line, pos.character, self.shared.enc))))
     }
+    /// The lines of a loaded file (split once per request).
+    fn lines_of(&self, rel: &str) -> Result<Rc<Vec<String>>, Failure> {
+        if let Some(l) = self.lines.borrow().get(rel) {
+            return Ok(l.clone());
+        }
+        let text = self.text(rel)?.unwrap_or_default();
+        let lines = Rc::new(text.split('\n').map(str::to_string).collect::<Vec<_>>());
+        self.lines.borrow_mut().insert(rel.to_string(), lines.clone());
+        Ok(lines)
+    }
     pub fn range(&self, span: &Span) -> Result<Range, Failure> {
-        let text = self.text(&span.path)?.unwrap_or_default();
-        Ok(convert::range(&convert::lines(&text), span, self.shared.enc))
+        let lines = self.lines_of(&span.path)?;
+        let text = lines.get(span.line.max(1) as usize - 1).map_or("", String::as_str);
+        let mut r = convert::range(&[text], &Span { line: 1, ..span.clone() }, self.shared.enc);
+        r.start.line = span.line.saturating_sub(1);
+        r.end.line = r.start.line;
+        Ok(r)
+    }
+    /// Where an edge is stated (see [`Analysis::edge_span`]), reading each file once.
+    pub fn edge_span(&self, e: &docforge_model::Edge) -> Result<Option<Span>, Failure> {
+        let Some(loc) = e.location.as_ref().filter(|l| l.line > 0) else { return Ok(None) };
+        let lines = self.lines_of(&loc.path)?;
+        Ok(lines.get(loc.line as usize - 1).and_then(|l| docforge_db::edge_span_on_line(l, e)))
     }
     pub fn location(&self, span: &Span) -> Result<Location, Failure> {
         Ok(Location::new(self.uri(&span.path), self.range(span)?))
@@ -114,7 +136,7 @@ pub(crate) fn json<T: serde::Serialize>(value: T) -> Answer {
 }
 
 pub(crate) fn dispatch(shared: &Shared, analysis: &Analysis, method: &str, params: Value) -> Answer {
-    let ctx = Ctx { shared, analysis, texts: RefCell::default() };
+    let ctx = Ctx { shared, analysis, texts: RefCell::default(), lines: RefCell::default() };
     let ctx = &ctx;
     match method {
         "textDocument/definition" => crate::nav::definition(ctx, parse(params)?),

@@ -38,7 +38,7 @@ pub(crate) fn reference_locations(ctx: &Ctx<'_>, id: &str) -> Result<Vec<Locatio
     let ide = ctx.analysis.ide()?;
     let mut out = Vec::new();
     for e in ide.incoming(id).filter(|e| !is_structural(e)) {
-        if let Some(span) = ctx.analysis.edge_span(e)? {
+        if let Some(span) = ctx.edge_span(e)? {
             out.push(ctx.location(&span)?);
         }
     }
@@ -221,7 +221,7 @@ fn labels(edges: &[&Edge]) -> String {
 fn sites(ctx: &Ctx<'_>, edges: &[&Edge]) -> Result<Vec<Range>, Failure> {
     let mut out = Vec::new();
     for e in edges {
-        if let Some(span) = ctx.analysis.edge_span(e)? {
+        if let Some(span) = ctx.edge_span(e)? {
             out.push(ctx.range(&span)?);
         }
     }

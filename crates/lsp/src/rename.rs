@@ -112,7 +112,7 @@ impl Plan<'_, '_> {
             std::iter::once(old.to_string()).chain(facts.sections.iter().map(|s| s.id.clone())).collect();
         for target in &targets {
             for e in ide.incoming(target).filter(|e| !is_structural(e)) {
-                let Some(span) = self.ctx.analysis.edge_span(e)? else { continue };
+                let Some(span) = self.ctx.edge_span(e)? else { continue };
                 let written = self.line(&span.path, span.line)?;
                 let token = written.get(span.start as usize - 1..span.end as usize - 1).unwrap_or("");
                 let at = if token.starts_with("[[") {
@@ -170,7 +170,7 @@ impl Plan<'_, '_> {
         let ide = self.ctx.analysis.ide()?;
         let old = format!("#{}", section.slug);
         for e in ide.incoming(&node.id).filter(|e| !is_structural(e)) {
-            let Some(span) = self.ctx.analysis.edge_span(e)? else { continue };
+            let Some(span) = self.ctx.edge_span(e)? else { continue };
             let written = self.line(&span.path, span.line)?;
             let token = written.get(span.start as usize - 1..span.end as usize - 1).unwrap_or("");
             let found = token.match_indices(&old).find(|(i, _)| {
