@@ -26,6 +26,9 @@ tests/precommit/run.sh target/debug
 echo "== coordination server: MCP Python SDK (1.x and 2.x) over Streamable HTTP =="
 tests/coord/run.sh target/debug
 
+echo "== LSP end to end: Neovim headless and the VS Code extension's launch code =="
+tests/lsp/run.sh target/debug
+
 echo "== go/types oracle: package-level symbol IDs of $(go env GOROOT)/src =="
 tests/oracle/compare.sh
 

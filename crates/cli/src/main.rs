@@ -116,6 +116,23 @@ enum Command {
         #[command(subcommand)]
         command: docforge_coord::CoordCommand,
     },
+    /// Serve the Language Server Protocol over stdin/stdout (for editors). The project root
+    /// is --project-root, else the client's first workspace folder.
+    Lsp {
+        /// Never analyse Go code with an AST: documents only (Go files inventoried).
+        #[arg(long)]
+        no_ast: bool,
+        /// Skip the Go semantic layer (no implementation / call hierarchy, precise claims
+        /// cannot pass).
+        #[arg(long)]
+        no_precise: bool,
+        /// Worker threads (default: available cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Record salsa executions for `docforge/debugExecutions` (tests).
+        #[arg(long, hide = true)]
+        debug_execution_log: bool,
+    },
     /// The engine version.
     Version {
         #[arg(long)]
@@ -175,6 +192,23 @@ fn main() -> ExitCode {
             }
         };
     }
+    if let Command::Lsp { no_ast, no_precise, threads, debug_execution_log } = cli.command {
+        let opts = docforge_lsp::Options {
+            project_root: cli.project_root,
+            no_ast,
+            no_precise,
+            threads,
+            execution_log: debug_execution_log,
+            test_hooks: false,
+        };
+        return match docforge_lsp::run(opts) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("docforge: lsp: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let root = cli.project_root.unwrap_or_else(|| PathBuf::from("."));
     let result = match cli.command {
         Command::Index { no_ast, precise, json, threads } => {
@@ -188,6 +222,7 @@ fn main() -> ExitCode {
         Command::Validate { json } => return ExitCode::from(validate::validate(&root, json)),
         Command::Mcp { .. } => unreachable!("handled above"),
         Command::Coord { command } => return docforge_coord::run(command),
+        Command::Lsp { .. } => unreachable!("handled above"),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -273,6 +273,13 @@ impl AnalysisHost {
         report
     }
 
+    /// Cancel every running [`Analysis`] read (they return `Err(Cancelled)`); blocks until
+    /// they have unwound. Nothing changes (an editor's `$/cancelRequest`).
+    pub fn request_cancellation(&mut self) {
+        use salsa::Database;
+        self.db.trigger_cancellation();
+    }
+
     pub fn analysis(&self) -> Analysis {
         Analysis { db: self.db.clone(), ws: self.ws }
     }
@@ -344,12 +351,14 @@ impl Analysis {
                                     }
                                     _ => {}
                                 }
+                                progress.done.fetch_add(1, Ordering::Relaxed);
                             }
                             for dir in dirs.iter().skip(t).step_by(threads) {
                                 let _ = crate::assemble::dir_chunk(
                                     &db,
                                     crate::go_q::GoDir::new(&db, ws, dir.clone()),
                                 );
+                                progress.done.fetch_add(1, Ordering::Relaxed);
                             }
                         }))
                     })

@@ -13,6 +13,7 @@ mod go_graph;
 mod go_q;
 mod graph;
 mod host;
+mod ide;
 mod inputs;
 mod publish;
 pub mod receipt;
@@ -26,6 +27,7 @@ pub use graph::{Completeness, Graph, OwnerFragment, Summary};
 pub use host::{
     cheap_identity, Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress, SyncReport,
 };
+pub use ide::{edge_span_on_line, extent, IdeIndex, Mention, Span};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
 pub use salsa::Cancelled;

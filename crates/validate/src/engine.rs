@@ -5,7 +5,7 @@
 use crate::manifest::SelectionPolicy;
 use crate::snapshot::{build_meta, SnapDiagnostic, SnapEdge, SnapNode, Snapshot, GRAPH_SCHEMA_VERSION};
 use crate::validator::{Clock, GraphAccessError, RepositoryAccess, SourceState};
-use docforge_db::{go_inventory, AnalysisHost, AstPolicy, DocClaim};
+use docforge_db::{go_inventory, Analysis, AnalysisHost, AstPolicy, DocClaim};
 use docforge_model::Precision;
 use docforge_project::Project;
 use std::path::{Path, PathBuf};
@@ -88,10 +88,23 @@ pub fn build_snapshot(
     host.sync_from_disk();
     let analysis = host.analysis();
     analysis.prewarm(threads).map_err(|_| "analysis cancelled".to_string())?;
-    let graph = analysis.graph().map_err(|_| "analysis cancelled".to_string())?;
-    let inventory = go_inventory(&analysis).map_err(|_| "analysis cancelled".to_string())?;
+    let (snapshot, warnings) = snapshot_of(&analysis, &policy, precise, version, clock)?;
     drop(analysis);
-    let mut meta = build_meta(&inventory, &policy);
+    Ok(Built { host, snapshot, warnings })
+}
+
+/// The trusted snapshot of one engine revision (an editor's buffers included), with its
+/// visible warnings. `precise` says whether the semantic layer was requested.
+pub fn snapshot_of(
+    analysis: &Analysis,
+    policy: &SelectionPolicy,
+    precise: bool,
+    version: &str,
+    clock: &dyn Clock,
+) -> Result<(Snapshot, Vec<String>), String> {
+    let graph = analysis.graph().map_err(|_| "analysis cancelled".to_string())?;
+    let inventory = go_inventory(analysis).map_err(|_| "analysis cancelled".to_string())?;
+    let mut meta = build_meta(&inventory, policy);
     let mut warnings = Vec::new();
     let s = &graph.summary;
     meta.mode = if precise { "precise" } else { "ast" }.into();
@@ -169,7 +182,7 @@ pub fn build_snapshot(
         edges,
         diagnostics,
     };
-    Ok(Built { host, snapshot, warnings })
+    Ok((snapshot, warnings))
 }
 
 /// The binding document a claim stands for: reference kinds follow the predicate; a claim

@@ -23,7 +23,8 @@ pub use binding::{
 };
 pub use clock::{rfc3339, FixedClock, SystemClock};
 pub use engine::{
-    build_snapshot, claim_binding_json, current_sources, Built, DiskRepository, PRECISE_UNAVAILABLE,
+    build_snapshot, claim_binding_json, current_sources, snapshot_of, Built, DiskRepository,
+    PRECISE_UNAVAILABLE,
 };
 pub use evaluate::{evaluate, GraphView, Verdict};
 pub use manifest::{

@@ -1,0 +1,303 @@
+//! Published diagnostics: the engine's diagnostics (broken/ambiguous links, unknown relation
+//! targets, invalid front matter, duplicate IDs, Go problems) and the outcome of every
+//! `[[claims]]` entry that does not pass, evaluated by the validation crate's evaluator on
+//! a snapshot of the current revision (the editor's buffers included).
+
+use crate::convert;
+use crate::server::{lock, Shared};
+use docforge_db::{doc_claims, extent, Analysis, Cancellable, Cancelled, DocClaim, Graph, Span};
+use docforge_model::Severity;
+use docforge_validate::{
+    claim_binding_json, decode_binding, evaluate, snapshot_of, GraphView, Outcome, Reason, SystemClock,
+};
+use lsp_types::notification::{Progress, PublishDiagnostics};
+use lsp_types::{
+    Diagnostic, DiagnosticSeverity, NumberOrString, ProgressParams, ProgressParamsValue,
+    PublishDiagnosticsParams, WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressEnd,
+    WorkDoneProgressReport,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+/// One claim with its current outcome.
+#[derive(Clone, Debug)]
+pub struct ClaimOutcome {
+    pub claim: DocClaim,
+    pub outcome: Outcome,
+    pub reason: String,
+    /// The evaluator's own diagnostics, one line each.
+    pub detail: Vec<String>,
+}
+
+/// LSP diagnostics (with their files) per chunk address.
+type ByChunk = HashMap<usize, Arc<Vec<(String, Diagnostic)>>>;
+
+/// Claim outcomes and the graph revision they were evaluated on.
+type ClaimsOf = (Arc<Graph>, Arc<Vec<ClaimOutcome>>);
+
+#[derive(Default)]
+pub(crate) struct State {
+    running: Mutex<()>,
+    /// Buffers changed by the editor since the last publication.
+    pub edited: Mutex<std::collections::HashSet<String>>,
+    published: Mutex<HashMap<String, Vec<Diagnostic>>>,
+    claims: Mutex<Option<ClaimsOf>>,
+    /// Converted diagnostics per graph chunk (keyed by the chunk's address, kept alive by
+    /// the graph they belong to).
+    chunks: Mutex<Option<(Arc<Graph>, ByChunk)>>,
+}
+
+/// Compute every file's diagnostics for `generation` and publish those that changed.
+pub(crate) fn publish(shared: &Shared, generation: u64) {
+    // One run at a time (the first one indexes); taken before the snapshot, so a waiting
+    // run holds no database handle that would delay an edit.
+    let _one = lock(&shared.diagnostics.running);
+    let Some(analysis) = shared.analysis() else { return };
+    if !shared.indexed.load(Ordering::SeqCst)
+        && analysis.prewarm_with_progress(shared.threads, &shared.progress).is_err()
+    {
+        return;
+    }
+    let Ok(by_file) = collect(shared, &analysis) else { return };
+    drop(analysis);
+    shared.indexed.store(true, Ordering::SeqCst);
+    if shared.generation.load(Ordering::SeqCst) != generation {
+        return; // a newer revision publishes
+    }
+    let mut published = lock(&shared.diagnostics.published);
+    // Buffers edited since the last run are always re-published (an editor expects an
+    // answer to its edit); other files only when their diagnostics changed.
+    let edited: Vec<String> = lock(&shared.diagnostics.edited).drain().collect();
+    let mut paths: Vec<String> =
+        published.keys().chain(by_file.keys()).chain(edited.iter()).cloned().collect();
+    paths.sort();
+    paths.dedup();
+    for path in paths {
+        let now = by_file.get(&path).cloned().unwrap_or_default();
+        let unchanged = published.get(&path).map_or(now.is_empty(), |old| *old == now);
+        if unchanged && !edited.contains(&path) {
+            continue;
+        }
+        let params = PublishDiagnosticsParams {
+            uri: convert::uri(&shared.root, &path),
+            diagnostics: now.clone(),
+            version: None,
+        };
+        shared.notify::<PublishDiagnostics>(params);
+        if now.is_empty() {
+            published.remove(&path);
+        } else {
+            published.insert(path, now);
+        }
+    }
+}
+
+/// File lines read once per conversion (positions need the line's text).
+#[derive(Default)]
+struct Lines(HashMap<String, Option<Vec<String>>>);
+
+impl Lines {
+    fn range(
+        &mut self,
+        analysis: &Analysis,
+        path: &str,
+        line: u32,
+        column: u32,
+        enc: convert::Encoding,
+    ) -> Cancellable<lsp_types::Range> {
+        if !self.0.contains_key(path) {
+            let text = analysis.file_text(path)?;
+            let lines = text.map(|b| String::from_utf8_lossy(&b).split('\n').map(str::to_string).collect());
+            self.0.insert(path.to_string(), lines);
+        }
+        let text = self.0[path].as_ref().and_then(|l| l.get(line.max(1) as usize - 1)).map(String::as_str);
+        Ok(token_range(text.filter(|_| line > 0), line, column, enc))
+    }
+}
+
+/// LSP diagnostics (with their files) of some engine diagnostics.
+fn convert_all<'a>(
+    shared: &Shared,
+    analysis: &Analysis,
+    diagnostics: impl Iterator<Item = &'a docforge_model::Diagnostic>,
+) -> Cancellable<Vec<(String, Diagnostic)>> {
+    let mut lines = Lines::default();
+    let mut out = Vec::new();
+    for d in diagnostics {
+        let Some(loc) = d.location.as_ref().filter(|l| !l.path.is_empty()) else { continue };
+        let severity = match d.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Info => DiagnosticSeverity::INFORMATION,
+        };
+        let range = lines.range(analysis, &loc.path, loc.line, loc.column, shared.enc)?;
+        out.push((loc.path.clone(), lsp_diagnostic(range, severity, &d.code, d.message.clone())));
+    }
+    Ok(out)
+}
+
+fn collect(shared: &Shared, analysis: &Analysis) -> Cancellable<BTreeMap<String, Vec<Diagnostic>>> {
+    let graph = analysis.graph()?;
+    let mut out: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+    // Chunks are shared across revisions when unchanged: convert only the new ones.
+    let old = lock(&shared.diagnostics.chunks).take();
+    let mut converted: ByChunk = HashMap::new();
+    for chunk in &graph.chunks {
+        let key = Arc::as_ptr(chunk) as usize;
+        let done = old.as_ref().and_then(|(_, m)| m.get(&key)).cloned();
+        let conv = match done {
+            Some(c) => c,
+            None => {
+                let diags = chunk.owners.iter().flat_map(|o| o.fragment.diagnostics.iter());
+                match convert_all(shared, analysis, diags) {
+                    Ok(c) => Arc::new(c),
+                    Err(e) => {
+                        *lock(&shared.diagnostics.chunks) = old;
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        converted.insert(key, conv);
+    }
+    let extra =
+        convert_all(shared, analysis, graph.extra.iter().flat_map(|o| o.fragment.diagnostics.iter()))?;
+    for (path, d) in converted.values().flat_map(|c| c.iter()).chain(extra.iter()) {
+        out.entry(path.clone()).or_default().push(d.clone());
+    }
+    *lock(&shared.diagnostics.chunks) = Some((graph.clone(), converted));
+    let mut lines = Lines::default();
+    for c in claim_outcomes(shared, analysis)?.iter() {
+        let severity = match c.outcome {
+            Outcome::Pass => continue,
+            Outcome::Fail => DiagnosticSeverity::ERROR,
+            Outcome::CannotEvaluate => DiagnosticSeverity::WARNING,
+        };
+        let l = &c.claim.location;
+        let range = lines.range(analysis, &l.path, l.line, l.column, shared.enc)?;
+        let mut message = format!("claim {}: {} ({})", claim_label(&c.claim), c.outcome.as_str(), c.reason);
+        for line in &c.detail {
+            message.push_str(&format!("\n{line}"));
+        }
+        out.entry(l.path.clone()).or_default().push(lsp_diagnostic(range, severity, &c.reason, message));
+    }
+    for list in out.values_mut() {
+        list.sort_by(|a, b| (a.range.start, &a.message).cmp(&(b.range.start, &b.message)));
+    }
+    Ok(out)
+}
+
+fn lsp_diagnostic(
+    range: lsp_types::Range,
+    severity: DiagnosticSeverity,
+    code: &str,
+    message: String,
+) -> Diagnostic {
+    Diagnostic {
+        range,
+        severity: Some(severity),
+        code: Some(NumberOrString::String(code.to_string())),
+        source: Some("docforge".into()),
+        message,
+        ..Default::default()
+    }
+}
+
+/// The range of the token at a 1-based `line` and byte `column`, given that line's text
+/// (no text: the file's start).
+fn token_range(text: Option<&str>, line: u32, column: u32, enc: convert::Encoding) -> lsp_types::Range {
+    let Some(l) = text else { return lsp_types::Range::default() };
+    let end = extent(l, column).unwrap_or(column).max(column);
+    let mut range = convert::range(&[l], &Span { path: String::new(), line: 1, start: column, end }, enc);
+    range.start.line = line - 1;
+    range.end.line = line - 1;
+    range
+}
+
+pub(crate) fn claim_label(c: &DocClaim) -> String {
+    match &c.object {
+        Some(o) => format!("{} {} -> {}", c.predicate, c.subject, o),
+        None => format!("{} {}", c.predicate, c.subject),
+    }
+}
+
+/// Every claim's outcome in this revision (memoised per graph revision).
+pub(crate) fn claim_outcomes(shared: &Shared, analysis: &Analysis) -> Cancellable<Arc<Vec<ClaimOutcome>>> {
+    let claims = doc_claims(analysis)?;
+    if claims.is_empty() || !shared.go {
+        return Ok(Arc::default());
+    }
+    let graph = analysis.graph()?;
+    if let Some((g, outcomes)) = lock(&shared.diagnostics.claims).as_ref() {
+        if Arc::ptr_eq(g, &graph) {
+            return Ok(outcomes.clone());
+        }
+    }
+    let version = concat!("docforge-lsp ", env!("CARGO_PKG_VERSION"));
+    let outcomes: Vec<ClaimOutcome> =
+        match snapshot_of(analysis, &shared.policy, shared.precise, version, &SystemClock) {
+            Err(e) if e == "analysis cancelled" => return Err(Cancelled::PendingWrite),
+            Err(e) => claims
+                .into_iter()
+                .map(|claim| ClaimOutcome {
+                    claim,
+                    outcome: Outcome::CannotEvaluate,
+                    reason: Reason::AnalysisIncomplete.as_str().into(),
+                    detail: vec![e.clone()],
+                })
+                .collect(),
+            Ok((snapshot, _warnings)) => {
+                let view = GraphView::new(&snapshot);
+                claims
+                    .into_iter()
+                    .map(|claim| match decode_binding(&claim_binding_json(&claim)) {
+                        Ok(binding) => {
+                            let v = evaluate(&view, &binding);
+                            let detail =
+                                v.diagnostics.iter().map(|d| format!("{}: {}", d.code, d.message)).collect();
+                            ClaimOutcome {
+                                claim,
+                                outcome: v.outcome,
+                                reason: v.reason.as_str().into(),
+                                detail,
+                            }
+                        }
+                        Err(e) => ClaimOutcome {
+                            claim,
+                            outcome: Outcome::CannotEvaluate,
+                            reason: e.reason.as_str().into(),
+                            detail: vec![e.message],
+                        },
+                    })
+                    .collect()
+            }
+        };
+    let outcomes = Arc::new(outcomes);
+    *lock(&shared.diagnostics.claims) = Some((graph, outcomes.clone()));
+    Ok(outcomes)
+}
+
+/// `$/progress` for the first index: begin, a report every 200 ms, end.
+pub(crate) fn report_progress(shared: &Shared, token: NumberOrString) {
+    let send = |value: WorkDoneProgress| {
+        let params = ProgressParams { token: token.clone(), value: ProgressParamsValue::WorkDone(value) };
+        shared.notify::<Progress>(params);
+    };
+    send(WorkDoneProgress::Begin(WorkDoneProgressBegin {
+        title: "docforge: indexing".into(),
+        percentage: Some(0),
+        ..Default::default()
+    }));
+    while !shared.indexed.load(Ordering::SeqCst) && !shared.stopping.load(Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let done = shared.progress.done.load(Ordering::Relaxed);
+        let total = shared.progress.total.load(Ordering::Relaxed).max(1);
+        send(WorkDoneProgress::Report(WorkDoneProgressReport {
+            message: Some(format!("{done}/{total}")),
+            percentage: Some((done * 100 / total).min(100) as u32),
+            ..Default::default()
+        }));
+    }
+    send(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some("indexed".into()) }));
+}

@@ -1,0 +1,272 @@
+//! Navigation: definition, references, implementation, document and workspace symbols, call
+//! hierarchy. Every answer comes from the engine's nodes and edges (`IdeIndex`) and the
+//! mention spans it computes.
+
+use crate::handlers::{json, Answer, Ctx, Failure};
+use docforge_model::{Edge, Node};
+use lsp_types::{
+    CallHierarchyIncomingCall, CallHierarchyIncomingCallsParams, CallHierarchyItem,
+    CallHierarchyOutgoingCall, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams, DocumentSymbol,
+    DocumentSymbolParams, GotoDefinitionParams, Location, Range, ReferenceParams, SymbolInformation,
+    SymbolKind, WorkspaceSymbolParams,
+};
+use std::collections::BTreeMap;
+
+/// Relations that structure the graph rather than refer to a node from a place.
+pub(crate) fn is_structural(e: &Edge) -> bool {
+    matches!(e.relation.as_str(), "contains" | "defines")
+}
+
+/// The node under the cursor (declared or referenced there).
+pub(crate) fn node_at(
+    ctx: &Ctx<'_>,
+    uri: &lsp_types::Uri,
+    pos: lsp_types::Position,
+) -> Result<Option<Node>, Failure> {
+    let Some(m) = ctx.mention_at(uri, pos)? else { return Ok(None) };
+    Ok(ctx.analysis.ide()?.node(&m.target).cloned())
+}
+
+pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
+    let tp = p.text_document_position_params;
+    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+    json(ctx.decl_location(&node)?)
+}
+
+/// Every place that refers to `id` (links, relation targets, call sites, …), sorted.
+pub(crate) fn reference_locations(ctx: &Ctx<'_>, id: &str) -> Result<Vec<Location>, Failure> {
+    let ide = ctx.analysis.ide()?;
+    let mut out = Vec::new();
+    for e in ide.incoming(id).filter(|e| !is_structural(e)) {
+        if let Some(span) = ctx.edge_span(e)? {
+            out.push(ctx.location(&span)?);
+        }
+    }
+    out.sort_by(|a, b| (a.uri.as_str(), a.range.start).cmp(&(b.uri.as_str(), b.range.start)));
+    out.dedup();
+    Ok(out)
+}
+
+pub(crate) fn references(ctx: &Ctx<'_>, p: ReferenceParams) -> Answer {
+    let tp = p.text_document_position;
+    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+    let mut out = Vec::new();
+    if p.context.include_declaration {
+        out.extend(ctx.decl_location(&node)?);
+    }
+    out.extend(reference_locations(ctx, &node.id)?);
+    json(out)
+}
+
+/// Interface → the types implementing it; type → the interfaces it implements.
+pub(crate) fn implementation(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
+    let tp = p.text_document_position_params;
+    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+    let ide = ctx.analysis.ide()?;
+    let ids: Vec<&str> = if node.kind == "interface" {
+        ide.incoming(&node.id).filter(|e| e.relation == "implements").map(|e| e.source.as_str()).collect()
+    } else {
+        ide.outgoing(&node.id).filter(|e| e.relation == "implements").map(|e| e.target.as_str()).collect()
+    };
+    let mut out = Vec::new();
+    for id in ids {
+        if let Some(n) = ide.node(id) {
+            out.extend(ctx.decl_location(n)?);
+        }
+    }
+    json(out)
+}
+
+pub(crate) fn symbol_kind(kind: &str) -> SymbolKind {
+    match kind {
+        "func" => SymbolKind::FUNCTION,
+        "method" => SymbolKind::METHOD,
+        "struct" => SymbolKind::STRUCT,
+        "interface" => SymbolKind::INTERFACE,
+        "type" | "alias" => SymbolKind::CLASS,
+        "var" => SymbolKind::VARIABLE,
+        "const" => SymbolKind::CONSTANT,
+        "package" => SymbolKind::PACKAGE,
+        "module" => SymbolKind::MODULE,
+        "section" => SymbolKind::NAMESPACE,
+        "toml_node" => SymbolKind::OBJECT,
+        _ => SymbolKind::FILE,
+    }
+}
+
+#[allow(deprecated)]
+fn doc_symbol(name: String, detail: String, kind: SymbolKind, range: Range) -> DocumentSymbol {
+    DocumentSymbol {
+        name,
+        detail: Some(detail),
+        kind,
+        tags: None,
+        deprecated: None,
+        range,
+        selection_range: range,
+        children: None,
+    }
+}
+
+/// Headings (nested) for documents; declarations for Go files.
+pub(crate) fn document_symbols(ctx: &Ctx<'_>, p: DocumentSymbolParams) -> Answer {
+    let Some(rel) = ctx.rel(&p.text_document.uri) else { return json(()) };
+    if let Some(facts) = ctx.analysis.doc_facts(&rel)? {
+        let text = ctx.text(&rel)?.unwrap_or_default();
+        let lines = crate::convert::lines(&text);
+        let mut built: Vec<Option<DocumentSymbol>> = Vec::new();
+        for s in &facts.sections {
+            let line = lines.get(s.location.line as usize - 1).copied().unwrap_or("");
+            let span = docforge_db::Span {
+                path: rel.clone(),
+                line: s.location.line,
+                start: 1,
+                end: line.len() as u32 + 1,
+            };
+            built.push(Some(doc_symbol(
+                s.title.clone(),
+                s.id.clone(),
+                SymbolKind::NAMESPACE,
+                ctx.range(&span)?,
+            )));
+        }
+        // Children first (reverse document order), so each heading is complete when moved.
+        for i in (0..facts.sections.len()).rev() {
+            if let Some(parent) = facts.sections[i].parent {
+                let child = built[i].take();
+                if let (Some(child), Some(p)) = (child, built[parent].as_mut()) {
+                    p.children.get_or_insert_with(Vec::new).insert(0, child);
+                }
+            }
+        }
+        return json(built.into_iter().flatten().collect::<Vec<_>>());
+    }
+    let ide = ctx.analysis.ide()?;
+    let mut out = Vec::new();
+    for n in ide.nodes_in(&rel).filter(|n| n.id.starts_with("go:") && n.kind != "package") {
+        if let Some(span) = ctx.decl_span(n)? {
+            out.push(doc_symbol(n.title.clone(), n.id.clone(), symbol_kind(&n.kind), ctx.range(&span)?));
+        }
+    }
+    json(out)
+}
+
+/// Fuzzy over every node's ID and title (not files).
+#[allow(deprecated)]
+pub(crate) fn workspace_symbols(ctx: &Ctx<'_>, p: WorkspaceSymbolParams) -> Answer {
+    let ide = ctx.analysis.ide()?;
+    let mut out = Vec::new();
+    for n in ide.fuzzy(&p.query, 200) {
+        let Some(location) = ctx.decl_location(n)? else { continue };
+        out.push(SymbolInformation {
+            name: n.title.clone(),
+            kind: symbol_kind(&n.kind),
+            tags: None,
+            deprecated: None,
+            location,
+            container_name: Some(n.id.clone()),
+        });
+    }
+    json(out)
+}
+
+fn call_item(ctx: &Ctx<'_>, node: &Node, detail: String) -> Result<Option<CallHierarchyItem>, Failure> {
+    let Some(loc) = ctx.decl_location(node)? else { return Ok(None) };
+    Ok(Some(CallHierarchyItem {
+        name: node.title.clone(),
+        kind: symbol_kind(&node.kind),
+        tags: None,
+        detail: Some(detail),
+        uri: loc.uri,
+        range: loc.range,
+        selection_range: loc.range,
+        data: Some(serde_json::Value::String(node.id.clone())),
+    }))
+}
+
+pub(crate) fn prepare_call_hierarchy(ctx: &Ctx<'_>, p: CallHierarchyPrepareParams) -> Answer {
+    let tp = p.text_document_position_params;
+    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+    if !matches!(node.kind.as_str(), "func" | "method") {
+        return json(());
+    }
+    json(call_item(ctx, &node, node.id.clone())?.map(|i| vec![i]))
+}
+
+fn item_id(item: &CallHierarchyItem) -> Option<String> {
+    item.data.as_ref().and_then(|d| d.as_str()).map(str::to_string)
+}
+
+/// `calls` edges grouped by the node on the other end, with their call sites and the
+/// classification labels (`resolved_static`, `cha_possible_target`, …).
+fn grouped<'a>(
+    edges: impl Iterator<Item = &'a Edge>,
+    other: impl Fn(&Edge) -> &str,
+) -> BTreeMap<String, Vec<&'a Edge>> {
+    let mut by: BTreeMap<String, Vec<&Edge>> = BTreeMap::new();
+    for e in edges.filter(|e| e.relation == "calls") {
+        by.entry(other(e).to_string()).or_default().push(e);
+    }
+    by
+}
+
+fn labels(edges: &[&Edge]) -> String {
+    let mut l: Vec<&str> =
+        edges.iter().map(|e| e.attrs.get("classification").map_or("unclassified", String::as_str)).collect();
+    l.sort();
+    l.dedup();
+    format!("calls: {}", l.join(", "))
+}
+
+fn sites(ctx: &Ctx<'_>, edges: &[&Edge]) -> Result<Vec<Range>, Failure> {
+    let mut out = Vec::new();
+    for e in edges {
+        if let Some(span) = ctx.edge_span(e)? {
+            out.push(ctx.range(&span)?);
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn incoming_calls(ctx: &Ctx<'_>, p: CallHierarchyIncomingCallsParams) -> Answer {
+    let calls = calls(ctx, &p.item, true)?;
+    json(
+        calls
+            .into_iter()
+            .map(|(from, from_ranges)| CallHierarchyIncomingCall { from, from_ranges })
+            .collect::<Vec<_>>(),
+    )
+}
+
+pub(crate) fn outgoing_calls(ctx: &Ctx<'_>, p: CallHierarchyOutgoingCallsParams) -> Answer {
+    let calls = calls(ctx, &p.item, false)?;
+    json(
+        calls
+            .into_iter()
+            .map(|(to, from_ranges)| CallHierarchyOutgoingCall { to, from_ranges })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Callers (`incoming`) or callees of an item, each with the call sites and labels.
+fn calls(
+    ctx: &Ctx<'_>,
+    item: &CallHierarchyItem,
+    incoming: bool,
+) -> Result<Vec<(CallHierarchyItem, Vec<Range>)>, Failure> {
+    let Some(id) = item_id(item) else { return Ok(Vec::new()) };
+    let ide = ctx.analysis.ide()?;
+    let by = if incoming {
+        grouped(ide.incoming(&id), |e| &e.source)
+    } else {
+        grouped(ide.outgoing(&id), |e| &e.target)
+    };
+    let mut out = Vec::new();
+    for (other, edges) in by {
+        let Some(node) = ide.node(&other) else { continue };
+        if let Some(item) = call_item(ctx, node, labels(&edges))? {
+            out.push((item, sites(ctx, &edges)?));
+        }
+    }
+    Ok(out)
+}

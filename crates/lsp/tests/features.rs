@@ -1,0 +1,297 @@
+//! The request matrix on the shop fixture, as specifications: diagnostics, definition,
+//! references, hover, symbols, completion, code lens, implementation, call hierarchy,
+//! rename (applied and refused). Large answers are expect-test snapshots.
+
+mod support;
+
+use expect_test::expect;
+use serde_json::{json, Value};
+use support::{opts, Client, ResponseExt};
+
+fn locs(c: &Client, v: &Value) -> String {
+    let list = v.as_array().cloned().unwrap_or_else(|| vec![v.clone()]);
+    list.iter().map(|l| c.loc(l)).collect::<Vec<_>>().join("\n")
+}
+
+/// A workspace edit as sorted `path:line:from-to -> new text` lines.
+fn edits(c: &Client, edit: &Value) -> Vec<String> {
+    let mut got = Vec::new();
+    for (uri, edits) in edit["changes"].as_object().unwrap() {
+        for e in edits.as_array().unwrap() {
+            let at = c.loc(&json!({"uri": uri, "range": e["range"]}));
+            got.push(format!("{at} -> {}", e["newText"].as_str().unwrap()));
+        }
+    }
+    got.sort();
+    got
+}
+
+fn with(mut p: Value, key: &str, value: Value) -> Value {
+    p[key] = value;
+    p
+}
+
+#[test]
+fn diagnostics_cover_links_relations_and_claims() {
+    let mut c = Client::start(opts(), json!({}));
+    let mut got = Vec::new();
+    for rel in ["docs/guide/getting-started.md", "docs/arch/storage.md"] {
+        for d in c.diagnostics(rel) {
+            let r = &d["range"];
+            got.push(format!(
+                "{rel}:{}:{} {} {}: {}",
+                r["start"]["line"].as_u64().unwrap() + 1,
+                r["start"]["character"],
+                d["severity"],
+                d["code"].as_str().unwrap(),
+                d["message"].as_str().unwrap().lines().next().unwrap()
+            ));
+        }
+    }
+    expect![[r#"
+        docs/guide/getting-started.md:29:2 1 broken_link: broken link `../arch/deployment.md`: no document at `docs/arch/deployment.md`
+        docs/guide/getting-started.md:30:2 1 broken_link: broken link `../arch/storage.md#transactions`: document `arch.storage` (docs/arch/storage.md) has no heading `#transactions`
+        docs/arch/storage.md:25:0 1 relation_not_found: claim type_implements example.com/shop/cache::Snapshot -> example.com/shop/storage::Repository: fail (relation_not_found)"#]]
+    .assert_eq(&got.join("\n"));
+
+    // Fixing a link in the buffer clears that file's diagnostic (pushed after the change).
+    c.open("docs/guide/getting-started.md");
+    c.edit("docs/guide/getting-started.md", 2, [28, 15, 28, 36], "../arch/storage.md");
+    let after = c.diagnostics("docs/guide/getting-started.md");
+    assert_eq!(after.len(), 1, "{after:#?}");
+    assert!(after[0]["message"].as_str().unwrap().contains("#transactions"));
+    c.shutdown();
+}
+
+#[test]
+fn definition_follows_links_relations_wiki_ids_and_go_calls() {
+    let mut c = Client::start(opts(), json!({}));
+    let cases = [
+        ("docs/arch/service.md", "[storage interfaces]", 2),
+        ("docs/arch/service.md", "depends_on = [\"arch.storage", 16),
+        ("docs/arch/service.md", "governs = [\"go:", 14),
+        ("docs/arch/service.md", "[[guide.getting-started#wiring-a-hook]]", 4),
+        ("docs/arch/service.md", "[`Place`](go:", 3),
+        ("docs/notes.md", "[[glossary]]", 3),
+        ("service/service.go", "s.placed.Add(", 10),
+        ("cmd/shop/main.go", "svc.Place(", 5),
+        ("service/service.go", "\"example.com/shop/storage\"", 3),
+    ];
+    let mut got = Vec::new();
+    for (rel, needle, skip) in cases {
+        let def = c.ok("textDocument/definition", c.pos(rel, needle, skip));
+        got.push(format!("{rel} `{needle}` -> {}", locs(&c, &def)));
+    }
+    expect![[r#"
+        docs/arch/service.md `[storage interfaces]` -> docs/arch/storage.md:36:0-13
+        docs/arch/service.md `depends_on = ["arch.storage` -> docs/arch/storage.md:2:5-19
+        docs/arch/service.md `governs = ["go:` -> service/service.go:29:5-17
+        docs/arch/service.md `[[guide.getting-started#wiring-a-hook]]` -> docs/guide/getting-started.md:16:0-16
+        docs/arch/service.md `[`Place`](go:` -> service/service.go:43:23-28
+        docs/notes.md `[[glossary]]` -> docs/glossary.toml:1:5-15
+        service/service.go `s.placed.Add(` -> service/set.go:14:17-20
+        cmd/shop/main.go `svc.Place(` -> service/service.go:43:23-28
+        service/service.go `"example.com/shop/storage"` -> storage/storage.go:1:0-0"#]]
+    .assert_eq(&got.join("\n"));
+    c.shutdown();
+}
+
+#[test]
+fn references_hover_and_symbols() {
+    let mut c = Client::start(opts(), json!({}));
+    let at_storage = c.pos("docs/arch/service.md", "depends_on = [\"arch.storage", 16);
+    let refs = c.ok(
+        "textDocument/references",
+        with(at_storage.clone(), "context", json!({"includeDeclaration": false})),
+    );
+    expect![[r#"
+        docs/arch/service.md:10:14-28
+        docs/decisions/pointer-receivers.md:17:58-98
+        docs/glossary.toml:13:14-28"#]]
+    .assert_eq(&locs(&c, &refs));
+
+    let hover = c.ok("textDocument/hover", at_storage);
+    expect![[r#"
+        **Storage** `arch.storage`
+
+        kind: document · family: architecture · status: accepted · authority: normative · document kind: design · tags: storage,interfaces
+
+        incoming: depends_on 1, relates_to 2  
+        outgoing: governs 1, implemented_by 1"#]]
+    .assert_eq(hover["contents"]["value"].as_str().unwrap());
+
+    let go = c.ok("textDocument/hover", c.pos("storage/storage.go", "Repository interface", 0));
+    expect![[r#"
+        **Repository** `go:example.com/shop/storage::Repository`
+
+        kind: interface · package: example.com/shop/storage
+
+        ```go
+        type Repository interface
+        ```
+
+        incoming: documents 2, governs 1, implements 1  
+        outgoing: none
+
+        governed / documented by: `arch.storage#storage` (documents), `arch.storage` (governs), `decision.pointer-receivers#decision` (documents)"#]]
+    .assert_eq(go["contents"]["value"].as_str().unwrap());
+
+    let uri = c.uri("docs/arch/service.md");
+    let syms = c.ok("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    let outline: Vec<String> =
+        syms[0]["children"].as_array().unwrap().iter().map(|s| s["name"].to_string()).collect();
+    assert_eq!(syms[0]["name"], "Order service");
+    assert_eq!(outline, ["\"Placing orders\"", "\"Hooks\"", "\"Promoted methods\""]);
+    let uri = c.uri("service/set.go");
+    let go_syms = c.ok("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    let names: Vec<&str> = go_syms.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"Set") && names.contains(&"Add"), "{names:?}");
+
+    let ws = c.ok("workspace/symbol", json!({"query": "ordsvc"}));
+    let ids: Vec<&str> =
+        ws.as_array().unwrap().iter().map(|s| s["containerName"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"go:example.com/shop/service::OrderService"), "{ids:?}");
+    c.shutdown();
+}
+
+#[test]
+fn completion_offers_node_ids_after_wiki_brackets_and_go_prefixes_and_relation_keys() {
+    let mut c = Client::start(opts(), json!({}));
+    c.open("docs/notes.md");
+    let line = "See [[arch.s and go:example.com/shop/storage::Re";
+    c.edit("docs/notes.md", 2, [5, 0, 5, 0], &format!("{line}\n"));
+    let uri = c.uri("docs/notes.md");
+    let at = |ch: u32| json!({"textDocument": {"uri": uri}, "position": {"line": 5, "character": ch}});
+    let wiki = c.ok("textDocument/completion", at(12));
+    let labels: Vec<&str> = wiki.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert!(labels.contains(&"arch.service") && labels.contains(&"arch.storage#interfaces"), "{labels:?}");
+    assert!(labels.iter().all(|l| l.starts_with("arch.s")));
+    let go = c.ok("textDocument/completion", at(line.len() as u32));
+    let labels: Vec<&str> = go.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["go:example.com/shop/storage::Reader", "go:example.com/shop/storage::Repository"]);
+
+    // Relation keys at the start of a line under `[relations]`.
+    c.open("docs/arch/service.md");
+    c.edit("docs/arch/service.md", 2, [10, 0, 10, 0], "gov\n");
+    let uri = c.uri("docs/arch/service.md");
+    let keys = c.ok(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 10, "character": 3}}),
+    );
+    let labels: Vec<&str> = keys.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["governs"]);
+    c.shutdown();
+}
+
+#[test]
+fn code_lens_shows_each_claim_outcome() {
+    let mut c = Client::start(opts(), json!({}));
+    let uri = c.uri("docs/arch/storage.md");
+    let lenses = c.ok("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+    let titles: Vec<String> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| format!("{}: {}", l["range"]["start"]["line"], l["command"]["title"].as_str().unwrap()))
+        .collect();
+    expect![[r#"
+        12: claim symbol_exists example.com/shop/storage/memory::(*Repo).Get: pass (predicate_passed)
+        17: claim type_implements example.com/shop/cache::Snapshot -> example.com/shop/storage::Reader: pass (predicate_passed)
+        24: claim type_implements example.com/shop/cache::Snapshot -> example.com/shop/storage::Repository: fail (relation_not_found)"#]]
+    .assert_eq(&titles.join("\n"));
+    c.shutdown();
+}
+
+#[test]
+fn implementation_and_call_hierarchy_label_static_and_cha_edges() {
+    let mut c = Client::start(opts(), json!({}));
+    let imp = c.ok("textDocument/implementation", c.pos("storage/storage.go", "Repository interface", 0));
+    assert_eq!(locs(&c, &imp), "storage/memory/memory.go:14:5-9");
+    let items = c.ok("textDocument/prepareCallHierarchy", c.pos("service/service.go", "Place(o", 0));
+    let item = items[0].clone();
+    assert_eq!(item["data"], "go:example.com/shop/service::(*OrderService).Place");
+    let out = c.ok("callHierarchy/outgoingCalls", json!({"item": item}));
+    let got: Vec<String> = out
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            format!(
+                "{} [{}] from {}",
+                o["to"]["data"],
+                o["to"]["detail"].as_str().unwrap(),
+                locs(
+                    &c,
+                    &o["fromRanges"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|r| json!({"uri": c.uri("service/service.go"), "range": r}))
+                        .collect::<Value>()
+                )
+            )
+        })
+        .collect();
+    expect![[r#"
+        "go:example.com/shop/service::(*Set).Add" [calls: resolved_static] from service/service.go:52:10-13
+        "go:example.com/shop/service::(Set).Has" [calls: resolved_static] from service/service.go:44:13-16
+        "go:example.com/shop/storage/memory::(*Repo).Get" [calls: cha_possible_target] from service/service.go:48:22-25"#]]
+    .assert_eq(&got.join("\n"));
+    let inc = c.ok("callHierarchy/incomingCalls", json!({"item": item}));
+    assert_eq!(inc[0]["from"]["data"], "go:example.com/shop/cmd/shop::main");
+    c.shutdown();
+}
+
+#[test]
+fn rename_updates_every_reference_or_refuses_with_the_reason() {
+    let mut c = Client::start(opts(), json!({}));
+    let at = c.pos("docs/arch/service.md", "depends_on = [\"arch.storage", 16);
+    let prep = c.ok("textDocument/prepareRename", at.clone());
+    assert_eq!(prep["placeholder"], "arch.storage");
+    let edit = c.ok("textDocument/rename", with(at, "newName", json!("arch.store")));
+    let got = edits(&c, &edit);
+    expect![[r#"
+        docs/arch/service.md:10:15-27 -> arch.store
+        docs/arch/storage.md:2:6-18 -> arch.store
+        docs/decisions/pointer-receivers.md:23:7-19 -> arch.store
+        docs/glossary.toml:13:15-27 -> arch.store
+        docs/guide/getting-started.md:10:31-43 -> arch.store"#]]
+    .assert_eq(&got.join("\n"));
+
+    // A heading: its text and every `#slug` reference.
+    let at = c.pos("docs/guide/getting-started.md", "## Wiring a hook", 4);
+    let edit = c.ok("textDocument/rename", with(at, "newName", json!("Hook wiring")));
+    let got = edits(&c, &edit);
+    expect![[r#"
+        docs/arch/service.md:38:80-93 -> hook-wiring
+        docs/guide/getting-started.md:16:3-16 -> Hook wiring"#]]
+    .assert_eq(&got.join("\n"));
+
+    let refused = |c: &mut Client, p: Value, new: &str| {
+        let r = c.request("textDocument/rename", with(p, "newName", json!(new)));
+        r.error().map(|e| e.message).unwrap_or_else(|| "accepted".into())
+    };
+    let notes = c.pos("docs/guide/getting-started.md", "[[docs/notes]]", 3);
+    let go = c.pos("service/service.go", "Place(o", 0);
+    let taken = c.pos("docs/arch/service.md", "depends_on = [\"arch.storage", 16);
+    let got =
+        [refused(&mut c, notes, "notes"), refused(&mut c, go, "Put"), refused(&mut c, taken, "glossary")];
+    expect![[r#"
+        `docs/notes` has no front-matter `id` (its ID comes from its path docs/notes.md); add `id = "…"` to rename it
+        `go:example.com/shop/service::(*OrderService).Place` is a method: only document IDs and headings can be renamed
+        `glossary` already names a node"#]]
+    .assert_eq(&got.join("\n"));
+    c.shutdown();
+}
+
+#[test]
+fn utf16_positions_are_converted_to_bytes() {
+    let mut c = Client::start(opts(), json!({}));
+    c.open("docs/notes.md");
+    // "é𝄞 " is 3 UTF-16 units but 7 bytes before the link.
+    c.edit("docs/notes.md", 2, [5, 0, 5, 0], "é𝄞 [[arch.service]]\n");
+    let p = json!({"textDocument": {"uri": c.uri("docs/notes.md")}, "position": {"line": 5, "character": 6}});
+    let def = c.ok("textDocument/definition", p);
+    assert_eq!(c.loc(&def), "docs/arch/service.md:2:5-19");
+    c.shutdown();
+}

@@ -1,0 +1,37 @@
+// How the extension starts the server, as plain data: no `vscode` import, so the same code
+// runs under node in tests (src/test/launch.test.ts) against the real binary.
+
+export interface ServerSettings {
+  /** The docforge binary. */
+  path: string;
+  /** Pass --no-ast. */
+  noAst: boolean;
+  /** Pass --no-precise. */
+  noPrecise: boolean;
+}
+
+export interface LaunchOptions {
+  command: string;
+  args: string[];
+}
+
+/** Settings from a `get(key, default)` reader (VS Code's WorkspaceConfiguration.get). */
+export function readSettings(get: <T>(key: string, fallback: T) => T): ServerSettings {
+  return {
+    path: get<string>('server.path', 'docforge') || 'docforge',
+    noAst: get<boolean>('server.noAst', false),
+    noPrecise: get<boolean>('server.noPrecise', false),
+  };
+}
+
+/** `docforge lsp [--no-ast] [--no-precise]` over stdio. */
+export function serverLaunch(s: ServerSettings): LaunchOptions {
+  const args = ['lsp'];
+  if (s.noAst) {
+    args.push('--no-ast');
+  }
+  if (s.noPrecise) {
+    args.push('--no-precise');
+  }
+  return { command: s.path, args };
+}
