@@ -91,18 +91,28 @@ fn round(ms: f64) -> f64 {
 
 /// Serialise `body` within `limit` bytes: drop `diagnostics` first; return `None` when it
 /// still does not fit (the caller then pages or reports `result_too_large`).
-pub fn fit(mut body: Map<String, Value>, limit: usize) -> Result<String, Map<String, Value>> {
-    let text = Value::Object(body.clone()).to_string();
-    if text.len() <= limit {
-        return Ok(text);
-    }
-    if body.remove("diagnostics").is_some() {
-        let text = Value::Object(body.clone()).to_string();
-        if text.len() <= limit {
-            return Ok(text);
+pub fn fit(body: Map<String, Value>, limit: usize) -> Result<(String, Value), (Map<String, Value>, usize)> {
+    let mut value = Value::Object(body);
+    let mut text = value.to_string();
+    if text.len() > limit {
+        if value.as_object_mut().and_then(|b| b.remove("diagnostics")).is_none() {
+            let size = text.len();
+            return Err((into_map(value), size));
+        }
+        text = value.to_string();
+        if text.len() > limit {
+            let size = text.len();
+            return Err((into_map(value), size));
         }
     }
-    Err(body)
+    Ok((text, value))
+}
+
+fn into_map(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => unreachable!("fit() wraps a map"),
+    }
 }
 
 #[cfg(test)]
@@ -121,8 +131,9 @@ mod tests {
         body.insert("result".into(), json!("x".repeat(100)));
         body.insert("diagnostics".into(), dj);
         let small = Value::Object(body.clone()).to_string().len() - 1;
-        let text = fit(body.clone(), small).unwrap();
+        let (text, value) = fit(body.clone(), small).unwrap();
         assert!(!text.contains("diagnostics") && text.contains("xxxx"));
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
         assert!(fit(body, 50).is_err());
     }
 }

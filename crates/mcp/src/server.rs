@@ -199,12 +199,8 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     // The structured result and its text copy both travel: each gets half the budget.
     let limit = (server.max_response_bytes / 2) as usize;
     let (text, value, is_error) = match fit(body, limit) {
-        Ok(text) => {
-            let value: Value = serde_json::from_str(&text).expect("own JSON");
-            (text, value, is_error)
-        }
-        Err(mut body) => {
-            let size = Value::Object(body.clone()).to_string().len();
+        Ok((text, value)) => (text, value, is_error),
+        Err((mut body, size)) => {
             body.remove("result");
             let err = ToolError::new(
                 "result_too_large",
