@@ -1,7 +1,7 @@
 //! The `mcp` phase: the real `docforge mcp` binary (next to this bench binary) driven over
 //! stdio with raw JSON-RPC, on a corpus with a published index: bootstrap latency, warm
 //! read latencies (p50/p90 of round trips as a client sees them) and the latency of a call
-//! right after a one-file edit on disk (which includes the incremental re-sync).
+//! right after a one-file edit on disk (which includes the incremental re-sync), 40 edits.
 
 use crate::{ms, EDIT_FILE};
 use serde_json::{json, Value};
@@ -112,13 +112,15 @@ pub fn mcp(corpus: &Path) -> Value {
     assert_eq!(first["staleness"], "rebuilt");
     let mut edits = Vec::new();
     let mut stages = Value::Null;
-    for i in 1..=20 {
+    for i in 1..=40 {
         edit(i);
         std::thread::sleep(Duration::from_millis(20));
         let (t, sc) = c.call("docforge_get_node", json!({ "node_id": "go:net/http::Server" }));
         assert_eq!(sc["staleness"], "rebuilt");
         edits.push(t);
         stages = sc["diagnostics"]["stages_ms"].clone();
+        stages["server_total"] = sc["diagnostics"]["total_ms"].clone();
+        stages["round_trip"] = json!(t);
     }
     std::fs::write(&path, &original).unwrap();
     drop(c.stdin);

@@ -229,6 +229,41 @@ impl AnalysisHost {
         self.sync_from_inventory(&inv)
     }
 
+    /// Re-read only `rels` (selected files of `inv` whose stamps changed), when the caller
+    /// knows that nothing else in the inventory changed since the last sync (e.g. a file
+    /// watcher named them). `identity` is [`cheap_identity`] of `inv`, which the caller has.
+    /// Any path that is not a loaded, selected file falls back to a full inventory sync.
+    pub fn sync_paths(&mut self, inv: &Inventory, identity: String, rels: &[String]) -> SyncReport {
+        let limit = self.project.config.limits.max_file_bytes;
+        let by_rel: std::collections::HashMap<&str, &docforge_project::Entry> =
+            inv.entries.iter().map(|e| (e.rel.as_str(), e)).collect();
+        let mut change = Change::default();
+        let mut stamps = BTreeMap::new();
+        let mut report = SyncReport { scan_errors: inv.errors.len(), ..Default::default() };
+        for rel in rels {
+            let entry = match by_rel.get(rel.as_str()) {
+                Some(e) if e.status == EntryStatus::Selected && self.files.contains_key(rel) => *e,
+                _ => return self.sync_from_inventory(inv),
+            };
+            if self.files.get(rel).and_then(|(_, s)| *s) == entry.stamp {
+                report.unchanged += 1;
+                continue;
+            }
+            let content = match read_source(&self.project.root, rel, limit) {
+                Ok(bytes) => Content::Bytes(bytes.into()),
+                Err(e) => Content::Unreadable { code: e.code().to_string(), message: e.to_string() },
+            };
+            if let Some(s) = entry.stamp {
+                stamps.insert(rel.clone(), s);
+            }
+            report.read += 1;
+            change.files.push(FileChange::Set { rel: rel.clone(), kind: entry.kind, content });
+        }
+        self.apply(change, &stamps, Durability::MEDIUM);
+        self.source_identity = Some(identity);
+        report
+    }
+
     /// [`AnalysisHost::sync_from_disk`] with a walk the caller already made.
     pub fn sync_from_inventory(&mut self, inv: &Inventory) -> SyncReport {
         let mut report = SyncReport { scan_errors: inv.errors.len(), ..Default::default() };

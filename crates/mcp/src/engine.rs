@@ -200,7 +200,7 @@ impl Engine {
         let previous = self.inventory.take();
         let restamped = match (&self.current, self.watcher.as_mut(), previous) {
             (Some(_), Some(w), Some(mut inv)) if !force_walk => match w.touched() {
-                Some(paths) if restamp(&mut inv, &self.binding.project, paths) => Some(inv),
+                Some(paths) => restamp(&mut inv, &self.binding.project, paths).map(|rels| (inv, rels)),
                 _ => None,
             },
             _ => None,
@@ -208,15 +208,15 @@ impl Engine {
         if let Some(w) = self.watcher.as_mut() {
             w.rearm(&self.binding.project.root);
         }
-        let inv = match restamped {
-            Some(inv) => inv,
+        let (inv, touched) = match restamped {
+            Some((inv, rels)) => (inv, Some(rels)),
             None => {
                 stats.walked = true;
-                discover(&self.binding.project)
+                (discover(&self.binding.project), None)
             }
         };
         stats.walk_ms = walk.elapsed().as_secs_f64() * 1e3;
-        let result = self.after_walk(&inv, index_id, stats);
+        let result = self.after_walk(&inv, touched.as_deref(), index_id, stats);
         self.inventory = Some(inv);
         result
     }
@@ -226,6 +226,7 @@ impl Engine {
     fn after_walk(
         &mut self,
         inv: &Inventory,
+        touched: Option<&[String]>,
         index_id: Option<(u64, u64)>,
         mut stats: SyncStats,
     ) -> Result<(Generation, Staleness, SyncStats), ToolError> {
@@ -240,7 +241,7 @@ impl Engine {
                 return Ok((generation, Staleness::Current, stats));
             }
         }
-        self.rebuild(inv, identity, &mut stats)?;
+        self.rebuild(inv, touched, identity, &mut stats)?;
         Ok((self.current.clone().expect("rebuilt"), Staleness::Rebuilt, stats))
     }
 
@@ -307,7 +308,13 @@ impl Engine {
         self.host.is_some()
     }
 
-    fn rebuild(&mut self, inv: &Inventory, identity: String, stats: &mut SyncStats) -> Result<(), ToolError> {
+    fn rebuild(
+        &mut self,
+        inv: &Inventory,
+        touched: Option<&[String]>,
+        identity: String,
+        stats: &mut SyncStats,
+    ) -> Result<(), ToolError> {
         let analysis = Instant::now();
         self.warm_pending = None;
         self.warm();
@@ -319,7 +326,11 @@ impl Engine {
             h.set_precise(self.binding.precise);
             h
         });
-        let report = host.sync_from_inventory(inv);
+        // Only the files the watcher named changed: re-read just those.
+        let report = match touched {
+            Some(rels) if !fresh => host.sync_paths(inv, identity.clone(), rels),
+            _ => host.sync_from_inventory(inv),
+        };
         stats.files_read = report.read;
         stats.files_removed = report.removed;
         if fresh {
@@ -406,10 +417,14 @@ impl Engine {
 /// regular file of the inventory that is still a regular file within the size limit, so a
 /// walk would classify every entry the same way. `false` (walk instead; the inventory is
 /// left as it was) in any other case.
-fn restamp(inv: &mut Inventory, project: &Project, paths: &std::collections::BTreeSet<PathBuf>) -> bool {
+fn restamp(
+    inv: &mut Inventory,
+    project: &Project,
+    paths: &std::collections::BTreeSet<PathBuf>,
+) -> Option<Vec<String>> {
     use docforge_project::{EntryStatus, FileStamp};
     if !inv.errors.is_empty() {
-        return false;
+        return None;
     }
     let at: std::collections::HashMap<&str, usize> =
         inv.entries.iter().enumerate().map(|(i, e)| (e.rel.as_str(), i)).collect();
@@ -417,21 +432,23 @@ fn restamp(inv: &mut Inventory, project: &Project, paths: &std::collections::BTr
     for p in paths {
         let Some(&i) = p.strip_prefix(&project.root).ok().and_then(|r| r.to_str()).and_then(|r| at.get(r))
         else {
-            return false;
+            return None;
         };
         if inv.entries[i].status != EntryStatus::Selected {
-            return false;
+            return None;
         }
-        let Ok(m) = std::fs::symlink_metadata(p) else { return false };
+        let Ok(m) = std::fs::symlink_metadata(p) else { return None };
         if !m.file_type().is_file() || m.len() > project.config.limits.max_file_bytes {
-            return false;
+            return None;
         }
         updates.push((i, FileStamp::of(&m)));
     }
+    let mut rels = Vec::with_capacity(updates.len());
     for (i, stamp) in updates {
         inv.entries[i].stamp = Some(stamp);
+        rels.push(inv.entries[i].rel.clone());
     }
-    true
+    Some(rels)
 }
 
 fn cancelled() -> ToolError {
