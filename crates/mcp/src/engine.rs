@@ -430,14 +430,11 @@ fn restamp(
         inv.entries.iter().enumerate().map(|(i, e)| (e.rel.as_str(), i)).collect();
     let mut updates = Vec::with_capacity(paths.len());
     for p in paths {
-        let Some(&i) = p.strip_prefix(&project.root).ok().and_then(|r| r.to_str()).and_then(|r| at.get(r))
-        else {
-            return None;
-        };
+        let &i = p.strip_prefix(&project.root).ok().and_then(|r| r.to_str()).and_then(|r| at.get(r))?;
         if inv.entries[i].status != EntryStatus::Selected {
             return None;
         }
-        let Ok(m) = std::fs::symlink_metadata(p) else { return None };
+        let m = std::fs::symlink_metadata(p).ok()?;
         if !m.file_type().is_file() || m.len() > project.config.limits.max_file_bytes {
             return None;
         }
