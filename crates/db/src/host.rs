@@ -188,7 +188,10 @@ impl AnalysisHost {
                             // what depends only on files that never changed.
                             file.set_content(&mut self.db).with_durability(Durability::LOW).to(content);
                             if file.mtime_ns(&self.db) != mtime {
-                                file.set_mtime_ns(&mut self.db).to(mtime);
+                                // LOW like the content: a setter keeps the field's MEDIUM
+                                // durability otherwise, and every disk edit would then
+                                // re-verify the whole project (the shortcut never fires).
+                                file.set_mtime_ns(&mut self.db).with_durability(Durability::LOW).to(mtime);
                             }
                             *old_stamp = stamp;
                         }

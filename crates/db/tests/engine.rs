@@ -419,3 +419,38 @@ func Measure(z Sizer) int { return z.Size() }\n\nfunc Apply(f func() int) int { 
         ("false".into(), "1".into())
     );
 }
+
+#[test]
+fn disk_edits_named_by_a_watcher_are_read_alone_and_stay_incremental() {
+    // `sync_paths` re-reads only the named files (the MCP front's watcher path); a file that
+    // changes on disk after its first load becomes LOW, so the next disk edit of it revisits
+    // other directories shallowly, exactly like an editor edit.
+    let dir = small_project();
+    let project = Project::load(dir.path()).unwrap();
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    h.analysis().graph().unwrap();
+    for (round, body) in [
+        (1, b"package c\n\nfunc D() {}\n\nfunc E() { D() }\n".as_slice()),
+        (2, b"package c\n\nfunc D() {}\n\nfunc E() { D(); D() }\n"),
+    ] {
+        write(dir.path(), "c/c.go", body);
+        let inv = docforge_project::discover(&project);
+        let identity = docforge_db::cheap_identity(&inv);
+        h.execution_log().enable(round == 2);
+        let report = h.sync_paths(&inv, identity, &["c/c.go".to_string()]);
+        assert_eq!((report.read, report.removed), (1, 0));
+        let g = h.analysis().graph().unwrap();
+        assert_eq!(g.nodes().any(|n| n.id == "go:example.com/m/c::E"), true);
+    }
+    let log = h.execution_log().take();
+    assert!(log.iter().any(|e| e.starts_with("validated dir_chunk(")), "{log:#?}");
+    for deep in ["validated package_symbols(", "validated doc_facts(", "validated dir_packages("] {
+        assert!(!log.iter().any(|e| e.starts_with(deep)), "{deep}: {log:#?}");
+    }
+    // A path that is not a loaded, selected file falls back to the full inventory sync.
+    write(dir.path(), "c/new.go", b"package c\n\nfunc F() {}\n");
+    let inv = docforge_project::discover(&project);
+    let report = h.sync_paths(&inv, docforge_db::cheap_identity(&inv), &["c/new.go".to_string()]);
+    assert_eq!(report.read, 1);
+    assert!(h.analysis().graph().unwrap().nodes().any(|n| n.id == "go:example.com/m/c::F"));
+}
