@@ -440,7 +440,7 @@ fn disk_edits_named_by_a_watcher_are_read_alone_and_stay_incremental() {
         let report = h.sync_paths(&inv, identity, &["c/c.go".to_string()]);
         assert_eq!((report.read, report.removed), (1, 0));
         let g = h.analysis().graph().unwrap();
-        assert_eq!(g.nodes().any(|n| n.id == "go:example.com/m/c::E"), true);
+        assert!(g.nodes().any(|n| n.id == "go:example.com/m/c::E"));
     }
     let log = h.execution_log().take();
     assert!(log.iter().any(|e| e.starts_with("validated dir_chunk(")), "{log:#?}");
