@@ -414,6 +414,8 @@ def test_generation_diff_states_and_pages_without_repairing(shop):
             assert r["receipt_state"] == "current" and r["page_schema_version"] == 1
             h = r["receipt_header"]
             assert h["from"] is None and h["to"]["generation"] == boot["revision"]
+            assert len(h["to"]["node_hash"]) == 64 and len(h["to"]["edge_hash"]) == 64
+            c2_header_to = h["to"]
             assert h["counts"]["nodes_added"] == boot["result"]["index"]["summary"]["nodes"]
             assert h["counts"]["edges_added"] == boot["result"]["index"]["summary"]["edges"]
             assert "items" not in h and len(h["stored_receipt_hash"]) == 64
@@ -435,6 +437,10 @@ def test_generation_diff_states_and_pages_without_repairing(shop):
             h = r["receipt_header"]
             assert h["from"]["generation"] == boot["revision"] and h["to"]["generation"] == synced["revision"]
             assert h["counts"]["nodes_changed"] >= 1 and h["counts"]["nodes_added"] == 0
+            first_to = c2_header_to
+            assert h["from"]["node_hash"] == first_to["node_hash"] and h["from"]["edge_hash"] == first_to["edge_hash"]
+            assert h["to"]["node_hash"] != h["from"]["node_hash"], "a node changed"
+            assert h["to"]["edge_hash"] == h["from"]["edge_hash"], "prose edits change no edge"
             changed = [i["id"] for i in r["items"] if i["type"] == "node" and i["change"] == "changed"]
             assert sorted(changed) == ["docs/notes", "docs/notes#notes", "file:docs/notes.md"], r["items"]
             err, c, _ = await call(s, "docforge_get_generation_diff", {"limit": 3, "cursor": first_cursor})

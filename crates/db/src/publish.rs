@@ -38,6 +38,12 @@ pub(crate) struct Published {
     chunks: HashMap<String, Arc<Chunk>>,
     extra: Vec<OwnerFragment>,
     skipped_files: Arc<Vec<Arc<FileRecord>>>,
+    /// Node and edge digests of every published owner (for the receipt's hashes).
+    hashes: crate::receipt::OwnerHashes,
+}
+
+fn all_hashes(snap: &Snapshot) -> crate::receipt::OwnerHashes {
+    snap.graph.owners().map(|o| (o.key.clone(), crate::receipt::owner_hashes(&o.fragment))).collect()
 }
 
 /// The index record of one loaded file (memoised: unchanged files yield the same `Arc`).
@@ -126,25 +132,51 @@ impl AnalysisHost {
     pub fn publish(&mut self, index: &mut Index) -> Result<PublishReport, PublishError> {
         let snap = self.snapshot().map_err(|_| PublishError::Cancelled)?;
         let path = index.path().to_path_buf();
-        let before = side_of(index, None).map_err(PublishError::Index)?;
-        let published = self.published.take();
-        let result = match published.as_ref().filter(|p| p.path == path) {
+        let mut before = side_of(index, None).map_err(PublishError::Index)?;
+        let mut published = self.published.take();
+        let hashes = published.as_mut().map(|p| std::mem::take(&mut p.hashes)).unwrap_or_default();
+        if let Some(b) = before.as_mut() {
+            match published.as_ref() {
+                Some(p) if p.generation == b.generation && !hashes.is_empty() => {
+                    let (n, e) = crate::receipt::side_hashes(&hashes);
+                    (b.node_hash, b.edge_hash) = (Some(n), Some(e));
+                }
+                // Another process published it: its receipt states the hashes, if it is ours.
+                _ => {
+                    if let Some(r) = crate::receipt::read_verified(&path) {
+                        if r.to.generation == b.generation && r.to.graph_digest == b.graph_digest {
+                            (b.node_hash, b.edge_hash) = (r.to.node_hash, r.to.edge_hash);
+                        }
+                    }
+                }
+            }
+        }
+        let result = match published.as_ref().filter(|p| p.path == path && !hashes.is_empty()) {
             Some(prev) => {
                 let d = delta(prev, &snap);
                 let items = items_from_memory(prev, &d);
+                let mut next = hashes.clone();
+                for o in &d.upsert_owners {
+                    next.insert(o.key.as_str().into(), crate::receipt::owner_hashes(&o.fragment));
+                }
+                for k in &d.remove_owners {
+                    next.remove(k.as_str());
+                }
                 match index.publish_delta(d) {
                     Err(IndexError::GenerationMismatch { .. }) => publish_full(index, &snap),
-                    other => other.map(|r| (r, items)),
+                    other => other.map(|r| (r, (items, next))),
                 }
             }
             None => publish_full(index, &snap),
         };
-        let (report, items) = result.map_err(PublishError::Index)?;
+        let (report, (items, hashes)) = result.map_err(PublishError::Index)?;
         if before.as_ref().map(|b| b.generation) != Some(report.generation) {
             let publication = index.publication().map_err(PublishError::Index)?;
-            if let (Some(p), Some(to)) =
+            if let (Some(p), Some(mut to)) =
                 (publication, side_of(index, self.source_identity.clone()).map_err(PublishError::Index)?)
             {
+                let (n, e) = crate::receipt::side_hashes(&hashes);
+                (to.node_hash, to.edge_hash) = (Some(n), Some(e));
                 let header = crate::receipt::Header {
                     project_id: self.project().id.clone(),
                     root: self.project().root.display().to_string(),
@@ -165,6 +197,7 @@ impl AnalysisHost {
             chunks: snap.graph.chunks.iter().map(|c| (c.dir.clone(), c.clone())).collect(),
             extra: snap.graph.extra.clone(),
             skipped_files: snap.skipped_files.clone(),
+            hashes,
         });
         Ok(report)
     }
@@ -190,6 +223,7 @@ impl AnalysisHost {
             chunks: snap.graph.chunks.iter().map(|c| (c.dir.clone(), c.clone())).collect(),
             extra: snap.graph.extra.clone(),
             skipped_files: snap.skipped_files.clone(),
+            hashes: all_hashes(&snap),
         });
         Ok(true)
     }
@@ -208,6 +242,8 @@ fn side_of(
         source_fingerprint: p.source_fingerprint,
         source_identity,
         graph_digest: p.graph_digest,
+        node_hash: None,
+        edge_hash: None,
         nodes: count("nodes"),
         edges: count("edges"),
     }))
@@ -296,15 +332,15 @@ fn items_replaced(r: &Replaced<'_>) -> crate::receipt::ChangeSummary {
     crate::receipt::changes(&pairs)
 }
 
-/// Publish a full batch while another thread computes its change collection (the SQLite
-/// transaction is single-threaded, so the receipt costs no wall time on a second core).
-fn publish_full(
-    index: &mut Index,
-    snap: &Snapshot,
-) -> Result<(PublishReport, crate::receipt::ChangeSummary), IndexError> {
+/// Publish a full batch while another thread computes its change collection and owner
+/// digests (the SQLite transaction is single-threaded, so the receipt costs no wall time on
+/// a second core).
+type FullReceipt = (crate::receipt::ChangeSummary, crate::receipt::OwnerHashes);
+
+fn publish_full(index: &mut Index, snap: &Snapshot) -> Result<(PublishReport, FullReceipt), IndexError> {
     let replaced = replaced_by(index, snap)?;
     std::thread::scope(|scope| {
-        let items = scope.spawn(|| items_replaced(&replaced));
+        let items = scope.spawn(|| (items_replaced(&replaced), all_hashes(snap)));
         let report = index.publish(full_batch(snap));
         let items = items.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         Ok((report?, items))

@@ -25,8 +25,47 @@ pub struct Side {
     /// The cheap (stat-only) identity of the inventory, when the revision came from disk.
     pub source_identity: Option<String>,
     pub graph_digest: String,
+    /// SHA-256 over every owner's node digest (all core node fields), in owner-key order;
+    /// `None` when the publisher could not know it (the from-side of another process's
+    /// generation without a receipt).
+    pub node_hash: Option<String>,
+    /// The same over every owner's edge digest (triple, location, attributes).
+    pub edge_hash: Option<String>,
     pub nodes: u64,
     pub edges: u64,
+}
+
+/// Per-owner digests of node content and of edge content.
+pub(crate) type OwnerHashes = std::collections::HashMap<std::sync::Arc<str>, ([u8; 32], [u8; 32])>;
+
+pub(crate) fn owner_hashes(f: &docforge_model::Fragment) -> ([u8; 32], [u8; 32]) {
+    let mut nodes = Sha256::new();
+    for n in &f.nodes {
+        nodes.update(serde_json::to_vec(n).expect("node serialises"));
+        nodes.update(b"\n");
+    }
+    let mut edges = Sha256::new();
+    for e in &f.edges {
+        edges.update(serde_json::to_vec(e).expect("edge serialises"));
+        edges.update(b"\n");
+    }
+    (nodes.finalize().into(), edges.finalize().into())
+}
+
+/// The generation's node and edge hashes from its owners' digests.
+pub(crate) fn side_hashes(h: &OwnerHashes) -> (String, String) {
+    let mut keys: Vec<&std::sync::Arc<str>> = h.keys().collect();
+    keys.sort_unstable();
+    let (mut nodes, mut edges) = (Sha256::new(), Sha256::new());
+    for k in keys {
+        let (n, e) = &h[k];
+        for (hasher, digest) in [(&mut nodes, n), (&mut edges, e)] {
+            hasher.update(k.as_bytes());
+            hasher.update([0]);
+            hasher.update(digest);
+        }
+    }
+    (hex::encode(nodes.finalize()), hex::encode(edges.finalize()))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -269,6 +308,17 @@ pub fn receipt_path(index_path: &Path) -> PathBuf {
     index_path.parent().unwrap_or(Path::new(".")).join(RECEIPT_DIR).join(RECEIPT_FILE)
 }
 
+/// The receipt beside `index_path` when it parses and its hash verifies.
+pub(crate) fn read_verified(index_path: &Path) -> Option<Receipt> {
+    let path = receipt_path(index_path);
+    let m = std::fs::symlink_metadata(&path).ok()?;
+    if !m.file_type().is_file() || m.len() > MAX_RECEIPT_FILE_BYTES {
+        return None;
+    }
+    let r: Receipt = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    (r.compute_hash() == r.receipt_hash).then_some(r)
+}
+
 /// Write atomically (temporary file, rename). Not fsynced, like the WAL commit it describes
 /// (`synchronous = NORMAL`): after a crash a torn receipt fails its hash (`unverified`).
 pub(crate) fn write(index_path: &Path, r: &Receipt) -> std::io::Result<()> {
@@ -320,6 +370,8 @@ mod tests {
                 source_fingerprint: "f".into(),
                 source_identity: None,
                 graph_digest: "g".into(),
+                node_hash: None,
+                edge_hash: None,
                 nodes: 3,
                 edges: 2,
             },
