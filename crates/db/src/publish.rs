@@ -40,6 +40,8 @@ pub(crate) struct Published {
     skipped_files: Arc<Vec<Arc<FileRecord>>>,
     /// Node and edge digests of every published owner (for the receipt's hashes).
     hashes: crate::receipt::OwnerHashes,
+    /// The generation's node and edge hashes (from `hashes`, computed once).
+    side: (String, String),
 }
 
 fn all_hashes(snap: &Snapshot) -> crate::receipt::OwnerHashes {
@@ -134,12 +136,12 @@ impl AnalysisHost {
         let path = index.path().to_path_buf();
         let mut before = side_of(index, None).map_err(PublishError::Index)?;
         let mut published = self.published.take();
-        let hashes = published.as_mut().map(|p| std::mem::take(&mut p.hashes)).unwrap_or_default();
+        let mut hashes = published.as_mut().map(|p| std::mem::take(&mut p.hashes)).unwrap_or_default();
+        let have_hashes = !hashes.is_empty();
         if let Some(b) = before.as_mut() {
             match published.as_ref() {
-                Some(p) if p.generation == b.generation && !hashes.is_empty() => {
-                    let (n, e) = crate::receipt::side_hashes(&hashes);
-                    (b.node_hash, b.edge_hash) = (Some(n), Some(e));
+                Some(p) if p.generation == b.generation && have_hashes => {
+                    (b.node_hash, b.edge_hash) = (Some(p.side.0.clone()), Some(p.side.1.clone()));
                 }
                 // Another process published it: its receipt states the hashes, if it is ours.
                 _ => {
@@ -151,32 +153,33 @@ impl AnalysisHost {
                 }
             }
         }
-        let result = match published.as_ref().filter(|p| p.path == path && !hashes.is_empty()) {
+        let result = match published.as_ref().filter(|p| p.path == path && have_hashes) {
             Some(prev) => {
                 let d = delta(prev, &snap);
                 let items = items_from_memory(prev, &d);
-                let mut next = hashes.clone();
+                // Updated in place: a refused delta falls back to a full batch, which
+                // recomputes every owner's digests anyway.
                 for o in &d.upsert_owners {
-                    next.insert(o.key.as_str().into(), crate::receipt::owner_hashes(&o.fragment));
+                    hashes.insert(o.key.as_str().into(), crate::receipt::owner_hashes(&o.fragment));
                 }
                 for k in &d.remove_owners {
-                    next.remove(k.as_str());
+                    hashes.remove(k.as_str());
                 }
                 match index.publish_delta(d) {
                     Err(IndexError::GenerationMismatch { .. }) => publish_full(index, &snap),
-                    other => other.map(|r| (r, (items, next))),
+                    other => other.map(|r| (r, (items, hashes))),
                 }
             }
             None => publish_full(index, &snap),
         };
         let (report, (items, hashes)) = result.map_err(PublishError::Index)?;
+        let side = crate::receipt::side_hashes(&hashes);
         if before.as_ref().map(|b| b.generation) != Some(report.generation) {
             let publication = index.publication().map_err(PublishError::Index)?;
             if let (Some(p), Some(mut to)) =
                 (publication, side_of(index, self.source_identity.clone()).map_err(PublishError::Index)?)
             {
-                let (n, e) = crate::receipt::side_hashes(&hashes);
-                (to.node_hash, to.edge_hash) = (Some(n), Some(e));
+                (to.node_hash, to.edge_hash) = (Some(side.0.clone()), Some(side.1.clone()));
                 let header = crate::receipt::Header {
                     project_id: self.project().id.clone(),
                     root: self.project().root.display().to_string(),
@@ -198,6 +201,7 @@ impl AnalysisHost {
             extra: snap.graph.extra.clone(),
             skipped_files: snap.skipped_files.clone(),
             hashes,
+            side,
         });
         Ok(report)
     }
@@ -217,13 +221,15 @@ impl AnalysisHost {
         {
             return Ok(false);
         }
+        let hashes = all_hashes(&snap);
         self.published = Some(Published {
             path: index.path().to_path_buf(),
             generation: publication.generation,
             chunks: snap.graph.chunks.iter().map(|c| (c.dir.clone(), c.clone())).collect(),
             extra: snap.graph.extra.clone(),
             skipped_files: snap.skipped_files.clone(),
-            hashes: all_hashes(&snap),
+            side: crate::receipt::side_hashes(&hashes),
+            hashes,
         });
         Ok(true)
     }

@@ -2,6 +2,7 @@
 //! neighbours with an explicit row budget (never a scan of the whole edge table).
 
 use crate::error::{IndexError, SqlContext};
+use crate::query::{attrs_at, location_at};
 use crate::{relation_class, Index};
 use docforge_model::{Location, RelationClass};
 use std::collections::BTreeMap;
@@ -99,35 +100,16 @@ impl Index {
         let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.path)?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(params.iter()), |r| {
-                let path: Option<String> = r.get(3)?;
-                Ok((
-                    NodeSummary {
-                        id: r.get(0)?,
-                        kind: r.get(1)?,
-                        title: r.get(2)?,
-                        location: path.map(|path| Location {
-                            path,
-                            line: r.get::<_, Option<u32>>(4).ok().flatten().unwrap_or(0),
-                            column: r.get::<_, Option<u32>>(5).ok().flatten().unwrap_or(0),
-                        }),
-                        attrs: BTreeMap::new(),
-                    },
-                    r.get::<_, Option<String>>(6)?,
-                ))
+                Ok(NodeSummary {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    title: r.get(2)?,
+                    location: location_at(r, 3)?,
+                    attrs: attrs_at(r, 6)?,
+                })
             })
             .ctx(&self.path)?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (mut node, attrs) = row.ctx(&self.path)?;
-            if let Some(attrs) = attrs {
-                node.attrs = serde_json::from_str(&attrs).map_err(|e| IndexError::Malformed {
-                    path: self.path.clone(),
-                    detail: format!("attrs of node `{}`: {e}", node.id),
-                })?;
-            }
-            out.push(node);
-        }
-        Ok(out)
+        rows.collect::<Result<_, _>>().ctx(&self.path)
     }
 
     /// Up to `limit` edges of `id` in `direction`, ordered by relation then the other end.
@@ -152,22 +134,15 @@ impl Index {
         let rows = stmt
             .query_map(rusqlite::params![id, limit], |r| {
                 let relation: String = r.get(0)?;
-                Ok((relation, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+                Ok(Neighbour {
+                    class: relation_class(&relation),
+                    relation,
+                    id: r.get(1)?,
+                    attrs: attrs_at(r, 2)?,
+                })
             })
             .ctx(&self.path)?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (relation, id, attrs) = row.ctx(&self.path)?;
-            let attrs = match attrs {
-                None => BTreeMap::new(),
-                Some(a) => serde_json::from_str(&a).map_err(|e| IndexError::Malformed {
-                    path: self.path.clone(),
-                    detail: format!("edge attrs: {e}"),
-                })?,
-            };
-            out.push(Neighbour { class: relation_class(&relation), relation, id, attrs });
-        }
-        Ok(out)
+        rows.collect::<Result<_, _>>().ctx(&self.path)
     }
 
     /// Whether a node with exactly this ID exists in the committed generation.
@@ -271,45 +246,27 @@ impl Index {
 }
 
 /// `id, kind, title, path, line, col, text, attrs` columns as a node and its raw attributes.
-fn node_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(docforge_model::Node, Option<String>)> {
-    let path: Option<String> = r.get(3)?;
-    let location = match path {
-        Some(path) => Some(Location {
-            path,
-            line: r.get::<_, Option<u32>>(4)?.unwrap_or(0),
-            column: r.get::<_, Option<u32>>(5)?.unwrap_or(0),
-        }),
-        None => None,
-    };
-    let node = docforge_model::Node {
+/// `id, kind, title, path, line, col, text, attrs` columns as a node.
+fn node_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<docforge_model::Node> {
+    Ok(docforge_model::Node {
         id: r.get(0)?,
         kind: r.get(1)?,
         title: r.get(2)?,
-        location,
+        location: location_at(r, 3)?,
         text: r.get(6)?,
-        attrs: BTreeMap::new(),
-    };
-    Ok((node, r.get(7)?))
+        attrs: attrs_at(r, 7)?,
+    })
 }
 
 impl Index {
     fn node_where(&self, sql: &str, params: &[&str]) -> Result<Option<docforge_model::Node>, IndexError> {
         use rusqlite::OptionalExtension;
-        let row = self
-            .conn
+        self.conn
             .prepare_cached(sql)
             .ctx(&self.path)?
             .query_row(rusqlite::params_from_iter(params), node_row)
             .optional()
-            .ctx(&self.path)?;
-        let Some((mut node, attrs)) = row else { return Ok(None) };
-        if let Some(a) = attrs {
-            node.attrs = serde_json::from_str(&a).map_err(|e| IndexError::Malformed {
-                path: self.path.clone(),
-                detail: format!("attrs of node `{}`: {e}", node.id),
-            })?;
-        }
-        Ok(Some(node))
+            .ctx(&self.path)
     }
 
     /// One node row by exact ID without its edges (the lexically first owner's row).

@@ -21,7 +21,7 @@ pub(crate) fn file_from_row(r: &Row<'_>) -> rusqlite::Result<FileRecord> {
 }
 
 /// A location from three nullable columns starting at `i`.
-fn location_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Location>> {
+pub(crate) fn location_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Location>> {
     let path: Option<String> = r.get(i)?;
     Ok(match path {
         Some(path) => Some(Location {
@@ -34,7 +34,7 @@ fn location_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Location>> {
 }
 
 /// A JSON attribute object column (`NULL` = none); malformed JSON is a conversion error.
-fn attrs_at(r: &Row<'_>, i: usize) -> rusqlite::Result<BTreeMap<String, String>> {
+pub(crate) fn attrs_at(r: &Row<'_>, i: usize) -> rusqlite::Result<BTreeMap<String, String>> {
     match r.get::<_, Option<String>>(i)? {
         None => Ok(BTreeMap::new()),
         Some(text) => serde_json::from_str(&text).map_err(|e| {

@@ -158,10 +158,6 @@ impl Engine {
         self.index.as_ref().expect("sync() succeeded before reads")
     }
 
-    pub fn host(&self) -> Option<&AnalysisHost> {
-        self.host.as_ref()
-    }
-
     /// Prove the index current or rebuild it; on success the index is readable and
     /// [`Engine::generation`] names what it holds.
     pub fn sync(&mut self, force_walk: bool) -> Result<(Generation, Staleness, SyncStats), ToolError> {
@@ -200,13 +196,13 @@ impl Engine {
         let previous = self.inventory.take();
         let restamped = match (&self.current, self.watcher.as_mut(), previous) {
             (Some(_), Some(w), Some(mut inv)) if !force_walk => match w.touched() {
-                Some(paths) => restamp(&mut inv, &self.binding.project, paths).map(|rels| (inv, rels)),
+                Some(paths) => inv.restamp(&self.binding.project, paths).map(|rels| (inv, rels)),
                 _ => None,
             },
             _ => None,
         };
         if let Some(w) = self.watcher.as_mut() {
-            w.rearm(&self.binding.project.root);
+            w.rearm();
         }
         let (inv, touched) = match restamped {
             Some((inv, rels)) => (inv, Some(rels)),
@@ -297,7 +293,7 @@ impl Engine {
     }
 
     /// Wait for the background warm-up, if any; whether a warm host is available.
-    pub fn warm(&mut self) -> bool {
+    fn warm(&mut self) -> bool {
         if let Some(h) = self.warming.take() {
             if let Ok(Some(host)) = h.join() {
                 if self.host.is_none() {
@@ -395,10 +391,6 @@ impl Engine {
         Ok(())
     }
 
-    pub fn generation(&self) -> Option<&Generation> {
-        self.current.as_ref()
-    }
-
     /// Full statistics of the current generation (table counts), cached per generation.
     pub fn stats(&mut self) -> Result<std::sync::Arc<docforge_index::Stats>, ToolError> {
         let revision = self.current.as_ref().map_or(0, |g| g.revision);
@@ -411,41 +403,6 @@ impl Engine {
         self.stats = Some((revision, s.clone()));
         Ok(s)
     }
-}
-
-/// Update the inventory for only `paths` (files) having changed: each must be a selected
-/// regular file of the inventory that is still a regular file within the size limit, so a
-/// walk would classify every entry the same way. `false` (walk instead; the inventory is
-/// left as it was) in any other case.
-fn restamp(
-    inv: &mut Inventory,
-    project: &Project,
-    paths: &std::collections::BTreeSet<PathBuf>,
-) -> Option<Vec<String>> {
-    use docforge_project::{EntryStatus, FileStamp};
-    if !inv.errors.is_empty() {
-        return None;
-    }
-    let at: std::collections::HashMap<&str, usize> =
-        inv.entries.iter().enumerate().map(|(i, e)| (e.rel.as_str(), i)).collect();
-    let mut updates = Vec::with_capacity(paths.len());
-    for p in paths {
-        let &i = p.strip_prefix(&project.root).ok().and_then(|r| r.to_str()).and_then(|r| at.get(r))?;
-        if inv.entries[i].status != EntryStatus::Selected {
-            return None;
-        }
-        let m = std::fs::symlink_metadata(p).ok()?;
-        if !m.file_type().is_file() || m.len() > project.config.limits.max_file_bytes {
-            return None;
-        }
-        updates.push((i, FileStamp::of(&m)));
-    }
-    let mut rels = Vec::with_capacity(updates.len());
-    for (i, stamp) in updates {
-        inv.entries[i].stamp = Some(stamp);
-        rels.push(inv.entries[i].rel.clone());
-    }
-    Some(rels)
 }
 
 fn cancelled() -> ToolError {

@@ -49,6 +49,12 @@ fn output_schema() -> Arc<Map<String, Value>> {
     Arc::new(schema.as_object().expect("object").clone())
 }
 
+/// The registered tools as MCP sees them, built once (schemas are generated, not written).
+fn tools_list() -> &'static [Tool] {
+    static TOOLS: std::sync::OnceLock<Vec<Tool>> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(|| tools::SPECS.iter().map(tool).collect())
+}
+
 fn tool(spec: &ToolSpec) -> Tool {
     let input = (spec.input_schema)();
     let annotations =
@@ -80,11 +86,11 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools::SPECS.iter().map(tool).collect()))
+        Ok(ListToolsResult::with_all_items(tools_list().to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools::find(name).map(tool)
+        tools_list().iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(

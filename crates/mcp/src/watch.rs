@@ -146,7 +146,7 @@ impl Watcher {
     }
 
     /// Called right before a walk or re-stat: changes from now on are reported next time.
-    pub fn rearm(&mut self, _root: &Path) {
+    pub fn rearm(&mut self) {
         self.quiet();
         self.dirty = false;
         self.unknown = false;
@@ -164,21 +164,21 @@ mod tests {
         std::fs::write(dir.path().join("a.md"), "# a").unwrap();
         let mut w = Watcher::start(dir.path()).unwrap();
         assert!(!w.quiet(), "a new watcher proves nothing until the first walk");
-        w.rearm(dir.path());
+        w.rearm();
         assert!(w.quiet());
         std::fs::write(dir.path().join("a.md"), "# b").unwrap();
         assert!(!w.quiet(), "a write is seen");
         assert_eq!(w.touched().unwrap().iter().collect::<Vec<_>>(), [&dir.path().join("a.md")]);
-        w.rearm(dir.path());
+        w.rearm();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         assert!(!w.quiet());
         assert!(w.touched().is_none(), "a new directory needs a walk");
-        w.rearm(dir.path());
+        w.rearm();
         std::fs::write(dir.path().join("sub/b.md"), "# b").unwrap();
         assert!(!w.quiet(), "a file in a directory created after start is seen");
-        w.rearm(dir.path());
+        w.rearm();
         std::fs::create_dir_all(dir.path().join(".docforge")).unwrap();
-        w.rearm(dir.path());
+        w.rearm();
         std::fs::write(dir.path().join(".docforge/index.sqlite"), "x").unwrap();
         assert!(w.quiet(), "the state directory is not watched");
     }

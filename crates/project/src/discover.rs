@@ -158,6 +158,42 @@ pub struct Inventory {
     pub errors: Vec<(String, String)>,
 }
 
+impl Inventory {
+    /// Update the inventory for only `paths` (absolute; files) having changed, without a
+    /// walk: each must be a selected entry that is still a regular file within the size
+    /// limit, so a walk would classify every entry the same way. Returns the changed entries'
+    /// relative paths; `None` (walk instead; the inventory is left as it was) in any other case.
+    pub fn restamp(
+        &mut self,
+        project: &Project,
+        paths: &std::collections::BTreeSet<PathBuf>,
+    ) -> Option<Vec<String>> {
+        if !self.errors.is_empty() {
+            return None;
+        }
+        let at: std::collections::HashMap<&str, usize> =
+            self.entries.iter().enumerate().map(|(i, e)| (e.rel.as_str(), i)).collect();
+        let mut updates = Vec::with_capacity(paths.len());
+        for p in paths {
+            let &i = p.strip_prefix(&project.root).ok().and_then(|r| r.to_str()).and_then(|r| at.get(r))?;
+            if self.entries[i].status != EntryStatus::Selected {
+                return None;
+            }
+            let m = fs::symlink_metadata(p).ok()?;
+            if !m.file_type().is_file() || m.len() > project.config.limits.max_file_bytes {
+                return None;
+            }
+            updates.push((i, FileStamp::of(&m)));
+        }
+        let mut rels = Vec::with_capacity(updates.len());
+        for (i, stamp) in updates {
+            self.entries[i].stamp = Some(stamp);
+            rels.push(self.entries[i].rel.clone());
+        }
+        Some(rels)
+    }
+}
+
 struct Selection {
     docs: GlobSet,
     exclude: GlobSet,

@@ -12,7 +12,7 @@ pub(crate) fn index_err(e: IndexError) -> ToolError {
     ToolError::new("index_unavailable", format!("reading the index failed: {e}"))
 }
 
-fn not_found(id: &str) -> ToolError {
+pub(crate) fn not_found(id: &str) -> ToolError {
     ToolError::new("node_not_found", format!("no node has the exact ID `{id}`"))
         .remediation("use docforge_search to find the exact ID")
 }

@@ -183,7 +183,7 @@ fn build(
     let focus: Vec<String> = match &a.focus_node_id {
         Some(id) => {
             if !index.has_node(id).map_err(index_err)? {
-                return Err(ToolError::new("node_not_found", format!("no node has the exact ID `{id}`")));
+                return Err(super::graph::not_found(id));
             }
             vec![id.clone()]
         }
