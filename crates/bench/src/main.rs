@@ -352,11 +352,29 @@ fn count_by_query(log: Vec<String>) -> std::collections::BTreeMap<String, usize>
 }
 
 pub(crate) fn edit_text(text: &str, i: usize, body: bool) -> String {
-    // The body of the last top-level function: after the `{` ending its signature line.
-    let anchor = text.rfind("\nfunc ").and_then(|f| text[f..].find("{\n").map(|b| f + b + 2));
+    // The body of the first top-level function in the second half of the file (so the
+    // declarations after it move, and it has calls): after the `{` ending its signature line.
+    let half = text.len() / 2;
+    let anchor = (text[half..].find("\nfunc ").map(|f| half + f))
+        .and_then(|f| text[f..].find("{\n").map(|b| f + b + 2));
     match anchor.filter(|_| body) {
         Some(at) => format!("{}\t_ = {i}\n{}", &text[..at], &text[at..]),
         None => format!("{text}\nfunc docforgeEdit{i}() {{}}\n"),
+    }
+}
+
+/// Profiling edits as an editor makes them, in the same function as [`edit_text`]: `mid`
+/// types a statement, `syntax` an unfinished expression (`x := (`); every other edit
+/// restores the original text.
+fn edit_mid(text: &str, i: usize, syntax: bool) -> String {
+    if i % 2 == 1 {
+        return text.to_string();
+    }
+    let typed = edit_text(text, i, true);
+    if syntax {
+        typed.replacen(&format!("\t_ = {i}\n"), &format!("\tx{i} := (\n"), 1)
+    } else {
+        typed
     }
 }
 
@@ -365,7 +383,8 @@ pub(crate) fn edit_text(text: &str, i: usize, body: bool) -> String {
 /// edits of one file (`DOCFORGE_BENCH_EDIT=decl` adds functions instead of typing in a body),
 /// timing the graph query.
 fn edits(corpus: &Path) -> serde_json::Value {
-    let body_edit = std::env::var("DOCFORGE_BENCH_EDIT").as_deref() != Ok("decl");
+    let mode = std::env::var("DOCFORGE_BENCH_EDIT").unwrap_or_default();
+    let body_edit = mode != "decl";
     let project = Project::load(corpus).unwrap();
     let mut host = if std::env::var_os("DOCFORGE_BENCH_LOG").is_some() {
         AnalysisHost::with_execution_log(project, AstPolicy::Allow)
@@ -388,7 +407,10 @@ fn edits(corpus: &Path) -> serde_json::Value {
     let mut graph_ms = Vec::new();
     let rounds: usize = std::env::var("DOCFORGE_BENCH_EDITS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
     for i in 0..rounds {
-        let edited = edit_text(&text, i, body_edit);
+        let edited = match mode.as_str() {
+            "mid" | "syntax" => edit_mid(&text, i, mode == "syntax"),
+            _ => edit_text(&text, i, body_edit),
+        };
         host.apply_change(docforge_db::Change {
             files: vec![docforge_db::FileChange::Set {
                 rel: edit_file.clone(),
@@ -411,6 +433,7 @@ fn edits(corpus: &Path) -> serde_json::Value {
         }
     }
     let _ = std::fs::remove_dir_all(&index_dir);
+    let first_ms = graph_ms[0];
     graph_ms.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    serde_json::json!({ "graph_p50_ms": graph_ms[graph_ms.len() / 2] })
+    serde_json::json!({ "first_edit_ms": first_ms, "graph_p50_ms": graph_ms[graph_ms.len() / 2] })
 }

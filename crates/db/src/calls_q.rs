@@ -133,45 +133,35 @@ pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<A
     Some(Arc::new(out))
 }
 
-/// The resolved calls of a package's non-test files (by file path), interface calls expanded
-/// with CHA over the project. One query per package: it is what depends on the project-wide
-/// class hierarchy, so an edit anywhere revisits one memo per package, not one per file.
+/// The resolved calls of one non-test file of `pkg`, interface calls expanded with CHA over
+/// the project. Per file, so that typing in a body re-expands only the edited file's
+/// interface calls and re-projects only its fragment; after a signature change anywhere
+/// every file's expansion re-runs (expansions are shared through [`ChaIndex`]'s memo).
 #[salsa::tracked(returns(ref))]
-pub fn package_calls(db: &dyn Db, pkg: GoPackage<'_>) -> Arc<BTreeMap<String, Vec<ResolvedFunc>>> {
+pub fn file_resolved(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<Arc<Vec<ResolvedFunc>>> {
     let ws = pkg.ws(db);
-    let mut out = BTreeMap::new();
-    let Some(info) = pkg.info(db) else { return Arc::new(out) };
-    if !ws.precise(db) {
-        return Arc::new(out);
-    }
+    let funcs = file_calls(db, pkg, file).clone()?;
     let source = DbSigs { db, ws };
     let ctx = TypeCtx::new(&source);
     let mut cha = None;
-    for &file in &info.files {
-        let Some(funcs) = file_calls(db, pkg, file) else { continue };
-        let mut resolved = Vec::with_capacity(funcs.len());
-        for f in funcs.iter() {
-            let mut r = f.statics.clone();
-            for (iface, method, pos) in &f.interface_calls {
-                let cha: &ChaIndex = cha.get_or_insert_with(|| module_cha(db, ws).clone());
-                let expansion = cha.targets(&ctx, iface, method);
-                if !expansion.unknown.is_empty() {
-                    // Some type may implement the interface unseen: the target set is not
-                    // known to be complete.
-                    *r.unresolved.entry("cha_incomplete".into()).or_default() += 1;
-                }
-                for t in expansion.targets {
-                    let class = if t.synthetic {
-                        Classification::Synthetic
-                    } else {
-                        Classification::ChaPossibleTarget
-                    };
-                    r.edge(t.callee, class, *pos);
-                }
+    let mut resolved = Vec::with_capacity(funcs.len());
+    for f in funcs.iter() {
+        let mut r = f.statics.clone();
+        for (iface, method, pos) in &f.interface_calls {
+            let cha: &ChaIndex = cha.get_or_insert_with(|| module_cha(db, ws).clone());
+            let expansion = cha.targets(&ctx, iface, method);
+            if !expansion.unknown.is_empty() {
+                // Some type may implement the interface unseen: the target set is not
+                // known to be complete.
+                *r.unresolved.entry("cha_incomplete".into()).or_default() += 1;
             }
-            resolved.push(r);
+            for t in &expansion.targets {
+                let class =
+                    if t.synthetic { Classification::Synthetic } else { Classification::ChaPossibleTarget };
+                r.edge(t.callee.clone(), class, *pos);
+            }
         }
-        out.insert(file.rel(db).clone(), resolved);
+        resolved.push(r);
     }
-    Arc::new(out)
+    Some(Arc::new(resolved))
 }

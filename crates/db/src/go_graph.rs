@@ -149,7 +149,7 @@ pub fn go_file_fragment(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Op
         let nodes: std::collections::HashSet<&str> = fragment.nodes.iter().map(|n| n.id.as_str()).collect();
         let logic = file_logic_rows(db, pkg, file).iter().filter(|r| nodes.contains(r.node.as_str()));
         fragment.logic = logic.cloned().collect();
-        if let Some(calls) = crate::calls_q::package_calls(db, pkg).get(rel.as_str()) {
+        if let Some(calls) = crate::calls_q::file_resolved(db, pkg, file) {
             precise_calls(&mut fragment, rel, calls);
         }
     }
@@ -219,10 +219,8 @@ pub fn file_logic_rows(
     Arc::new(rows)
 }
 
-/// Every owner of one package: the package's own rows, then one per file (with the precise
-/// calls patched in here, at package level: they depend on the project-wide class hierarchy,
-/// and reading it from each file's fragment would make every file's memo re-verify after any
-/// edit), then its `implements` rows.
+/// Every owner of one package: the package's own rows, then one per file (with its precise
+/// calls), then its `implements` rows.
 #[salsa::tracked(returns(ref))]
 pub fn package_owners(db: &dyn Db, pkg: GoPackage<'_>) -> Vec<OwnerFragment> {
     let Some(head) = package_fragment(db, pkg) else { return Vec::new() };

@@ -151,7 +151,7 @@ pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedG
     Some(ParsedGo {
         facts: Arc::new(docforge_go::extract_tree(go, &tree, bytes)),
         sigs: precise.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, bytes))),
-        logic: precise.then(|| Arc::new(docforge_go::extract_logic(go, &tree, bytes))),
+        logic: (precise && ws.logic(db)).then(|| Arc::new(docforge_go::extract_logic(go, &tree, bytes))),
         bodies: precise.then(|| Arc::new(docforge_go::body::extract_bodies(go, &tree, bytes))),
     })
 }

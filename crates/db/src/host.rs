@@ -132,6 +132,7 @@ impl AnalysisHost {
             build_context(&project),
             Arc::new(InventoryInfo::default()),
             false,
+            true,
         )
         .durability(Durability::MEDIUM)
         .new(&db);
@@ -142,6 +143,13 @@ impl AnalysisHost {
     pub fn set_precise(&mut self, on: bool) {
         if self.ws.precise(&self.db) != on {
             self.ws.set_precise(&mut self.db).with_durability(Durability::MEDIUM).to(on);
+        }
+    }
+
+    /// Whether precise analysis projects Logic (on by default).
+    pub fn set_logic(&mut self, on: bool) {
+        if self.ws.logic(&self.db) != on {
+            self.ws.set_logic(&mut self.db).with_durability(Durability::MEDIUM).to(on);
         }
     }
 

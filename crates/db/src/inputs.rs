@@ -54,4 +54,8 @@ pub struct Workspace {
     /// Run the Go semantic layer (types, method sets, `implements`): `precise` facts.
     #[returns(copy)]
     pub precise: bool,
+    /// Project each function's Logic when `precise` (off for hosts that never serve it,
+    /// such as the language server: less work and memory per file).
+    #[returns(copy)]
+    pub logic: bool,
 }

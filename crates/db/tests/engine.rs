@@ -454,3 +454,49 @@ fn disk_edits_named_by_a_watcher_are_read_alone_and_stay_incremental() {
     assert_eq!(report.read, 1);
     assert!(h.analysis().graph().unwrap().nodes().any(|n| n.id == "go:example.com/m/c::F"));
 }
+
+#[test]
+fn an_unfinished_expression_in_a_body_stays_in_that_function() {
+    let dir = small_project();
+    let r = dir.path();
+    write(r, "s/s.go", b"package s\n\ntype Sizer interface{ Size() int }\n");
+    let t = "package t\n\ntype T struct{}\n\nfunc (*T) Size() int {\n\treturn 1\n}\n\nfunc Use() int {\n\tvar t T\n\treturn t.Size()\n}\n";
+    write(r, "t/t.go", t.as_bytes());
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let g = h.analysis().graph().unwrap();
+    assert_eq!(g.summary.precision, Some(docforge_model::Precision::Precise));
+    let pair =
+        ("go:example.com/m/t::T".to_string(), "go:example.com/m/s::Sizer".to_string(), "pointer".to_string());
+    assert_eq!(implements_edges(&h), std::slice::from_ref(&pair));
+
+    // Typing `x := (` into `Use`: the declarations are intact, so no signature-level query
+    // re-runs, and only `Use` loses `calls_resolved`. (A first edit moves the file from its
+    // disk content to the editor's.)
+    edit(&mut h, "t/t.go", FileKind::Go, t.replace("return 1", "return 2").as_bytes());
+    h.analysis().graph().unwrap();
+    h.execution_log().enable(true);
+    let broken = t.replace("\tvar t T\n", "\tvar t T\n\tx := (\n");
+    edit(&mut h, "t/t.go", FileKind::Go, broken.as_bytes());
+    let g = h.analysis().graph().unwrap();
+    let log: Vec<String> =
+        h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+    for q in ["package_sigs(", "module_implements(", "package_implements(", "module_cha("] {
+        assert!(!log.iter().any(|e| e.starts_with(q)), "{q} re-ran after a body syntax error: {log:#?}");
+    }
+    assert_eq!(g.summary.precision, Some(docforge_model::Precision::Precise));
+    assert!(!g.summary.completeness.complete, "a syntax error still makes the graph partial");
+    assert_eq!(implements_edges(&h), [pair]);
+    let attr = |id: &str, k: &str| {
+        g.nodes().find(|n| n.id == format!("go:example.com/m/t::{id}")).unwrap().attrs[k].clone()
+    };
+    assert_eq!(attr("Use", "calls_resolved"), "false");
+    assert_eq!(attr("(*T).Size", "calls_resolved"), "true");
+
+    // An error that ends the body early is outside any body: the package's facts are
+    // untrusted, precision falls back.
+    let cut = t.replace("\treturn 1\n}", "\treturn 1\n\t}\n\t}");
+    edit(&mut h, "t/t.go", FileKind::Go, cut.as_bytes());
+    let g = h.analysis().graph().unwrap();
+    assert_eq!(g.summary.precision, Some(docforge_model::Precision::PreciseFallback));
+}

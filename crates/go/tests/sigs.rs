@@ -243,3 +243,48 @@ fn broken_input_never_panics() {
     let f = extract_sigs(go, &go.parse(&garbage), &garbage);
     assert!(f.items.has_syntax_errors);
 }
+
+/// A syntax error inside a body leaves the declarations trusted (`has_syntax_errors` false)
+/// only when they are exactly those of the file without the error; anything else (an error
+/// that ends the body early, swallows a following declaration, or sits outside a body) makes
+/// the whole file's summary untrusted.
+#[test]
+fn syntax_errors_inside_bodies_leave_declarations_trusted() {
+    let base = "package p\n\ntype T struct{}\n\nfunc (T) A() {\n\tprintln(1)\nouter:\n\tfor {\n\t\tbreak outer\n\t}\n}\n\n\
+func B() int {\n\treturn 2\n}\n\nfunc (*T) C() {}\n";
+    let clean = sigs(base);
+    assert!(!clean.items.has_syntax_errors);
+    let at = base.find("func (T) A() {\n").unwrap() + "func (T) A() {\n".len();
+    // (inserted into A's body, whether the file must be flagged, when that is certain)
+    let cases: &[(&str, Option<bool>)] = &[
+        ("\tx := (\n", Some(false)),
+        ("\tfoo(1,\n", Some(false)),
+        ("\ty := []int{1, +}\n", Some(false)),
+        ("\tif x {\n", Some(true)),
+        ("\t}\n", Some(true)),
+        ("\tz := `raw\n", Some(true)),
+        ("\ts := \"open\n", None),
+        ("\tfunc\n", None),
+        ("\tx.\n", None),
+        ("\tgo\n", None),
+        ("}\nfunc D( {\n", Some(true)),
+    ];
+    for (text, must_flag) in cases {
+        let src = format!("{}{text}{}", &base[..at], &base[at..]);
+        let f = sigs(&src);
+        let mut items = f.items.clone();
+        let flagged = std::mem::take(&mut items.has_syntax_errors);
+        assert!(flagged || items == clean.items, "{text:?}: declarations changed but trusted");
+        if let Some(must_flag) = must_flag {
+            assert_eq!(flagged, *must_flag, "{text:?}");
+        }
+    }
+    // Errors outside bodies always count, and so does a broken signature.
+    for src in [
+        format!("{base}type U struct {{\n"),
+        base.replace("func B() int {", "func B( int {"),
+        format!("{base}var = 3\n"),
+    ] {
+        assert!(sigs(&src).items.has_syntax_errors, "{src}");
+    }
+}

@@ -95,6 +95,8 @@ pub fn serve(connection: Connection, opts: Options) -> Result<(), String> {
         AnalysisHost::new(project, policy)
     };
     host.set_precise(!opts.no_ast && !opts.no_precise);
+    // No LSP feature shows Logic: do not project it.
+    host.set_logic(false);
     if opts.execution_log {
         host.execution_log().enable(true);
     }

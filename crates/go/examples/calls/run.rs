@@ -188,7 +188,7 @@ pub fn run(root: &Path, std_only: bool, time: bool) -> Report {
                                 if !e.unknown.is_empty() {
                                     cha_unknown += 1;
                                 }
-                                e.targets
+                                e.targets.clone()
                             });
                             if targets.is_empty() {
                                 lines.push(format!("{at}\t{caller}\t-\tresolved\tinterface without targets"));

@@ -48,6 +48,9 @@ pub struct FuncBody {
     pub calls: Vec<CallIr>,
     /// The caps were hit: the IR is incomplete.
     pub truncated: bool,
+    /// Where the declaration's first syntax error (`ERROR`/`MISSING` node) is: call sites
+    /// may be missing or misread, so its calls are never complete.
+    pub syntax_error: Option<Pos>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 
 use super::{Expr, ExprId, FileBodies, FuncBody, Local, LocalDef};
 use super::{MAX_DEPTH, MAX_EXPRS};
-use crate::extract::text::{bytes, text};
+use crate::extract::text::{bytes, pos, text};
 use crate::sig::{type_expr, FuncSig, InterfaceElem, TypeExpr};
 use docforge_syntax::tree_sitter::{Node, Tree};
 use docforge_syntax::GoSyntax;
@@ -59,7 +59,7 @@ fn func_body(decl: Node<'_>, src: &[u8]) -> FuncBody {
     let name = decl.child_by_field_name("name").map(|n| text(n, src)).unwrap_or_default();
     let mut w = Walker {
         src,
-        body: FuncBody { name, ..FuncBody::default() },
+        body: FuncBody { name, syntax_error: first_error(decl).map(pos), ..FuncBody::default() },
         names: Vec::new(),
         marks: Vec::new(),
         depth: 0,
@@ -95,6 +95,17 @@ fn func_body(decl: Node<'_>, src: &[u8]) -> FuncBody {
     // Calls are pushed after their operands: restore source order.
     w.body.calls.sort_by_key(|c| c.pos);
     w.body
+}
+
+/// The first `ERROR` or `MISSING` node under `node`, in source order.
+fn first_error(node: Node<'_>) -> Option<Node<'_>> {
+    if node.is_error() || node.is_missing() {
+        return Some(node);
+    }
+    if !node.has_error() {
+        return None;
+    }
+    (0..node.child_count()).filter_map(|i| node.child(i)).find_map(first_error)
 }
 
 fn receiver_tparams<'s>(w: &mut Walker<'s>, mut ty: Node<'_>) {

@@ -11,7 +11,7 @@ use super::lookup::{interface_methods, lookup, Lookup};
 use super::method_id;
 use crate::types::{identical_sigs, Found, Key, MethodSet, Tri, Type, TypeCtx, Unresolved};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// One possible target of an interface call.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -33,6 +33,11 @@ pub struct ChaIndex {
     by_method: HashMap<Key, Vec<usize>>,
     /// Types whose method set is not fully known (they might implement anything).
     open: Vec<usize>,
+    /// Expansions already computed, by interface and method. An expansion depends only on
+    /// the signatures the index was built from (type parameters are named by their owner,
+    /// so an interface type means the same thing in every caller), so it is shared by every
+    /// call site of the same method of the same interface.
+    memo: Mutex<HashMap<(Type, Key), Arc<ChaExpansion>>>,
 }
 
 /// The expansion of one interface call.
@@ -48,7 +53,12 @@ impl ChaIndex {
     /// taken uninstantiated, so it implements an interface only when its methods match
     /// whatever the type arguments.
     pub fn new(ctx: &TypeCtx<'_>, packages: &[&str]) -> ChaIndex {
-        let mut idx = ChaIndex { types: Vec::new(), by_method: HashMap::new(), open: Vec::new() };
+        let mut idx = ChaIndex {
+            types: Vec::new(),
+            by_method: HashMap::new(),
+            open: Vec::new(),
+            memo: Mutex::default(),
+        };
         for &path in packages {
             let Some(sigs) = ctx.package(path) else { continue };
             let path: Arc<str> = path.into();
@@ -77,7 +87,18 @@ impl ChaIndex {
     }
 
     /// The possible targets of calling `method` on a value of interface type `iface`.
-    pub fn targets(&self, ctx: &TypeCtx<'_>, iface: &Type, method: &Key) -> ChaExpansion {
+    /// `ctx` must read the same signatures the index was built from.
+    pub fn targets(&self, ctx: &TypeCtx<'_>, iface: &Type, method: &Key) -> Arc<ChaExpansion> {
+        let key = (iface.clone(), method.clone());
+        if let Some(done) = self.memo.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return done.clone();
+        }
+        let out = Arc::new(self.expand(ctx, iface, method));
+        self.memo.lock().unwrap_or_else(|e| e.into_inner()).insert(key, out.clone());
+        out
+    }
+
+    fn expand(&self, ctx: &TypeCtx<'_>, iface: &Type, method: &Key) -> ChaExpansion {
         let mut out = ChaExpansion::default();
         let methods = match interface_methods(ctx, iface) {
             Some(Ok(m)) => m,

@@ -45,6 +45,8 @@ pub enum Reason {
     InterfaceMethodExpr,
     /// The function's body IR hit its caps.
     Truncated,
+    /// The function has a syntax error: sites in the damaged region may be missing.
+    SyntaxError,
     /// An expression shape the IR does not model (or a syntax error).
     Unsupported,
 }
@@ -62,6 +64,7 @@ impl Reason {
             Reason::Selector => "selector",
             Reason::InterfaceMethodExpr => "interface_method_expr",
             Reason::Truncated => "truncated",
+            Reason::SyntaxError => "syntax_error",
             Reason::Unsupported => "unsupported",
         }
     }
@@ -192,6 +195,12 @@ fn resolve_func(
         let mut sites: Vec<SiteCall> =
             body.calls.iter().map(|c| SiteCall { pos: c.pos, target: inf.classify(c.expr) }).collect();
         not_evaluated(body, &mut sites);
+        if let Some(at) = body.syntax_error {
+            // A site for the region the parser could not read: the known sites are kept,
+            // but the function's calls are not complete.
+            let target = CallTarget::Unresolved { reason: Reason::SyntaxError, detail: body.name.clone() };
+            sites.push(SiteCall { pos: at, target });
+        }
         sites
     };
     let complete = sites.iter().all(|s| s.target.is_resolved());

@@ -23,8 +23,64 @@ pub fn extract_sigs(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> FileSigs {
         }
     });
     run.expect("queries/go/top_level.scm is embedded");
-    sigs.items.has_syntax_errors = root.has_error();
+    sigs.items.has_syntax_errors = errors_outside_bodies(root, source);
     sigs
+}
+
+/// Whether a syntax error may have hidden or distorted a declaration: an `ERROR`/`MISSING`
+/// node anywhere but inside the body of a top-level function whose signature parsed cleanly
+/// and whose body is delimited as gofmt writes it. An error inside such a body leaves the
+/// file's declarations as written (the function's own calls are marked incomplete instead,
+/// see [`FuncBody::syntax_error`](crate::body::FuncBody::syntax_error)), so typing an
+/// unfinished expression into a body does not make every type of the package incomplete.
+fn errors_outside_bodies(root: Node<'_>, src: &[u8]) -> bool {
+    if !root.has_error() {
+        return false;
+    }
+    if root.is_error() || root.is_missing() {
+        return true;
+    }
+    children(root).filter(|c| c.has_error()).any(|decl| {
+        if !matches!(decl.kind(), "function_declaration" | "method_declaration") {
+            return true;
+        }
+        let Some(body) = decl.child_by_field_name("body") else { return true };
+        children(decl).any(|c| c.id() != body.id() && c.has_error()) || !gofmt_delimited(body, src)
+    })
+}
+
+fn children<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    (0..n.child_count()).filter_map(move |i| n.child(i))
+}
+
+/// Whether a function body's extent is certainly its own: it ends with a real `}` at the
+/// start of its line, and every line in between is blank or indented, so the parser cannot
+/// have cut the body short or folded a following top-level declaration (which gofmt starts
+/// at column 0) into it. Conservative: a raw string with unindented lines fails the test.
+fn gofmt_delimited(body: Node<'_>, src: &[u8]) -> bool {
+    let closed = body
+        .child(body.child_count().saturating_sub(1))
+        .is_some_and(|c| c.kind() == "}" && !c.is_missing());
+    if !closed || body.start_position().row == body.end_position().row {
+        return closed;
+    }
+    if body.end_position().column != 1 {
+        return false;
+    }
+    let Some(text) = src.get(body.start_byte()..body.end_byte()) else { return false };
+    let mut lines = text.split(|&b| b == b'\n');
+    lines.next(); // the `{` line
+    let inner: Vec<&[u8]> = lines.collect();
+    let Some((last, inner)) = inner.split_last() else { return false };
+    *last == b"}"
+        && inner.iter().all(|l| matches!(l.first(), None | Some(b' ' | b'\t' | b'\r')) || is_label(l))
+}
+
+/// A line gofmt writes at column 0 inside a body: a label (`outer:`, maybe a comment after).
+fn is_label(line: &[u8]) -> bool {
+    let ident = line.iter().take_while(|&&b| b == b'_' || b.is_ascii_alphanumeric()).count();
+    let rest = line[ident..].strip_prefix(b":").map(|r| r.trim_ascii());
+    ident > 0 && !line[0].is_ascii_digit() && rest.is_some_and(|r| r.is_empty() || r.starts_with(b"//"))
 }
 
 fn top_level(capture: &str, node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
