@@ -5,7 +5,8 @@
   python3 tests/lsp/bench.py --gopls $(go env GOPATH)/bin/gopls      # the same scenario on gopls
 
 Reports (never asserts): time from `initialize` to the first non-empty hover on a call site
-(`Error`) in the opened file (the first index: answers wait for it), RSS after that, didChange -> publishDiagnostics
+(`Error`) in the opened file (the first index: answers wait for it), RSS right after that and
+after 3 s idle, didChange -> publishDiagnostics
 latency for Go body edits in net/http/server.go (a statement added then removed, and a syntax
 error added then removed), and
 warm hover / definition / references latency after each edit. Python stdlib only.
@@ -123,6 +124,8 @@ def main():
             time.sleep(0.05)
         index_s = time.perf_counter() - t0
         mem = rss_mb(s.p.pid)
+        time.sleep(3)  # idle: what the server keeps once its first index has settled
+        settled = rss_mb(s.p.pid)
         diag_ms = {'body': [], 'syntax_error': []}
         hover_ms, def_ms, refs_ms = [], [], []
         version = 1
@@ -162,7 +165,8 @@ def main():
             'server': 'gopls' if a.gopls else 'docforge lsp', 'tree': src,
             'mode': 'gopls' if a.gopls else ('ast' if a.no_precise else 'precise'), 'rounds': a.rounds,
             'initialize_to_first_hover_s': round(index_s, 2),
-            'rss_after_index_mb': mem.get('VmRSS'), 'peak_rss_mb': after.get('VmHWM'),
+            'rss_after_index_mb': mem.get('VmRSS'), 'rss_settled_mb': settled.get('VmRSS'),
+            'peak_rss_mb': after.get('VmHWM'),
             'didChange_to_publishDiagnostics_ms_p50': {k: p50(v) for k, v in diag_ms.items()},
             'didChange_to_publishDiagnostics_ms_max': {k: round(max(v), 1) for k, v in diag_ms.items()},
             'hover_ms_p50_after_edit': p50(hover_ms), 'definition_ms_p50_after_edit': p50(def_ms),

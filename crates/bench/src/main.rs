@@ -155,10 +155,19 @@ fn copy_goroot() -> PathBuf {
 }
 
 pub(crate) fn peak_rss_kb() -> u64 {
+    status_kb("VmHWM:")
+}
+
+/// Resident memory now.
+pub(crate) fn rss_kb() -> u64 {
+    status_kb("VmRSS:")
+}
+
+fn status_kb(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
@@ -392,6 +401,7 @@ fn edits(corpus: &Path) -> serde_json::Value {
         AnalysisHost::new(project, AstPolicy::Allow)
     };
     host.set_precise(std::env::var_os("DOCFORGE_BENCH_PRECISE").is_some());
+    host.set_logic(std::env::var_os("DOCFORGE_BENCH_NO_LOGIC").is_none());
     host.sync_from_disk();
     host.analysis().prewarm(THREADS).unwrap();
     host.analysis().graph().unwrap();
@@ -404,6 +414,7 @@ fn edits(corpus: &Path) -> serde_json::Value {
         index
     });
     eprintln!("READY");
+    let rss_ready = rss_kb();
     let mut graph_ms = Vec::new();
     let rounds: usize = std::env::var("DOCFORGE_BENCH_EDITS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
     for i in 0..rounds {
@@ -435,5 +446,10 @@ fn edits(corpus: &Path) -> serde_json::Value {
     let _ = std::fs::remove_dir_all(&index_dir);
     let first_ms = graph_ms[0];
     graph_ms.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    serde_json::json!({ "first_edit_ms": first_ms, "graph_p50_ms": graph_ms[graph_ms.len() / 2] })
+    serde_json::json!({
+        "first_edit_ms": first_ms,
+        "graph_p50_ms": graph_ms[graph_ms.len() / 2],
+        "rss_after_index_mb": rss_ready / 1024,
+        "rss_after_edits_mb": rss_kb() / 1024,
+    })
 }

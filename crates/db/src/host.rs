@@ -146,6 +146,15 @@ impl AnalysisHost {
         }
     }
 
+    /// Drop the per-file values salsa keeps only for the most recent files (parses, body
+    /// facts, Logic) beyond their LRU bound. Salsa evicts when a revision starts, so a cold
+    /// analysis keeps every file's values until the next change; a long-lived host calls this
+    /// once its first analysis is done. No input changes: every memo stays valid.
+    pub fn trim_memory(&mut self) {
+        use salsa::Database as _;
+        self.db.synthetic_write(Durability::LOW);
+    }
+
     /// Whether precise analysis projects Logic (on by default).
     pub fn set_logic(&mut self, on: bool) {
         if self.ws.logic(&self.db) != on {

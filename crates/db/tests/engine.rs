@@ -500,3 +500,24 @@ fn an_unfinished_expression_in_a_body_stays_in_that_function() {
     let g = h.analysis().graph().unwrap();
     assert_eq!(g.summary.precision, Some(docforge_model::Precision::PreciseFallback));
 }
+
+#[test]
+fn trimming_memory_after_the_first_analysis_re_runs_nothing() {
+    let dir = small_project();
+    let r = dir.path();
+    write(
+        r,
+        "s/s.go",
+        b"package s\n\ntype Sizer interface{ Size() int }\n\nfunc Use(z Sizer) int { return z.Size() }\n",
+    );
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let before = h.analysis().graph().unwrap();
+    h.execution_log().enable(true);
+    h.trim_memory();
+    let after = h.analysis().graph().unwrap();
+    let ran: Vec<String> =
+        h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+    assert_eq!(ran, Vec::<String>::new());
+    assert!(std::sync::Arc::ptr_eq(&before, &after), "the same graph value is served");
+}

@@ -61,7 +61,9 @@ pub(crate) fn publish(shared: &Shared, generation: u64) {
     }
     let Ok(by_file) = collect(shared, &analysis) else { return };
     drop(analysis);
-    shared.indexed.store(true, Ordering::SeqCst);
+    if !shared.indexed.swap(true, Ordering::SeqCst) {
+        let _ = shared.wake.send(());
+    }
     if shared.generation.load(Ordering::SeqCst) != generation {
         return; // a newer revision publishes
     }

@@ -39,6 +39,8 @@ pub(crate) struct Shared {
     pub progress: Arc<Progress>,
     pub indexed: AtomicBool,
     pub stopping: AtomicBool,
+    /// Wakes the main loop when the first index is done (it then trims memory).
+    pub wake: Sender<()>,
     /// Executions recorded by the engine, when enabled.
     pub log: Option<docforge_db::ExecutionLog>,
 }
@@ -70,6 +72,9 @@ pub(crate) struct Server {
     host: AnalysisHost,
     shared: Arc<Shared>,
     jobs: Option<Sender<Job>>,
+    woken: Receiver<()>,
+    /// Memory was trimmed after the first index.
+    trimmed: bool,
     workers: Vec<std::thread::JoinHandle<()>>,
     pending: Arc<Mutex<HashMap<RequestId, Arc<Pending>>>>,
     open: HashMap<String, String>,
@@ -99,6 +104,7 @@ impl Server {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|d| d.dynamic_registration)
             .unwrap_or(false);
+        let (wake, woken) = unbounded::<()>();
         let shared = Arc::new(Shared {
             root: host.project().root.clone(),
             enc,
@@ -114,6 +120,7 @@ impl Server {
             progress: Arc::new(Progress::default()),
             indexed: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
+            wake,
             log: opts.execution_log.then(|| host.execution_log().clone()),
         });
         let (tx, rx) = unbounded::<Job>();
@@ -123,6 +130,8 @@ impl Server {
             host,
             shared,
             jobs: Some(tx),
+            woken,
+            trimmed: false,
             workers,
             pending: Default::default(),
             open: HashMap::new(),
@@ -151,7 +160,18 @@ impl Server {
 
     fn main_loop(&mut self) -> Result<(), String> {
         let exit = |s: &Self| if s.shutdown { Ok(()) } else { Err("exit without shutdown".to_string()) };
-        while let Ok(msg) = self.conn.receiver.recv() {
+        loop {
+            let receiver = self.conn.receiver.clone();
+            let msg = crossbeam::channel::select! {
+                recv(receiver) -> msg => match msg {
+                    Ok(msg) => msg,
+                    Err(_) => break,
+                },
+                recv(self.woken) -> _ => {
+                    self.trim_after_index();
+                    continue;
+                }
+            };
             if self.handle(msg)? {
                 return exit(self);
             }
@@ -165,6 +185,18 @@ impl Server {
             }
         }
         Ok(())
+    }
+
+    /// Once, after the first index: let the engine drop what it kept only because the cold
+    /// analysis ran in one revision (every file's parse values). Diagnostics are then
+    /// re-verified, which touches no file.
+    fn trim_after_index(&mut self) {
+        if !self.trimmed && self.shared.indexed.load(Ordering::SeqCst) {
+            self.trimmed = true;
+            self.mutate(AnalysisHost::trim_memory);
+            self.schedule_diagnostics();
+            self.dirty = false;
+        }
     }
 
     /// Handle one message; `Ok(true)` on `exit`.

@@ -58,9 +58,8 @@ fn children<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
 /// have cut the body short or folded a following top-level declaration (which gofmt starts
 /// at column 0) into it. Conservative: a raw string with unindented lines fails the test.
 fn gofmt_delimited(body: Node<'_>, src: &[u8]) -> bool {
-    let closed = body
-        .child(body.child_count().saturating_sub(1))
-        .is_some_and(|c| c.kind() == "}" && !c.is_missing());
+    let closed =
+        body.child(body.child_count().saturating_sub(1)).is_some_and(|c| c.kind() == "}" && !c.is_missing());
     if !closed || body.start_position().row == body.end_position().row {
         return closed;
     }
