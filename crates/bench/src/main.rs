@@ -413,6 +413,22 @@ fn edits(corpus: &Path) -> serde_json::Value {
         host.publish(&mut index).unwrap();
         index
     });
+    if std::env::var_os("DOCFORGE_BENCH_SIZES").is_some() {
+        // Profiling aid: what the graph holds (edges by relation, string bytes).
+        let g = host.analysis().graph().unwrap();
+        let mut by_rel: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+        for e in g.edges() {
+            let bytes = e.source.len() + e.target.len() + e.relation.len()
+                + e.attrs.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
+                + e.location.as_ref().map_or(0, |l| l.path.len());
+            let entry = by_rel.entry(e.relation.as_str()).or_default();
+            entry.0 += 1;
+            entry.1 += bytes;
+        }
+        let nodes = g.nodes().count();
+        let node_bytes: usize = g.nodes().map(|n| n.id.len() + n.attrs.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()).sum();
+        eprintln!("nodes {nodes} ({node_bytes} string bytes); edges by relation (count, string bytes): {by_rel:?}");
+    }
     eprintln!("READY");
     let rss_ready = rss_kb();
     let mut graph_ms = Vec::new();
