@@ -12,9 +12,9 @@
 use crate::manifest::SelectionPolicy;
 use crate::validator::SourceState;
 use docforge_db::{build_context, modules_of, sha256_hex, Content, GoInventory};
-use docforge_project::{discover, read_source, Entry, EntryStatus, FileKind, Project};
+use docforge_project::{discover_each, read_source, Entry, EntryStatus, FileKind, Project};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
 
 /// Threads for reading and hashing (the machine's parallelism, at most 8).
 pub fn scan_threads() -> usize {
@@ -22,28 +22,22 @@ pub fn scan_threads() -> usize {
 }
 
 /// Scan the repository at `root`: load the project (its `docforge.toml` may have changed),
-/// walk it, and read, select and hash every Go-side file on `threads` threads.
+/// walk it, and read, select and hash every Go-side file on `threads` threads (reading starts
+/// while the walk goes on).
 pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> {
     let project = Project::load(root).map_err(|e| e.to_string())?;
     let policy = SelectionPolicy::of(&project);
-    let walk = discover(&project);
     let build = build_context(&project);
     let limit = project.config.limits.max_file_bytes;
-    let mut skipped = Vec::new();
-    let mut loaded: Vec<&Entry> = Vec::new();
-    for e in &walk.entries {
-        if e.status != EntryStatus::Selected {
-            skipped.push((e.rel.clone(), e.kind, e.status.label()));
-        } else if e.kind.is_go_side() {
-            loaded.push(e);
-        }
-    }
-    let next = AtomicUsize::new(0);
+    let (found, queue) = mpsc::channel::<Entry>();
+    let queue = Mutex::new(queue);
     let worker = || {
         let mut part = GoInventory::default();
         // go.mod / go.work as read, for the modules.
         let mut metadata = Vec::new();
-        while let Some(e) = loaded.get(next.fetch_add(1, Ordering::Relaxed)) {
+        loop {
+            let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
+            let Ok(e) = next else { break };
             let read = read_source(&project.root, &e.rel, limit);
             let content = match &read {
                 Ok(bytes) => Ok(&bytes[..]),
@@ -63,18 +57,28 @@ pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> 
                         Content::Unreadable { code: err.code().to_string(), message: err.to_string() }
                     }
                 };
-                metadata.push((e.rel.clone(), e.kind, content));
+                metadata.push((e.rel, e.kind, content));
             }
         }
         (part, metadata)
     };
-    let parts: Vec<(GoInventory, Vec<(String, FileKind, Content)>)> = std::thread::scope(|s| {
+    let (parts, skipped, errors) = std::thread::scope(|s| {
         let helpers: Vec<_> = (1..threads.max(1)).map(|_| s.spawn(worker)).collect();
+        // Entries the engine would not load (their Go-side ones are recorded as skipped).
+        let mut skipped = Vec::new();
+        let errors = discover_each(&project, |e| {
+            if e.status != EntryStatus::Selected {
+                skipped.push((e.rel, e.kind, e.status.label()));
+            } else if e.kind.is_go_side() {
+                found.send(e).expect("a scan worker is receiving");
+            }
+        });
+        drop(found);
         let mut parts = vec![worker()];
         for h in helpers {
             parts.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
         }
-        parts
+        (parts, skipped, errors)
     });
     let mut inventory = GoInventory { build, ..Default::default() };
     let mut metadata = Vec::new();
@@ -85,9 +89,10 @@ pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> 
         inventory.skipped.extend(part.skipped);
         metadata.extend(meta);
     }
+    // In path order, as the engine reads them (the modules' diagnostics keep that order).
     metadata.sort_by(|a, b| a.0.cmp(&b.0));
     let modules = modules_of(metadata.iter().map(|(rel, kind, content)| (rel.as_str(), *kind, content)));
-    inventory.finish(&skipped, &walk.errors, &modules);
+    inventory.finish(&skipped, &errors, &modules);
     Ok(SourceState { inventory, policy })
 }
 
@@ -149,6 +154,8 @@ mod tests {
         write("cgo.go", "package m\n\nimport \"C\"\n");
         write("sub/go.mod", "not a go.mod\n");
         write("sub/b.go", "package sub\n");
+        write("sub2/go.mod", "module example.com/s\n\nreplace example.com/p => /elsewhere\n");
+        write("sub2/go.work", "go 1.22\n\nuse ../..\n");
         write("testdata/t.go", "package t\n");
         write("README.md", "# m\n");
         symlink(outside.path().join("x.go"), root.join("evil.go")).unwrap();
@@ -160,7 +167,8 @@ mod tests {
         let expected = engine(&root);
         let inv = &expected.inventory;
         assert!(!inv.excluded.is_empty() && !inv.skipped.is_empty() && !inv.outside_root.is_empty());
-        assert!(!inv.metadata_errors.is_empty() && inv.metadata.len() == 3, "{inv:?}");
+        assert!(!inv.metadata_errors.is_empty() && inv.metadata.len() == 5, "{inv:?}");
+        assert!(inv.outside_root.len() >= 3, "{:?}", inv.outside_root);
         for threads in [1, 2] {
             assert_eq!(scan_sources(&root, threads).unwrap(), expected, "{threads} threads");
         }

@@ -126,9 +126,16 @@ impl Validator<'_> {
         if let Some(pause) = self.pause {
             pause();
         }
+        drop(view);
         if shared.blocked.is_none() && any_valid {
-            // Recheck: a change during evaluation must not yield a mixed-snapshot result.
-            match self.repo.current_sources() {
+            // Recheck: a change during evaluation must not yield a mixed-snapshot result. The
+            // snapshot is released beside the scan; only its inventory is kept, for diagnostics.
+            let (now, old) = std::thread::scope(|s| {
+                let old = s.spawn(move || snapshot.map(|snap| snap.inventory()));
+                let now = self.repo.current_sources();
+                (now, old.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            });
+            match now {
                 Ok(now)
                     if now.inventory.scan_errors.is_empty()
                         && Some(manifest::source_fingerprint(&now.inventory, &now.policy))
@@ -139,7 +146,7 @@ impl Validator<'_> {
                         "source_changed_during_evaluation",
                         "the repository changed while the predicate was evaluated",
                     )];
-                    if let Some(old) = snapshot.as_ref().map(Snapshot::inventory) {
+                    if let Some(old) = old {
                         for (code, path) in manifest::differences(&old, &now.inventory, false) {
                             d.push(with_path(Diagnostic::new(code, code.replace('_', " ")), path));
                         }
