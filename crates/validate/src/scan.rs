@@ -12,7 +12,7 @@
 use crate::manifest::SelectionPolicy;
 use crate::validator::SourceState;
 use docforge_db::{build_context, modules_of, sha256_hex, Content, GoInventory};
-use docforge_project::{discover_each, read_source, Entry, EntryStatus, FileKind, Project};
+use docforge_project::{discover_each, read_source_into, Entry, EntryStatus, FileKind, Project};
 use std::path::Path;
 use std::sync::{mpsc, Mutex};
 
@@ -35,12 +35,14 @@ pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> 
         let mut part = GoInventory::default();
         // go.mod / go.work as read, for the modules.
         let mut metadata = Vec::new();
+        // One buffer for every file this worker reads (no allocation per file).
+        let mut buffer = Vec::new();
         loop {
             let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
             let Ok(e) = next else { break };
-            let read = read_source(&project.root, &e.rel, limit);
+            let read = read_source_into(&project.root, &e.rel, limit, &mut buffer);
             let content = match &read {
-                Ok(bytes) => Ok(&bytes[..]),
+                Ok(()) => Ok(&buffer[..]),
                 Err(err) => Err(err.code()),
             };
             part.add_loaded(
@@ -52,7 +54,7 @@ pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> 
             );
             if e.kind != FileKind::Go {
                 let content = match read {
-                    Ok(bytes) => Content::Bytes(bytes.into()),
+                    Ok(()) => Content::Bytes(buffer[..].into()),
                     Err(err) => {
                         Content::Unreadable { code: err.code().to_string(), message: err.to_string() }
                     }
