@@ -47,7 +47,11 @@ fn text_of(content: &Content) -> Option<std::borrow::Cow<'_, str>> {
 
 #[salsa::tracked(returns(ref))]
 pub fn go_modules(db: &dyn Db, ws: Workspace) -> Modules {
-    modules_of(ws.files(db).iter().map(|&file| (file.rel(db).as_str(), file.kind(db), file.content(db))))
+    // Only module files' paths and contents are read: an edit of any other file does not
+    // re-execute this query.
+    let module_files =
+        ws.files(db).iter().filter(|f| matches!(f.kind(db), FileKind::GoMod | FileKind::GoWork));
+    modules_of(module_files.map(|&file| (file.rel(db).as_str(), file.kind(db), file.content(db))))
 }
 
 /// The modules of a set of loaded files (`go.mod`/`go.work` are read, the rest ignored): what
