@@ -47,14 +47,23 @@ fn text_of(content: &Content) -> Option<std::borrow::Cow<'_, str>> {
 
 #[salsa::tracked(returns(ref))]
 pub fn go_modules(db: &dyn Db, ws: Workspace) -> Modules {
+    // Only module files' paths and contents are read: an edit of any other file does not
+    // re-execute this query.
+    let module_files =
+        ws.files(db).iter().filter(|f| matches!(f.kind(db), FileKind::GoMod | FileKind::GoWork));
+    modules_of(module_files.map(|&file| (file.rel(db).as_str(), file.kind(db), file.content(db))))
+}
+
+/// The modules of a set of loaded files (`go.mod`/`go.work` are read, the rest ignored): what
+/// [`go_modules`] computes, for a scan that reads the files itself.
+pub fn modules_of<'a>(files: impl IntoIterator<Item = (&'a str, FileKind, &'a Content)>) -> Modules {
     let mut out = Modules::default();
-    for &file in ws.files(db) {
-        let kind = file.kind(db);
+    for (rel, kind, content) in files {
         if !matches!(kind, FileKind::GoMod | FileKind::GoWork) {
             continue;
         }
-        let rel = file.rel(db).clone();
-        let Some(text) = text_of(file.content(db)) else { continue };
+        let rel = rel.to_string();
+        let Some(text) = text_of(content) else { continue };
         let loc = Location::new(rel.clone(), 1, 1);
         match kind {
             FileKind::GoMod => {

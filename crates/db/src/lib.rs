@@ -23,9 +23,11 @@ mod validation;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
+pub use go_q::{modules_of, Module, Modules};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};
 pub use host::{
-    cheap_identity, Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress, SyncReport,
+    build_context, cheap_identity, Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress,
+    SyncReport,
 };
 pub use ide::{edge_span_on_line, extent, IdeIndex, Mention, Span};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};

@@ -6,7 +6,7 @@
 //! not use tree-sitter and work under the no-AST policy; document facts for claims). The
 //! validation crate turns the inventory into the versioned source-fingerprint manifest.
 
-use crate::go_q::{go_modules, go_selection};
+use crate::go_q::{go_modules, go_selection, Modules};
 use crate::graph::file_digest;
 use crate::host::{Analysis, Cancellable};
 use crate::inputs::Content;
@@ -44,46 +44,78 @@ pub fn go_inventory(analysis: &Analysis) -> Cancellable<GoInventory> {
     salsa::Cancelled::catch(std::panic::AssertUnwindSafe(|| {
         let mut out = GoInventory { build: ws.build(db).clone(), ..Default::default() };
         for &file in ws.files(db) {
-            let kind = file.kind(db);
-            let rel = file.rel(db).clone();
-            match (kind, file.content(db)) {
-                (_, _) if !kind.is_go_side() => {}
-                (_, Content::Unreadable { code, .. }) => out.skipped.push((rel, format!("refused:{code}"))),
-                (FileKind::Go, Content::Bytes(_)) => match go_selection(db, ws, file) {
-                    FileSelection::Included => {
-                        out.files.push((rel, file_digest(db, file).clone().unwrap_or_default()))
-                    }
-                    FileSelection::Excluded { reason } => out.excluded.push((rel, reason.clone())),
-                },
-                (_, Content::Bytes(_)) => {
-                    out.metadata.push((rel, kind.as_str(), file_digest(db, file).clone().unwrap_or_default()))
-                }
-            }
+            let content = match file.content(db) {
+                Content::Bytes(b) => Ok(&b[..]),
+                Content::Unreadable { code, .. } => Err(code.as_str()),
+            };
+            out.add_loaded(
+                file.rel(db).clone(),
+                file.kind(db),
+                content,
+                |_| go_selection(db, ws, file).clone(),
+                |_| file_digest(db, file).clone().unwrap_or_default(),
+            );
         }
         let inventory = ws.inventory(db);
-        for (rel, kind, status) in &inventory.skipped {
+        out.finish(&inventory.skipped, &inventory.scan_errors, go_modules(db, ws));
+        out
+    }))
+}
+
+impl GoInventory {
+    /// Classify one loaded file of the walk (as [`go_inventory`] does, and a scan that reads
+    /// the files itself): a `.go` file is selected (with its digest) or excluded by `select`,
+    /// `go.mod`/`go.work` are metadata (with their digest), an unreadable Go-side file is
+    /// skipped; other kinds are ignored. `content` is the bytes or the read error's code;
+    /// `select` and `digest` get the bytes.
+    pub fn add_loaded(
+        &mut self,
+        rel: String,
+        kind: FileKind,
+        content: Result<&[u8], &str>,
+        select: impl FnOnce(&[u8]) -> FileSelection,
+        digest: impl FnOnce(&[u8]) -> String,
+    ) {
+        match (kind, content) {
+            (_, _) if !kind.is_go_side() => {}
+            (_, Err(code)) => self.skipped.push((rel, format!("refused:{code}"))),
+            (FileKind::Go, Ok(b)) => match select(b) {
+                FileSelection::Included => self.files.push((rel, digest(b))),
+                FileSelection::Excluded { reason } => self.excluded.push((rel, reason)),
+            },
+            (_, Ok(b)) => self.metadata.push((rel, kind.as_str(), digest(b))),
+        }
+    }
+
+    /// Complete an inventory whose loaded files were added: the walk's Go-side entries that
+    /// were not loaded, its scanner errors, the modules and their problems; every list sorted.
+    pub fn finish(
+        &mut self,
+        skipped: &[(String, FileKind, String)],
+        scan_errors: &[(String, String)],
+        modules: &Modules,
+    ) {
+        for (rel, kind, status) in skipped {
             if kind.is_go_side() {
-                out.skipped.push((rel.clone(), status.clone()));
+                self.skipped.push((rel.clone(), status.clone()));
             }
         }
-        out.scan_errors = inventory.scan_errors.clone();
-        let modules = go_modules(db, ws);
-        out.modules = modules.modules.iter().map(|m| (m.dir.clone(), m.path.clone())).collect();
+        self.scan_errors = scan_errors.to_vec();
+        self.modules = modules.modules.iter().map(|m| (m.dir.clone(), m.path.clone())).collect();
         for d in &modules.diagnostics {
             let path = d.location.as_ref().map(|l| l.path.clone()).unwrap_or_default();
             if d.code == "go_work_outside_root" || d.code == "go_replace_outside_root" {
-                out.outside_root.push(format!("{path}: {}", d.message));
+                self.outside_root.push(format!("{path}: {}", d.message));
             } else {
-                out.metadata_errors.push((d.code.clone(), path));
+                self.metadata_errors.push((d.code.clone(), path));
             }
         }
-        for list in [&mut out.files, &mut out.excluded, &mut out.skipped, &mut out.scan_errors] {
+        for list in [&mut self.files, &mut self.excluded, &mut self.skipped, &mut self.scan_errors] {
             list.sort();
         }
-        out.metadata.sort();
-        out.modules.sort();
-        out
-    }))
+        self.metadata.sort();
+        self.modules.sort();
+    }
 }
 
 /// One `[[claims]]` entry with the document that states it.

@@ -271,9 +271,19 @@ fn go_ignored_dir(rel: &str) -> bool {
 /// Walk the project and classify every candidate source file. Never follows a symlink;
 /// never opens a special file.
 pub fn discover(project: &Project) -> Inventory {
+    let mut entries = Vec::new();
+    let errors = discover_each(project, |e| entries.push(e));
+    entries.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Inventory { entries, errors }
+}
+
+/// The walk of [`discover`], handing each classified entry to `found` as soon as it is
+/// classified (in walk order, not sorted), so that a caller can read files while the walk goes
+/// on. Returns the scanner errors.
+pub fn discover_each(project: &Project, mut found: impl FnMut(Entry)) -> Vec<(String, String)> {
     let sel = Selection::new(&project.config);
     let root = &project.root;
-    let mut inv = Inventory::default();
+    let mut errors = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
         .git_ignore(true)
@@ -307,7 +317,7 @@ pub fn discover(project: &Project) -> Inventory {
             Ok(e) => e,
             Err(e) => {
                 let path = error_path(&e).map(|p| rel_path(root, &p)).unwrap_or_default();
-                inv.errors.push((path, e.to_string()));
+                errors.push((path, e.to_string()));
                 continue;
             }
         };
@@ -323,10 +333,9 @@ pub fn discover(project: &Project) -> Inventory {
         if sel.exclude.is_match(&rel) {
             continue;
         }
-        inv.entries.push(classify(root, &sel, rel, kind, entry.path()));
+        found(classify(root, &sel, rel, kind, entry.path()));
     }
-    inv.entries.sort_by(|a, b| a.rel.cmp(&b.rel));
-    inv
+    errors
 }
 
 fn classify(root: &Path, sel: &Selection, rel: String, kind: FileKind, path: &Path) -> Entry {

@@ -67,6 +67,15 @@ fn open_canonical(root: &Path, rel: &str) -> Result<fs::File, ReadError> {
 /// (the walk may be stale), opens non-blocking so a FIFO swapped in cannot hang the reader,
 /// and reads at most `limit` bytes.
 pub fn read_source(root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    read_source_into(root, rel, limit, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_source`] into `bytes` (cleared first), so that a caller reading many files can
+/// reuse one buffer. On an error `bytes` holds nothing meaningful.
+pub fn read_source_into(root: &Path, rel: &str, limit: u64, bytes: &mut Vec<u8>) -> Result<(), ReadError> {
+    bytes.clear();
     let io = |e: std::io::Error| ReadError::Io { path: rel.to_string(), message: e.to_string() };
     let file = match open_beneath(root, rel).map_err(io)? {
         Some(file) => file,
@@ -79,10 +88,10 @@ pub fn read_source(root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, ReadEr
     if meta.len() > limit {
         return Err(ReadError::TooLarge { path: rel.to_string(), limit });
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+    bytes.reserve(meta.len() as usize);
+    file.take(limit.saturating_add(1)).read_to_end(bytes).map_err(io)?;
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { path: rel.to_string(), limit });
     }
-    Ok(bytes)
+    Ok(())
 }

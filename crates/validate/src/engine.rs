@@ -55,14 +55,10 @@ impl RepositoryAccess for DiskRepository {
 }
 
 /// A fresh scan: load the project (its `docforge.toml` may have changed), walk it and hash
-/// every Go-side file. No Go file is parsed (selection and hashing need no AST).
+/// every Go-side file ([`crate::scan`]: the engine's inventory without an analysis
+/// database). No Go file is parsed (selection and hashing need no AST).
 pub fn current_sources(root: &Path) -> Result<SourceState, String> {
-    let project = Project::load(root).map_err(|e| e.to_string())?;
-    let policy = SelectionPolicy::of(&project);
-    let mut host = AnalysisHost::new(project, AstPolicy::Forbid);
-    host.sync_from_disk();
-    let inventory = go_inventory(&host.analysis()).map_err(|_| "scan cancelled".to_string())?;
-    Ok(SourceState { inventory, policy })
+    crate::scan::scan_sources(root, crate::scan::scan_threads())
 }
 
 /// What `gograph build` produced.

@@ -10,7 +10,8 @@
 use crate::binding::{Binding, Precision, Predicate, RefKind, Reference};
 use crate::report::{Diagnostic, Evidence, MatchedRelation, Outcome, Reason, Resolved, SourceLocation};
 use crate::snapshot::{SnapEdge, SnapNode, Snapshot};
-use std::collections::{HashMap, HashSet};
+use std::cmp::Ordering;
+use std::collections::HashSet;
 
 /// The result of evaluating one binding against one snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,12 +32,17 @@ impl Verdict {
     }
 }
 
-/// Exact lookup tables over a snapshot.
+/// Exact lookups over a snapshot: binary searches over the nodes in ID order and the edges in
+/// (source, relation, target) order. `gograph build` writes them in that order, so usually
+/// nothing is built; a snapshot in another order gets a sorted index (stable, so nodes and
+/// edges with equal keys keep the snapshot's order).
 pub struct GraphView<'a> {
     snap: &'a Snapshot,
-    nodes: HashMap<&'a str, Vec<&'a SnapNode>>,
+    /// Node indices in ID order; `None` when the nodes are already in that order.
+    node_order: Option<Vec<u32>>,
     duplicated: HashSet<&'a str>,
-    edges: HashMap<(&'a str, &'a str, &'a str), Vec<&'a SnapEdge>>,
+    /// Edge indices in (source, relation, target) order; `None` when already in that order.
+    edge_order: Option<Vec<u32>>,
 }
 
 enum Lookup<'a> {
@@ -45,32 +51,58 @@ enum Lookup<'a> {
     Ambiguous(usize),
 }
 
+/// `None` when `items` are in `key` order, else their indices in that order (stable).
+fn order_by<'a, T, K: Ord>(items: &'a [T], key: impl Fn(&'a T) -> K) -> Option<Vec<u32>> {
+    if items.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+        return None;
+    }
+    let mut order: Vec<u32> = (0..items.len() as u32).collect();
+    order.sort_by(|&a, &b| key(&items[a as usize]).cmp(&key(&items[b as usize])));
+    Some(order)
+}
+
+/// The items comparing `Equal` (`cmp` orders an item against the wanted key), in order.
+fn equal_range<'a, T>(items: &'a [T], order: Option<&[u32]>, cmp: impl Fn(&T) -> Ordering) -> Vec<&'a T> {
+    match order {
+        None => {
+            let lo = items.partition_point(|x| cmp(x) == Ordering::Less);
+            let hi = lo + items[lo..].partition_point(|x| cmp(x) == Ordering::Equal);
+            items[lo..hi].iter().collect()
+        }
+        Some(order) => {
+            let at = |i: &u32| &items[*i as usize];
+            let lo = order.partition_point(|i| cmp(at(i)) == Ordering::Less);
+            let hi = lo + order[lo..].partition_point(|i| cmp(at(i)) == Ordering::Equal);
+            order[lo..hi].iter().map(at).collect()
+        }
+    }
+}
+
 impl<'a> GraphView<'a> {
     pub fn new(snap: &'a Snapshot) -> Self {
-        let mut nodes: HashMap<&str, Vec<&SnapNode>> = HashMap::new();
-        for n in &snap.nodes {
-            nodes.entry(n.id.as_str()).or_default().push(n);
-        }
         let duplicated = snap
             .diagnostics
             .iter()
             .filter(|d| d.code == "go_duplicate_symbol")
             .filter_map(|d| d.symbol_id.as_deref())
             .collect();
-        let mut edges: HashMap<_, Vec<&SnapEdge>> = HashMap::new();
-        for e in &snap.edges {
-            edges.entry((e.relation.as_str(), e.source.as_str(), e.target.as_str())).or_default().push(e);
+        GraphView {
+            snap,
+            node_order: order_by(&snap.nodes, |n| n.id.as_str()),
+            duplicated,
+            edge_order: order_by(&snap.edges, |e| {
+                (e.source.as_str(), e.relation.as_str(), e.target.as_str())
+            }),
         }
-        GraphView { snap, nodes, duplicated, edges }
     }
 
     fn lookup(&self, r: &Reference) -> Lookup<'a> {
         let want_package = r.kind == RefKind::Package;
-        let found: Vec<&SnapNode> = self
-            .nodes
-            .get(r.id.as_str())
-            .map(|v| v.iter().copied().filter(|n| (n.kind == "package") == want_package).collect())
-            .unwrap_or_default();
+        let found: Vec<&SnapNode> =
+            equal_range(&self.snap.nodes, self.node_order.as_deref(), |n| n.id.as_str().cmp(r.id.as_str()))
+                .into_iter()
+                .filter(|n| (n.kind == "package") == want_package)
+                .collect();
         let extra = usize::from(self.duplicated.contains(r.id.as_str()));
         match (found.as_slice(), extra) {
             ([], 0) => Lookup::Missing,
@@ -80,7 +112,9 @@ impl<'a> GraphView<'a> {
     }
 
     fn edges(&self, relation: &str, source: &str, target: &str) -> Vec<&'a SnapEdge> {
-        self.edges.get(&(relation, source, target)).cloned().unwrap_or_default()
+        equal_range(&self.snap.edges, self.edge_order.as_deref(), |e| {
+            (e.source.as_str(), e.relation.as_str(), e.target.as_str()).cmp(&(source, relation, target))
+        })
     }
 }
 

@@ -13,6 +13,7 @@ mod evaluate;
 mod manifest;
 mod project;
 mod report;
+mod scan;
 mod snapshot;
 mod store;
 mod validator;

@@ -143,47 +143,70 @@ struct Head {
     source_policy_version: Option<serde_json::Value>,
 }
 
+/// The schema and source-policy markers (as JSON values; absent when `None`).
+fn check_markers(
+    schema_version: Option<&serde_json::Value>,
+    source_policy_version: Option<&serde_json::Value>,
+) -> Result<(), SnapshotError> {
+    match schema_version {
+        Some(serde_json::Value::String(v)) if v == GRAPH_SCHEMA_VERSION => {}
+        Some(v) => {
+            return Err(SnapshotError {
+                reason: Reason::GraphSchemaUnsupported,
+                code: "graph_schema_unsupported",
+                message: format!("graph schema {v} is not supported (expected {GRAPH_SCHEMA_VERSION:?})"),
+            })
+        }
+        None => return Err(invalid("graph_legacy", "graph.json has no schema_version; rebuild it")),
+    }
+    match source_policy_version {
+        Some(serde_json::Value::Number(n)) if n.as_u64() == Some(manifest::SOURCE_POLICY_VERSION as u64) => {
+            Ok(())
+        }
+        other => Err(SnapshotError {
+            reason: Reason::SourcePolicyUnsupported,
+            code: "source_policy_unsupported",
+            message: match other {
+                None => "graph.json lacks the source-policy marker; rebuild it".to_string(),
+                Some(v) => {
+                    format!(
+                        "source policy {v} is not supported (expected {})",
+                        manifest::SOURCE_POLICY_VERSION
+                    )
+                }
+            },
+        }),
+    }
+}
+
 fn is_digest(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 impl Snapshot {
-    /// Strictly decode the exact bytes of a persisted graph.
+    /// Strictly decode the exact bytes of a persisted graph. The version markers decide
+    /// first: a graph of another schema or source policy is reported as such, whatever else
+    /// it contains (when the strict decode fails, the markers alone are read to say why).
     pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
-        let head: Head = serde_json::from_slice(bytes)
-            .map_err(|e| invalid("graph_undecodable", format!("graph.json cannot be decoded: {e}")))?;
-        match head.schema_version {
-            Some(serde_json::Value::String(v)) if v == GRAPH_SCHEMA_VERSION => {}
-            Some(v) => {
-                return Err(SnapshotError {
-                    reason: Reason::GraphSchemaUnsupported,
-                    code: "graph_schema_unsupported",
-                    message: format!("graph schema {v} is not supported (expected {GRAPH_SCHEMA_VERSION:?})"),
-                })
+        let snap: Snapshot = match serde_json::from_slice(bytes) {
+            Ok(snap) => snap,
+            Err(e) => {
+                let head: Head = serde_json::from_slice(bytes).map_err(|e| {
+                    invalid("graph_undecodable", format!("graph.json cannot be decoded: {e}"))
+                })?;
+                check_markers(head.schema_version.as_ref(), head.source_policy_version.as_ref())?;
+                let code =
+                    if e.to_string().contains("missing field") { "graph_legacy" } else { "graph_invalid" };
+                return Err(invalid(
+                    code,
+                    format!("graph.json violates graph schema {GRAPH_SCHEMA_VERSION}: {e}"),
+                ));
             }
-            None => return Err(invalid("graph_legacy", "graph.json has no schema_version; rebuild it")),
-        }
-        match head.source_policy_version {
-            Some(serde_json::Value::Number(n))
-                if n.as_u64() == Some(manifest::SOURCE_POLICY_VERSION as u64) => {}
-            other => {
-                return Err(SnapshotError {
-                    reason: Reason::SourcePolicyUnsupported,
-                    code: "source_policy_unsupported",
-                    message: match other {
-                        None => "graph.json lacks the source-policy marker; rebuild it".to_string(),
-                        Some(v) => format!(
-                            "source policy {v} is not supported (expected {})",
-                            manifest::SOURCE_POLICY_VERSION
-                        ),
-                    },
-                })
-            }
-        }
-        let snap: Snapshot = serde_json::from_slice(bytes).map_err(|e| {
-            let code = if e.to_string().contains("missing field") { "graph_legacy" } else { "graph_invalid" };
-            invalid(code, format!("graph.json violates graph schema {GRAPH_SCHEMA_VERSION}: {e}"))
-        })?;
+        };
+        check_markers(
+            Some(&serde_json::Value::from(snap.schema_version.as_str())),
+            Some(&serde_json::Value::from(snap.source_policy_version)),
+        )?;
         snap.check()?;
         Ok(snap)
     }

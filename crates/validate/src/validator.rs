@@ -126,9 +126,16 @@ impl Validator<'_> {
         if let Some(pause) = self.pause {
             pause();
         }
+        drop(view);
         if shared.blocked.is_none() && any_valid {
-            // Recheck: a change during evaluation must not yield a mixed-snapshot result.
-            match self.repo.current_sources() {
+            // Recheck: a change during evaluation must not yield a mixed-snapshot result. The
+            // snapshot is released beside the scan; only its inventory is kept, for diagnostics.
+            let (now, old) = std::thread::scope(|s| {
+                let old = s.spawn(move || snapshot.map(|snap| snap.inventory()));
+                let now = self.repo.current_sources();
+                (now, old.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            });
+            match now {
                 Ok(now)
                     if now.inventory.scan_errors.is_empty()
                         && Some(manifest::source_fingerprint(&now.inventory, &now.policy))
@@ -139,7 +146,7 @@ impl Validator<'_> {
                         "source_changed_during_evaluation",
                         "the repository changed while the predicate was evaluated",
                     )];
-                    if let Some(old) = snapshot.as_ref().map(Snapshot::inventory) {
+                    if let Some(old) = old {
                         for (code, path) in manifest::differences(&old, &now.inventory, false) {
                             d.push(with_path(Diagnostic::new(code, code.replace('_', " ")), path));
                         }
@@ -166,29 +173,42 @@ impl Validator<'_> {
             .collect()
     }
 
+    /// Read the snapshot and scan the sources at the same time: the scan runs beside reading,
+    /// hashing (one thread) and strictly decoding (this thread) the snapshot's bytes.
     fn load_and_check(&self) -> Shared {
+        let (graph, current) = std::thread::scope(|s| {
+            let current = s.spawn(|| self.repo.current_sources());
+            let graph = self.repo.read_graph().map(|bytes| {
+                std::thread::scope(|t| {
+                    let fingerprint = t.spawn(|| crate::sha256_hex(&bytes));
+                    let snap = Snapshot::decode(&bytes);
+                    (fingerprint.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), snap)
+                })
+            });
+            (graph, current.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        });
         let mut shared =
             Shared { analysis: analysis_unknown(), source_fingerprint: None, blocked: None, snapshot: None };
         let block = |shared: &mut Shared, reason, d: Diagnostic| shared.blocked = Some((reason, vec![d]));
-        let bytes = match self.repo.read_graph() {
-            Ok(b) => b,
+        let (fingerprint, snap) = match graph {
+            Ok(g) => g,
             Err(GraphAccessError::Missing(m)) => {
                 block(&mut shared, Reason::GraphMissing, Diagnostic::new("graph_missing", m));
-                self.fill_current(&mut shared);
+                fill_current(&mut shared, &current);
                 return shared;
             }
             Err(GraphAccessError::Unsafe(m) | GraphAccessError::Unreadable(m)) => {
                 block(&mut shared, Reason::GraphInvalid, Diagnostic::new("graph_unsafe", m));
-                self.fill_current(&mut shared);
+                fill_current(&mut shared, &current);
                 return shared;
             }
         };
-        shared.analysis.graph_fingerprint = Some(crate::sha256_hex(&bytes));
-        let snap = match Snapshot::decode(&bytes) {
+        shared.analysis.graph_fingerprint = Some(fingerprint);
+        let snap = match snap {
             Ok(s) => s,
             Err(e) => {
                 block(&mut shared, e.reason, Diagnostic::new(e.code, e.message));
-                self.fill_current(&mut shared);
+                fill_current(&mut shared, &current);
                 return shared;
             }
         };
@@ -201,7 +221,7 @@ impl Validator<'_> {
         a.completeness = Some(b.completeness.clone());
         a.build_context_fingerprint = Some(b.build_context_fingerprint.clone());
         a.graph_generated_at = Some(snap.generated_at.clone());
-        let current = match self.repo.current_sources() {
+        let current = match current {
             Ok(c) => c,
             Err(e) => {
                 block(&mut shared, Reason::AnalysisIncomplete, Diagnostic::new("repository_unreadable", e));
@@ -244,15 +264,6 @@ impl Validator<'_> {
         shared.analysis.freshness = Freshness::Current;
         shared.snapshot = Some(snap);
         shared
-    }
-
-    /// The current source fingerprint, reported even when the graph is unusable.
-    fn fill_current(&self, shared: &mut Shared) {
-        if let Ok(c) = self.repo.current_sources() {
-            if c.inventory.scan_errors.is_empty() {
-                shared.source_fingerprint = Some(manifest::source_fingerprint(&c.inventory, &c.policy));
-            }
-        }
     }
 
     fn result(
@@ -318,6 +329,15 @@ impl Validator<'_> {
             request,
             evaluation: Evaluation { outcome, reason, diagnostics: diagnostics.finish() },
             evidence,
+        }
+    }
+}
+
+/// The current source fingerprint, reported even when the graph is unusable.
+fn fill_current(shared: &mut Shared, current: &Result<SourceState, String>) {
+    if let Ok(c) = current {
+        if c.inventory.scan_errors.is_empty() {
+            shared.source_fingerprint = Some(manifest::source_fingerprint(&c.inventory, &c.policy));
         }
     }
 }
