@@ -427,7 +427,9 @@ fn edits(corpus: &Path) -> serde_json::Value {
         }
         let nodes = g.nodes().count();
         let node_bytes: usize = g.nodes().map(|n| n.id.len() + n.attrs.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()).sum();
-        eprintln!("nodes {nodes} ({node_bytes} string bytes); edges by relation (count, string bytes): {by_rel:?}");
+        let with_attrs = g.nodes().filter(|n| !n.attrs.is_empty()).count()
+            + g.edges().filter(|e| !e.attrs.is_empty()).count();
+        eprintln!("nodes {nodes} ({node_bytes} string bytes); edges by relation (count, string bytes): {by_rel:?}; nodes and edges with attributes: {with_attrs}");
     }
     eprintln!("READY");
     let rss_ready = rss_kb();
