@@ -418,7 +418,9 @@ fn edits(corpus: &Path) -> serde_json::Value {
         let g = host.analysis().graph().unwrap();
         let mut by_rel: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
         for e in g.edges() {
-            let bytes = e.source.len() + e.target.len() + e.relation.len()
+            let bytes = e.source.len()
+                + e.target.len()
+                + e.relation.len()
                 + e.attrs.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
                 + e.location.as_ref().map_or(0, |l| l.path.len());
             let entry = by_rel.entry(e.relation.as_str()).or_default();
@@ -426,7 +428,10 @@ fn edits(corpus: &Path) -> serde_json::Value {
             entry.1 += bytes;
         }
         let nodes = g.nodes().count();
-        let node_bytes: usize = g.nodes().map(|n| n.id.len() + n.attrs.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()).sum();
+        let node_bytes: usize = g
+            .nodes()
+            .map(|n| n.id.len() + n.attrs.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>())
+            .sum();
         let with_attrs = g.nodes().filter(|n| !n.attrs.is_empty()).count()
             + g.edges().filter(|e| !e.attrs.is_empty()).count();
         eprintln!("nodes {nodes} ({node_bytes} string bytes); edges by relation (count, string bytes): {by_rel:?}; nodes and edges with attributes: {with_attrs}");
