@@ -153,6 +153,8 @@ impl AnalysisHost {
     pub fn trim_memory(&mut self) {
         use salsa::Database as _;
         self.db.synthetic_write(Durability::LOW);
+        // The evicted values were mostly allocated by the analysis's worker threads.
+        docforge_syntax::alloc::release_free_memory();
     }
 
     /// Whether precise analysis projects Logic (on by default).

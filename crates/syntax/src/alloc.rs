@@ -24,3 +24,11 @@ pub fn use_for_tree_sitter() {
         }
     });
 }
+
+/// Ask the allocator to return free memory to the system now (including pages freed by
+/// threads that have exited, such as a finished cold analysis's workers). Long-lived
+/// servers call it after dropping a large amount of data; it never frees live memory.
+pub fn release_free_memory() {
+    // SAFETY: `mi_collect` only walks the allocator's own free lists and segments.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
