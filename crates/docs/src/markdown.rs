@@ -56,7 +56,7 @@ pub fn parse_markdown_document(path: &str, text: &str) -> DocFacts {
             title,
             location: Some(Location::new(path, 1, 1)),
             text: body.summary,
-            attrs: header.attrs,
+            attrs: header.attrs.into(),
         },
         id,
         id_from_path,

@@ -72,7 +72,7 @@ impl Projector<'_> {
                 title: section.title.clone(),
                 location: Some(section.location.clone()),
                 text: section.text.clone(),
-                attrs,
+                attrs: attrs.into(),
             });
             let parent = section.parent.map_or(&self.facts.id, |i| &self.facts.sections[i].id);
             let edge = Edge::new(parent.clone(), "contains", section.id.clone()).at(section.location.clone());

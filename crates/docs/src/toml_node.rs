@@ -30,7 +30,7 @@ pub fn parse_toml_node(path: &str, text: &str) -> DocFacts {
             title: header.title.unwrap_or_else(|| crate::file_stem(path).to_string()),
             location: Some(Location::new(path, 1, 1)),
             text: summary.into_string(),
-            attrs: header.attrs,
+            attrs: header.attrs.into(),
         },
         id,
         id_from_path,

@@ -85,7 +85,7 @@ pub fn package_node_fragment(import_path: &str, files: &[PackageFile<'_>], own: 
         title: import_path.to_string(),
         location: None,
         text: format!("package {}", own.name.as_deref().unwrap_or("")),
-        attrs: BTreeMap::new(),
+        attrs: Default::default(),
     };
     if let Some(name) = &own.name {
         pkg.attrs.insert("name".into(), name.clone());
@@ -171,7 +171,7 @@ pub fn file_fragment(
             title: d.name.clone(),
             location: Some(loc(d.pos)),
             text: signature_line(d),
-            attrs,
+            attrs: attrs.into(),
         });
     }
     let mut unresolved: BTreeMap<usize, u32> = BTreeMap::new();

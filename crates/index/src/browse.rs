@@ -254,7 +254,7 @@ fn node_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<docforge_model::Node> {
         title: r.get(2)?,
         location: location_at(r, 3)?,
         text: r.get(6)?,
-        attrs: attrs_at(r, 7)?,
+        attrs: attrs_at(r, 7)?.into(),
     })
 }
 

@@ -188,7 +188,7 @@ impl Index {
                     title: r.get(2)?,
                     location: location_at(r, 3)?,
                     text: r.get(6)?,
-                    attrs: BTreeMap::new(),
+                    attrs: Default::default(),
                 };
                 Ok((node, r.get::<_, Option<String>>(7)?, r.get::<_, String>(8)?))
             })

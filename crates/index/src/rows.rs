@@ -162,11 +162,7 @@ pub(crate) fn insert_fragment(
 }
 
 /// Attributes as a JSON object, `NULL` when there are none.
-fn attrs_json(
-    path: &Path,
-    attrs: &std::collections::BTreeMap<String, String>,
-    of: &str,
-) -> Result<Option<String>, IndexError> {
+fn attrs_json(path: &Path, attrs: &docforge_model::Attrs, of: &str) -> Result<Option<String>, IndexError> {
     if attrs.is_empty() {
         return Ok(None);
     }

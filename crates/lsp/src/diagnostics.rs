@@ -62,6 +62,7 @@ pub(crate) fn publish(shared: &Shared, generation: u64) {
     let Ok(by_file) = collect(shared, &analysis) else { return };
     drop(analysis);
     if !shared.indexed.swap(true, Ordering::SeqCst) {
+        shared.trim_due.store(true, Ordering::SeqCst);
         let _ = shared.wake.send(());
     }
     if shared.generation.load(Ordering::SeqCst) != generation {

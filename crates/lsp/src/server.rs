@@ -39,7 +39,9 @@ pub(crate) struct Shared {
     pub progress: Arc<Progress>,
     pub indexed: AtomicBool,
     pub stopping: AtomicBool,
-    /// Wakes the main loop when the first index is done (it then trims memory).
+    /// Memory is to be trimmed (the first index is done) as soon as no request runs.
+    pub trim_due: AtomicBool,
+    /// Wakes the main loop when a trim may be due.
     pub wake: Sender<()>,
     /// Executions recorded by the engine, when enabled.
     pub log: Option<docforge_db::ExecutionLog>,
@@ -73,8 +75,6 @@ pub(crate) struct Server {
     shared: Arc<Shared>,
     jobs: Option<Sender<Job>>,
     woken: Receiver<()>,
-    /// Memory was trimmed after the first index.
-    trimmed: bool,
     workers: Vec<std::thread::JoinHandle<()>>,
     pending: Arc<Mutex<HashMap<RequestId, Arc<Pending>>>>,
     open: HashMap<String, String>,
@@ -120,6 +120,7 @@ impl Server {
             progress: Arc::new(Progress::default()),
             indexed: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
+            trim_due: AtomicBool::new(false),
             wake,
             log: opts.execution_log.then(|| host.execution_log().clone()),
         });
@@ -131,7 +132,6 @@ impl Server {
             shared,
             jobs: Some(tx),
             woken,
-            trimmed: false,
             workers,
             pending: Default::default(),
             open: HashMap::new(),
@@ -188,11 +188,12 @@ impl Server {
     }
 
     /// Once, after the first index: let the engine drop what it kept only because the cold
-    /// analysis ran in one revision (every file's parse values). Diagnostics are then
-    /// re-verified, which touches no file.
+    /// analysis ran in one revision (every file's parse values). A write cancels running
+    /// reads, so it waits until no request runs (only this loop starts requests). Diagnostics
+    /// are then re-verified, which touches no file.
     fn trim_after_index(&mut self) {
-        if !self.trimmed && self.shared.indexed.load(Ordering::SeqCst) {
-            self.trimmed = true;
+        if self.shared.trim_due.load(Ordering::SeqCst) && lock(&self.pending).is_empty() {
+            self.shared.trim_due.store(false, Ordering::SeqCst);
             self.mutate(AnalysisHost::trim_memory);
             self.schedule_diagnostics();
             self.dirty = false;
@@ -247,8 +248,12 @@ impl Server {
         self.spawn(Box::new(move || {
             let Request { id, method, params } = req;
             let respond = |r: Response| {
-                if lock(&pending).remove(&r.id).is_some() {
+                let mut running = lock(&pending);
+                if running.remove(&r.id).is_some() {
                     shared.send(r);
+                }
+                if running.is_empty() && shared.trim_due.load(Ordering::SeqCst) {
+                    let _ = shared.wake.send(());
                 }
             };
             if state.cancelled.load(Ordering::SeqCst) {

@@ -5,9 +5,10 @@
 //! protocols. Nothing here knows about salsa, SQLite, tree-sitter or any protocol.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
+mod attrs;
 mod relation;
+pub use attrs::Attrs;
 pub use relation::{classify_relation, RelationClass, RELATION_ALIASES_V1};
 
 /// A 1-based source position inside a project-relative file.
@@ -67,7 +68,7 @@ pub struct Node {
     /// Text for lexical search (a summary, never whole source bodies).
     pub text: String,
     /// Flat string attributes (family, status, authority, tags joined by `,`, test=true, …).
-    pub attrs: BTreeMap<String, String>,
+    pub attrs: Attrs,
 }
 
 /// One edge. Identity is the exact `(source, relation, target)` triple.
@@ -81,8 +82,8 @@ pub struct Edge {
     pub location: Option<Location>,
     /// Flat string attributes (`classification` of a call edge, `receiver` of an
     /// `implements` edge, …). Not part of the edge's identity.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub attrs: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Attrs::is_empty")]
+    pub attrs: Attrs,
 }
 
 impl Edge {
@@ -92,7 +93,7 @@ impl Edge {
             relation: relation.into(),
             target: target.into(),
             location: None,
-            attrs: BTreeMap::new(),
+            attrs: Attrs::new(),
         }
     }
     pub fn with_attr(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {

@@ -131,7 +131,7 @@ pub fn snapshot_of(
                 id: bare(&n.id)?,
                 kind: n.kind.clone(),
                 location: n.location.clone(),
-                attrs: n.attrs.clone(),
+                attrs: n.attrs.to_map(),
             })
         })
         .collect();
@@ -145,7 +145,7 @@ pub fn snapshot_of(
                 relation: e.relation.clone(),
                 target: bare(&e.target)?,
                 location: e.location.clone(),
-                attrs: e.attrs.clone(),
+                attrs: e.attrs.to_map(),
             })
         })
         .collect();

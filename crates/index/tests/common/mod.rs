@@ -4,7 +4,6 @@
 use docforge_index::{Batch, FileRecord, Owner};
 use docforge_model::{Diagnostic, Edge, Fragment, Location, Node};
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub fn node(id: &str, kind: &str, title: &str, text: &str) -> Node {
@@ -14,7 +13,7 @@ pub fn node(id: &str, kind: &str, title: &str, text: &str) -> Node {
         title: title.to_string(),
         location: Some(Location::new("docs/a.md", 3, 1)),
         text: text.to_string(),
-        attrs: BTreeMap::new(),
+        attrs: Default::default(),
     }
 }
 
