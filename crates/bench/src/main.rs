@@ -28,6 +28,7 @@ fn main() {
         let phase = &args[i + 1];
         let corpus = PathBuf::from(&args[i + 2]);
         let out = match phase.as_str() {
+            "cold" => cold(&corpus),
             "floor" => floor(&corpus),
             "engine" => engine(&corpus),
             "edits" => edits(&corpus),
@@ -43,13 +44,7 @@ fn main() {
         Some(p) => PathBuf::from(p),
         None => copy_goroot(),
     };
-    let exe = std::env::current_exe().unwrap();
-    let run = |phase: &str| -> serde_json::Value {
-        let out = Command::new(&exe).args(["--phase", phase]).arg(&corpus).output().expect("spawn phase");
-        assert!(out.status.success(), "phase {phase} failed: {}", String::from_utf8_lossy(&out.stderr));
-        let line = String::from_utf8_lossy(&out.stdout);
-        serde_json::from_str(line.trim().lines().last().unwrap()).expect("phase prints JSON")
-    };
+    let run = |phase: &str| run_phase(phase, &corpus);
     let floor = run("floor");
     let engine = run("engine");
     let precise = run("precise");
@@ -127,6 +122,37 @@ fn main() {
         "{}",
         serde_json::json!({ "floor": floor, "engine": engine, "precise": precise, "validate": validate })
     );
+}
+
+/// Run one phase in a child process and parse the JSON line it prints.
+fn run_phase(phase: &str, corpus: &Path) -> serde_json::Value {
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new(&exe).args(["--phase", phase]).arg(corpus).output().expect("spawn phase");
+    assert!(out.status.success(), "phase {phase} failed: {}", String::from_utf8_lossy(&out.stderr));
+    let line = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(line.trim().lines().last().unwrap()).expect("phase prints JSON")
+}
+
+/// `--phase cold`: only the parse floor and the AST engine phase (cold index, no-change
+/// re-sync, edits), each in its own process, and their ratio — the quick loop for work on
+/// the cold index (the full run adds the precise and validation phases).
+fn cold(corpus: &Path) -> serde_json::Value {
+    let floor = run_phase("floor", corpus);
+    let engine = run_phase("engine", corpus);
+    let f = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
+    eprintln!(
+        "floor {} | cold index {} ({}) | ratio {:.2} | peak RSS {:.0} MB | no-change re-sync {} | \
+         disk edit {} | in-memory body edit p50 {}",
+        fmt_ms(f(&floor["ms"])),
+        fmt_ms(f(&engine["cold_ms"])),
+        engine["cold_breakdown"],
+        f(&engine["cold_ms"]) / f(&floor["ms"]),
+        f(&engine["peak_rss_kb"]) / 1024.0,
+        fmt_ms(f(&engine["noop_ms"])),
+        fmt_ms(f(&engine["edit_disk_ms"])),
+        fmt_ms(f(&engine["edit_memory_ms"])),
+    );
+    serde_json::json!({ "floor": floor, "engine": engine, "ratio": f(&engine["cold_ms"]) / f(&floor["ms"]) })
 }
 
 fn fmt_ms(ms: f64) -> String {
@@ -261,6 +287,9 @@ fn engine(corpus: &Path) -> serde_json::Value {
         .map(|f| f.size)
         .sum();
     let rss_after_cold = peak_rss_kb();
+    // The content identity of what was published (equal across changes that must not
+    // change the graph).
+    let graph_digest = index.publication().unwrap().map(|p| p.graph_digest);
 
     let t = Instant::now();
     let noop_sync = host.sync_from_disk();
@@ -336,6 +365,7 @@ fn engine(corpus: &Path) -> serde_json::Value {
         "nodes": graph.summary.nodes,
         "edges": graph.summary.edges,
         "rows_written": report.rows_written,
+        "graph_digest": graph_digest,
         "peak_rss_kb": rss_after_cold,
         "noop_ms": noop_ms,
         "edit_disk_ms": edit_disk_ms,
