@@ -388,14 +388,19 @@ impl Analysis {
         // the facts of imported packages, which other threads may still be producing).
         let files: Vec<SourceFile> = self.with(|db| ws.files(db).clone())?;
         progress.total.store(files.len() + dirs.len(), Ordering::Relaxed);
+        // Work is handed out one item at a time (not in fixed stripes), so no thread idles
+        // while another still has a tail of large files or directories.
+        let (next_file, next_dir) = (AtomicUsize::new(0), AtomicUsize::new(0));
         let results: Vec<Cancellable<()>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
-                .map(|t| {
+                .map(|_| {
                     let db = self.db.clone();
                     let (files, dirs) = (&files, &dirs);
+                    let (next_file, next_dir) = (&next_file, &next_dir);
                     scope.spawn(move || {
                         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-                            for file in files.iter().skip(t).step_by(threads) {
+                            let claim = |next: &AtomicUsize| next.fetch_add(1, Ordering::Relaxed);
+                            while let Some(file) = files.get(claim(next_file)) {
                                 let _ = file_digest(&db, *file);
                                 match file.kind(&db) {
                                     FileKind::Go => {
@@ -410,7 +415,7 @@ impl Analysis {
                                 }
                                 progress.done.fetch_add(1, Ordering::Relaxed);
                             }
-                            for dir in dirs.iter().skip(t).step_by(threads) {
+                            while let Some(dir) = dirs.get(claim(next_dir)) {
                                 let _ = crate::assemble::dir_chunk(
                                     &db,
                                     crate::go_q::GoDir::new(&db, ws, dir.clone()),
