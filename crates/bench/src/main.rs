@@ -28,6 +28,7 @@ fn main() {
         let phase = &args[i + 1];
         let corpus = PathBuf::from(&args[i + 2]);
         let out = match phase.as_str() {
+            "cold" => cold(&corpus),
             "floor" => floor(&corpus),
             "engine" => engine(&corpus),
             "edits" => edits(&corpus),
@@ -43,13 +44,7 @@ fn main() {
         Some(p) => PathBuf::from(p),
         None => copy_goroot(),
     };
-    let exe = std::env::current_exe().unwrap();
-    let run = |phase: &str| -> serde_json::Value {
-        let out = Command::new(&exe).args(["--phase", phase]).arg(&corpus).output().expect("spawn phase");
-        assert!(out.status.success(), "phase {phase} failed: {}", String::from_utf8_lossy(&out.stderr));
-        let line = String::from_utf8_lossy(&out.stdout);
-        serde_json::from_str(line.trim().lines().last().unwrap()).expect("phase prints JSON")
-    };
+    let run = |phase: &str| run_phase(phase, &corpus);
     let floor = run("floor");
     let engine = run("engine");
     let precise = run("precise");
@@ -129,6 +124,38 @@ fn main() {
     );
 }
 
+/// Run one phase in a child process and parse the JSON line it prints.
+fn run_phase(phase: &str, corpus: &Path) -> serde_json::Value {
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new(&exe).args(["--phase", phase]).arg(corpus).output().expect("spawn phase");
+    assert!(out.status.success(), "phase {phase} failed: {}", String::from_utf8_lossy(&out.stderr));
+    let line = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(line.trim().lines().last().unwrap()).expect("phase prints JSON")
+}
+
+/// `--phase cold`: only the parse floor and the AST engine phase (cold index, no-change
+/// re-sync, edits), each in its own process, and their ratio — the quick loop for work on
+/// the cold index (the full run adds the precise and validation phases).
+fn cold(corpus: &Path) -> serde_json::Value {
+    let floor = run_phase("floor", corpus);
+    let engine = run_phase("engine", corpus);
+    let f = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
+    eprintln!(
+        "floor {} | cold index {} ({}) | ratio {:.2} (CPU time {:.2}) | peak RSS {:.0} MB | \
+         no-change re-sync {} | disk edit {} | in-memory body edit p50 {}",
+        fmt_ms(f(&floor["ms"])),
+        fmt_ms(f(&engine["cold_ms"])),
+        engine["cold_breakdown"],
+        f(&engine["cold_ms"]) / f(&floor["ms"]),
+        f(&engine["cold_cpu_ms"]) / f(&floor["cpu_ms"]),
+        f(&engine["peak_rss_kb"]) / 1024.0,
+        fmt_ms(f(&engine["noop_ms"])),
+        fmt_ms(f(&engine["edit_disk_ms"])),
+        fmt_ms(f(&engine["edit_memory_ms"])),
+    );
+    serde_json::json!({ "floor": floor, "engine": engine, "ratio": f(&engine["cold_ms"]) / f(&floor["ms"]) })
+}
+
 fn fmt_ms(ms: f64) -> String {
     if ms >= 1000.0 {
         format!("{:.2} s", ms / 1000.0)
@@ -196,6 +223,7 @@ pub(crate) fn selected_go_files(corpus: &Path) -> (Vec<String>, PathBuf) {
 fn floor(corpus: &Path) -> serde_json::Value {
     let (files, root) = selected_go_files(corpus);
     // Selection is not part of the floor's time: only reading and parsing is.
+    let cpu0 = validate::cpu_ms();
     let start = Instant::now();
     let results: Vec<(usize, usize)> = std::thread::scope(|s| {
         (0..THREADS)
@@ -223,7 +251,8 @@ fn floor(corpus: &Path) -> serde_json::Value {
     });
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     let (n, bytes) = results.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-    serde_json::json!({ "ms": ms, "files": n, "bytes": bytes, "peak_rss_kb": peak_rss_kb() })
+    let cpu = validate::cpu_ms() - cpu0;
+    serde_json::json!({ "ms": ms, "cpu_ms": cpu, "files": n, "bytes": bytes, "peak_rss_kb": peak_rss_kb() })
 }
 
 pub(crate) fn ms(d: Duration) -> f64 {
@@ -235,6 +264,7 @@ fn engine(corpus: &Path) -> serde_json::Value {
     let index_dir = std::env::temp_dir().join(format!("docforge-bench-index-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&index_dir);
     let index_path = index_dir.join("index.sqlite");
+    let cpu0 = validate::cpu_ms();
     let t0 = Instant::now();
     let project = Project::load(corpus).unwrap();
     let log = std::env::var_os("DOCFORGE_BENCH_LOG").is_some();
@@ -252,6 +282,7 @@ fn engine(corpus: &Path) -> serde_json::Value {
     let mut index = Index::recreate(&index_path).unwrap();
     let report = host.publish(&mut index).unwrap();
     let cold = t0.elapsed();
+    let cold_cpu_ms = validate::cpu_ms() - cpu0;
     let go_bytes: usize = graph.summary.go_files_selected;
     let bytes: u64 = index
         .files()
@@ -261,6 +292,9 @@ fn engine(corpus: &Path) -> serde_json::Value {
         .map(|f| f.size)
         .sum();
     let rss_after_cold = peak_rss_kb();
+    // The content identity of what was published (equal across changes that must not
+    // change the graph).
+    let graph_digest = index.publication().unwrap().map(|p| p.graph_digest);
 
     let t = Instant::now();
     let noop_sync = host.sync_from_disk();
@@ -326,6 +360,7 @@ fn engine(corpus: &Path) -> serde_json::Value {
     std::fs::write(&edit_path, original).unwrap();
     serde_json::json!({
         "cold_ms": ms(cold),
+        "cold_cpu_ms": cold_cpu_ms,
         "cold_breakdown": {
             "discover_read_ms": ms(t_sync), "analyse_ms": ms(t_prewarm - t_sync),
             "graph_ms": ms(t_graph - t_prewarm), "publish_ms": ms(cold - t_graph),
@@ -336,6 +371,7 @@ fn engine(corpus: &Path) -> serde_json::Value {
         "nodes": graph.summary.nodes,
         "edges": graph.summary.edges,
         "rows_written": report.rows_written,
+        "graph_digest": graph_digest,
         "peak_rss_kb": rss_after_cold,
         "noop_ms": noop_ms,
         "edit_disk_ms": edit_disk_ms,

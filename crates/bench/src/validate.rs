@@ -76,7 +76,7 @@ pub fn validate(corpus: &Path) -> serde_json::Value {
 
 /// CPU time of the process so far (user + system, every thread), from `/proc/self/stat`
 /// (clock ticks of 10 ms: summed over five runs).
-fn cpu_ms() -> f64 {
+pub(crate) fn cpu_ms() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);

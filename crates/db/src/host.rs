@@ -294,6 +294,7 @@ impl AnalysisHost {
         let mut info = InventoryInfo { skipped: Vec::new(), scan_errors: inv.errors.clone() };
         let mut seen = std::collections::BTreeSet::new();
         let limit = self.project.config.limits.max_file_bytes;
+        let mut to_read = Vec::new();
         for entry in &inv.entries {
             if entry.status != EntryStatus::Selected {
                 report.skipped += 1;
@@ -307,10 +308,10 @@ impl AnalysisHost {
                     continue;
                 }
             }
-            let content = match read_source(&self.project.root, &entry.rel, limit) {
-                Ok(bytes) => Content::Bytes(bytes.into()),
-                Err(e) => Content::Unreadable { code: e.code().to_string(), message: e.to_string() },
-            };
+            to_read.push(entry);
+        }
+        let contents = read_all(&self.project.root, &to_read, limit);
+        for (entry, content) in to_read.into_iter().zip(contents) {
             if let Some(s) = entry.stamp {
                 stamps.insert(entry.rel.clone(), s);
             }
@@ -345,6 +346,25 @@ impl AnalysisHost {
     pub fn file(&self, rel: &str) -> Option<SourceFile> {
         self.files.get(rel).map(|(f, _)| *f)
     }
+}
+
+/// Read `entries` (in order) through the confined reader; a cold load reads on two threads
+/// (the read and the copy into shared bytes), a few changed files on this one.
+fn read_all(root: &std::path::Path, entries: &[&docforge_project::Entry], limit: u64) -> Vec<Content> {
+    let read = |entry: &docforge_project::Entry| match read_source(root, &entry.rel, limit) {
+        Ok(bytes) => Content::Bytes(bytes.into()),
+        Err(e) => Content::Unreadable { code: e.code().to_string(), message: e.to_string() },
+    };
+    if entries.len() < 256 {
+        return entries.iter().map(|e| read(e)).collect();
+    }
+    let (first, second) = entries.split_at(entries.len() / 2);
+    std::thread::scope(|scope| {
+        let tail = scope.spawn(|| second.iter().map(|e| read(e)).collect::<Vec<_>>());
+        let mut contents: Vec<Content> = first.iter().map(|e| read(e)).collect();
+        contents.extend(tail.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        contents
+    })
 }
 
 /// A read-only snapshot. Every method returns `Err(Cancelled)` if the host applies a change
@@ -388,14 +408,19 @@ impl Analysis {
         // the facts of imported packages, which other threads may still be producing).
         let files: Vec<SourceFile> = self.with(|db| ws.files(db).clone())?;
         progress.total.store(files.len() + dirs.len(), Ordering::Relaxed);
+        // Work is handed out one item at a time (not in fixed stripes), so no thread idles
+        // while another still has a tail of large files or directories.
+        let (next_file, next_dir) = (AtomicUsize::new(0), AtomicUsize::new(0));
         let results: Vec<Cancellable<()>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
-                .map(|t| {
+                .map(|_| {
                     let db = self.db.clone();
                     let (files, dirs) = (&files, &dirs);
+                    let (next_file, next_dir) = (&next_file, &next_dir);
                     scope.spawn(move || {
                         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-                            for file in files.iter().skip(t).step_by(threads) {
+                            let claim = |next: &AtomicUsize| next.fetch_add(1, Ordering::Relaxed);
+                            while let Some(file) = files.get(claim(next_file)) {
                                 let _ = file_digest(&db, *file);
                                 match file.kind(&db) {
                                     FileKind::Go => {
@@ -410,7 +435,7 @@ impl Analysis {
                                 }
                                 progress.done.fetch_add(1, Ordering::Relaxed);
                             }
-                            for dir in dirs.iter().skip(t).step_by(threads) {
+                            while let Some(dir) = dirs.get(claim(next_dir)) {
                                 let _ = crate::assemble::dir_chunk(
                                     &db,
                                     crate::go_q::GoDir::new(&db, ws, dir.clone()),

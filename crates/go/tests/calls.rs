@@ -153,6 +153,42 @@ func H[T any](x T) { T(x); x() }
     .assert_eq(&render(src));
 }
 
+/// Nodes without a `(` are not descended into: their own bindings still count, bindings
+/// inside a call-free scope do not leak.
+#[test]
+fn call_free_nodes_still_bind() {
+    let src = r#"package p
+
+func F(f int) {
+	f()
+	{
+		g := 1
+		_ = g
+	}
+	g()
+	var x, y = 1, 2
+	x()
+	for i := range xs {
+		i()
+	}
+	i()
+	if e := 1; e > 0 {
+		return
+	}
+	e()
+}
+"#;
+    expect_test::expect![[r#"
+        F: f ident(f) shadowed @4:2
+        F: g ident(g) @9:2
+        F: x ident(x) shadowed @11:2
+        F: i ident(i) shadowed @13:3
+        F: i ident(i) @15:2
+        F: e ident(e) @19:2
+    "#]]
+    .assert_eq(&render(src));
+}
+
 #[test]
 fn syntax_errors_are_recorded_not_fatal() {
     let f = facts(b"package p\n\nfunc F() { call( }\n\nfunc G() { ok() }\n");

@@ -17,6 +17,11 @@ type FieldId = NonZeroU16;
 
 const SCOPE: u8 = 1;
 const SKIP: u8 = 2;
+/// Nodes whose descendants bind no name outside the node (expressions, most statements,
+/// scopes, and declarations that bind from their own fields): a call has an argument list,
+/// so such a node without a `(` byte holds no call site and its children are not visited
+/// (its own enter/exit bindings still happen).
+const NEEDS_PAREN: u8 = 4;
 
 /// Node kind ids the walk compares against (integer compares instead of string compares).
 pub(crate) struct Kinds {
@@ -96,8 +101,43 @@ impl Kinds {
             "channel_type",
             "slice_type",
         ];
+        // Never a kind whose descendants bind names into an enclosing scope
+        // (`var_declaration`, `const_declaration`, `type_declaration`, `labeled_statement`,
+        // `parameter_list`, `statement_list`): those must be visited even without calls.
+        // Scope kinds qualify too (what they bind stays inside them).
+        let paren_kinds = [
+            "short_var_declaration",
+            "var_spec",
+            "const_spec",
+            "type_spec",
+            "type_alias",
+            "range_clause",
+            "receive_statement",
+            "parameter_declaration",
+            "variadic_parameter_declaration",
+            "type_parameter_declaration",
+            "binary_expression",
+            "unary_expression",
+            "selector_expression",
+            "index_expression",
+            "slice_expression",
+            "composite_literal",
+            "literal_value",
+            "keyed_element",
+            "literal_element",
+            "expression_list",
+            "expression_statement",
+            "assignment_statement",
+            "inc_statement",
+            "dec_statement",
+            "send_statement",
+            "return_statement",
+        ];
         for k in scope_kinds {
             flags[usize::from(id(k))] |= SCOPE;
+        }
+        for k in scope_kinds.iter().chain(&paren_kinds) {
+            flags[usize::from(id(k))] |= NEEDS_PAREN;
         }
         for k in skip_kinds {
             flags[usize::from(id(k))] |= SKIP;
@@ -221,7 +261,8 @@ impl<'s> Walker<'_, 's> {
         } else if kind == k.type_switch {
             self.bind_field(node, k.f_alias);
         }
-        true
+        // After the bindings above (and the scope mark, which `exit` pops either way).
+        flags & NEEDS_PAREN == 0 || bytes(node, self.src).contains(&b'(')
     }
 
     /// Leave `node` on the way up.
