@@ -389,8 +389,6 @@ fn engine(corpus: &Path) -> serde_json::Value {
     })
 }
 
-/// One edit of `net/http/server.go`: typing inside a function body (`body`), or adding a
-/// package-level function (which changes the package's symbol table).
 /// Salsa executions and validations by query name.
 fn count_by_query(log: Vec<String>) -> std::collections::BTreeMap<String, usize> {
     let mut by_query = std::collections::BTreeMap::new();
@@ -400,16 +398,23 @@ fn count_by_query(log: Vec<String>) -> std::collections::BTreeMap<String, usize>
     by_query
 }
 
-pub(crate) fn edit_text(text: &str, i: usize, body: bool) -> String {
-    // The body of the first top-level function in the second half of the file (so the
-    // declarations after it move, and it has calls): after the `{` ending its signature line.
+/// `line` typed at the start of the body of the first top-level function in the second half
+/// of the file (so the declarations after it move, and it has calls); `None` when there is
+/// no such body.
+fn type_in_body(text: &str, line: &str) -> Option<String> {
     let half = text.len() / 2;
-    let anchor = (text[half..].find("\nfunc ").map(|f| half + f))
-        .and_then(|f| text[f..].find("{\n").map(|b| f + b + 2));
-    match anchor.filter(|_| body) {
-        Some(at) => format!("{}\t_ = {i}\n{}", &text[..at], &text[at..]),
-        None => format!("{text}\nfunc docforgeEdit{i}() {{}}\n"),
-    }
+    let func = half + text[half..].find("\nfunc ")?;
+    // After the `{` ending its signature line.
+    let at = func + text[func..].find("{\n")? + 2;
+    Some(format!("{}{line}{}", &text[..at], &text[at..]))
+}
+
+/// One edit of `net/http/server.go`: typing inside a function body (`body`), or adding a
+/// package-level function (which changes the package's symbol table).
+pub(crate) fn edit_text(text: &str, i: usize, body: bool) -> String {
+    body.then(|| type_in_body(text, &format!("\t_ = {i}\n")))
+        .flatten()
+        .unwrap_or_else(|| format!("{text}\nfunc docforgeEdit{i}() {{}}\n"))
 }
 
 /// Profiling edits as an editor makes them, in the same function as [`edit_text`]: `mid`
@@ -419,12 +424,8 @@ fn edit_mid(text: &str, i: usize, syntax: bool) -> String {
     if i % 2 == 1 {
         return text.to_string();
     }
-    let typed = edit_text(text, i, true);
-    if syntax {
-        typed.replacen(&format!("\t_ = {i}\n"), &format!("\tx{i} := (\n"), 1)
-    } else {
-        typed
-    }
+    let line = if syntax { format!("\tx{i} := (\n") } else { format!("\t_ = {i}\n") };
+    type_in_body(text, &line).expect("the edited file has a function body in its second half")
 }
 
 /// Profiling aid (`DOCFORGE_BENCH_LOG=1` counts salsa executions/validations of the middle

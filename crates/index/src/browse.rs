@@ -4,8 +4,7 @@
 use crate::error::{IndexError, SqlContext};
 use crate::query::{attrs_at, location_at};
 use crate::{relation_class, Index};
-use docforge_model::{Location, RelationClass};
-use std::collections::BTreeMap;
+use docforge_model::{Attrs, Location, RelationClass};
 
 /// An exact node filter. Every set field must match; `tag` matches one element of the
 /// comma-separated `tags` attribute; `path_prefix` matches the node's location path.
@@ -26,7 +25,7 @@ pub struct NodeSummary {
     pub kind: String,
     pub title: String,
     pub location: Option<Location>,
-    pub attrs: BTreeMap<String, String>,
+    pub attrs: Attrs,
 }
 
 /// Which end of an edge a traversal follows.
@@ -45,7 +44,7 @@ pub struct Neighbour {
     pub class: RelationClass,
     /// The other end.
     pub id: String,
-    pub attrs: BTreeMap<String, String>,
+    pub attrs: Attrs,
 }
 
 fn like_escape(s: &str) -> String {
@@ -254,7 +253,7 @@ fn node_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<docforge_model::Node> {
         title: r.get(2)?,
         location: location_at(r, 3)?,
         text: r.get(6)?,
-        attrs: attrs_at(r, 7)?.into(),
+        attrs: attrs_at(r, 7)?,
     })
 }
 

@@ -255,7 +255,7 @@ pub struct EdgeRecord {
     /// The end that is not the node asked about (target for outgoing, source for incoming).
     pub other: String,
     pub location: Option<Location>,
-    pub attrs: std::collections::BTreeMap<String, String>,
+    pub attrs: docforge_model::Attrs,
     pub owner: String,
 }
 

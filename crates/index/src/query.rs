@@ -5,7 +5,7 @@ use crate::{
     fts_query, relation_class, EdgeRecord, FileRecord, Index, LogicRecord, NodeRecord, OwnerChange,
     Publication, SearchHit, Stats, SCHEMA_VERSION,
 };
-use docforge_model::{Diagnostic, Location, Node, Severity};
+use docforge_model::{Attrs, Diagnostic, Location, Node, Severity};
 use rusqlite::{OptionalExtension, Row};
 use std::collections::BTreeMap;
 
@@ -34,9 +34,9 @@ pub(crate) fn location_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Loca
 }
 
 /// A JSON attribute object column (`NULL` = none); malformed JSON is a conversion error.
-pub(crate) fn attrs_at(r: &Row<'_>, i: usize) -> rusqlite::Result<BTreeMap<String, String>> {
+pub(crate) fn attrs_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Attrs> {
     match r.get::<_, Option<String>>(i)? {
-        None => Ok(BTreeMap::new()),
+        None => Ok(Attrs::new()),
         Some(text) => serde_json::from_str(&text).map_err(|e| {
             rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
         }),
@@ -188,7 +188,7 @@ impl Index {
                     title: r.get(2)?,
                     location: location_at(r, 3)?,
                     text: r.get(6)?,
-                    attrs: Default::default(),
+                    attrs: Attrs::new(),
                 };
                 Ok((node, r.get::<_, Option<String>>(7)?, r.get::<_, String>(8)?))
             })

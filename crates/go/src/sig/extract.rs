@@ -66,13 +66,10 @@ fn gofmt_delimited(body: Node<'_>, src: &[u8]) -> bool {
     if body.end_position().column != 1 {
         return false;
     }
-    let Some(text) = src.get(body.start_byte()..body.end_byte()) else { return false };
-    let mut lines = text.split(|&b| b == b'\n');
-    lines.next(); // the `{` line
-    let inner: Vec<&[u8]> = lines.collect();
-    let Some((last, inner)) = inner.split_last() else { return false };
-    *last == b"}"
-        && inner.iter().all(|l| matches!(l.first(), None | Some(b' ' | b'\t' | b'\r')) || is_label(l))
+    // Without the closing `}` (alone at column 0): the lines after the `{` line.
+    let Some(text) = src.get(body.start_byte()..body.end_byte() - 1) else { return false };
+    let mut inner = text.split(|&b| b == b'\n').skip(1);
+    inner.all(|l| matches!(l.first(), None | Some(b' ' | b'\t' | b'\r')) || is_label(l))
 }
 
 /// A line gofmt writes at column 0 inside a body: a label (`outer:`, maybe a comment after).
