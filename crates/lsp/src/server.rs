@@ -161,9 +161,8 @@ impl Server {
     fn main_loop(&mut self) -> Result<(), String> {
         let exit = |s: &Self| if s.shutdown { Ok(()) } else { Err("exit without shutdown".to_string()) };
         loop {
-            let receiver = self.conn.receiver.clone();
             let msg = crossbeam::channel::select! {
-                recv(receiver) -> msg => match msg {
+                recv(self.conn.receiver) -> msg => match msg {
                     Ok(msg) => msg,
                     Err(_) => break,
                 },
