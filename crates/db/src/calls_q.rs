@@ -5,7 +5,7 @@
 //! A body edit re-runs only the edited file's resolution: [`module_cha`] and the type
 //! context read signature summaries only, which stay equal across body edits.
 
-use crate::go_q::{file_bodies, is_test_file, GoPackage};
+use crate::go_q::{is_test_file, take_bodies, GoPackage};
 use crate::inputs::{SourceFile, Workspace};
 use crate::types_q::{module_packages, package_sigs, DbSigs};
 use crate::Db;
@@ -99,7 +99,7 @@ pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<A
     package_sigs(db, pkg).as_ref()?;
     // The file's index among the summaries `package_sigs` was built from.
     let index = info.files.iter().filter(|f| !is_test_file(f.rel(db))).position(|&f| f == file)?;
-    let bodies = file_bodies(db, ws, file).clone()?;
+    let bodies = take_bodies(db, ws, file)?;
     let source = DbSigs { db, ws };
     let ctx = TypeCtx::new(&source);
     let mut out = Vec::new();

@@ -194,7 +194,7 @@ pub fn file_logic_rows(
         pkg.info(db),
         package_symbols(db, pkg).clone(),
         go_facts(db, ws, file).clone(),
-        crate::go_q::file_logic(db, ws, file).clone(),
+        crate::go_q::take_logic(db, ws, file),
     ) else {
         return Arc::default();
     };

@@ -139,18 +139,66 @@ pub fn go_selection(db: &dyn Db, ws: Workspace, file: SourceFile) -> FileSelecti
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedGo {
     pub facts: Arc<FileFacts>,
-    /// Signature summaries (precise analysis only).
-    pub sigs: Option<Arc<docforge_go::FileSigs>>,
-    /// Logic of each func/method (precise analysis only).
-    pub logic: Option<Arc<Vec<docforge_go::FunctionLogic>>>,
-    /// Body facts for call resolution (precise analysis only).
-    pub bodies: Option<Arc<docforge_go::body::FileBodies>>,
+    /// The position-free signature summary (precise analysis only), shared with
+    /// [`file_sigs`].
+    pub sigs: Option<Arc<docforge_go::ItemSigs>>,
+    /// Logic of each func/method (precise analysis with Logic only), handed to the file's
+    /// Logic rows ([`take_logic`]).
+    pub logic: Option<TakeOnce<Arc<Vec<docforge_go::FunctionLogic>>>>,
+    /// Body facts for call resolution (precise analysis only), handed to the file's call
+    /// resolution ([`take_bodies`]).
+    pub bodies: Option<TakeOnce<Arc<docforge_go::body::FileBodies>>>,
+}
+
+/// A part of a memoised value that exactly one consumer query reads: the consumer takes it
+/// out, so it is freed as soon as it has been turned into what is kept (call sites, Logic
+/// rows) instead of living in the memo until salsa's LRU evicts the parse at the next
+/// revision. A consumer that finds it taken (it re-ran while the parse stayed valid, or a
+/// cancelled run took it) extracts it again from the file: the value is a function of the
+/// file's bytes, so both paths give the same result. Equality compares the contents, so a
+/// re-parse is never backdated against a parse whose part was taken (conservative).
+pub struct TakeOnce<T>(std::sync::Mutex<Option<T>>);
+
+impl<T> TakeOnce<T> {
+    pub fn new(value: T) -> Self {
+        TakeOnce(std::sync::Mutex::new(Some(value)))
+    }
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<T>> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+    /// The value, if no one took it yet.
+    pub fn take(&self) -> Option<T> {
+        self.lock().take()
+    }
+}
+
+impl<T: Clone> Clone for TakeOnce<T> {
+    fn clone(&self) -> Self {
+        TakeOnce(std::sync::Mutex::new(self.lock().clone()))
+    }
+}
+
+impl<T: PartialEq> PartialEq for TakeOnce<T> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other) || *self.lock() == *other.lock()
+    }
+}
+
+impl<T: Eq> Eq for TakeOnce<T> {}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for TakeOnce<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &*self.lock() {
+            Some(v) => f.debug_tuple("TakeOnce").field(v).finish(),
+            None => f.write_str("TakeOnce(<taken>)"),
+        }
+    }
 }
 
 /// One parse of a selected Go file, read while the tree is at hand: facts and, for precise
 /// analysis, signature summaries, body facts and Logic. `None` under the no-AST policy (the gate
-/// refuses). Only the most recently used parses keep their value: the projections below
-/// hold what later queries read, so a whole repository's body facts are not kept at once.
+/// refuses). Only the most recently used parses keep their value; body facts and Logic leave
+/// it as soon as their one consumer has read them, so a whole repository's are never held.
 #[salsa::tracked(returns(ref), lru = 256)]
 pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedGo> {
     let Content::Bytes(bytes) = file.content(db) else { return None };
@@ -159,9 +207,10 @@ pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedG
     let precise = ws.precise(db);
     Some(ParsedGo {
         facts: Arc::new(docforge_go::extract_tree(go, &tree, bytes)),
-        sigs: precise.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, bytes))),
-        logic: (precise && ws.logic(db)).then(|| Arc::new(docforge_go::extract_logic(go, &tree, bytes))),
-        bodies: precise.then(|| Arc::new(docforge_go::body::extract_bodies(go, &tree, bytes))),
+        sigs: precise.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, bytes).items)),
+        logic: (precise && ws.logic(db))
+            .then(|| TakeOnce::new(Arc::new(docforge_go::extract_logic(go, &tree, bytes)))),
+        bodies: precise.then(|| TakeOnce::new(Arc::new(docforge_go::body::extract_bodies(go, &tree, bytes)))),
     })
 }
 
@@ -175,30 +224,58 @@ pub fn go_facts(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<File
 /// across edits inside function bodies, so nothing that depends only on signatures re-runs.
 #[salsa::tracked(returns(ref))]
 pub fn file_sigs(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<docforge_go::ItemSigs>> {
-    go_parsed(db, ws, file).as_ref().and_then(|p| p.sigs.as_ref()).map(|s| Arc::new(s.items.clone()))
+    go_parsed(db, ws, file).as_ref().and_then(|p| p.sigs.clone())
 }
 
-/// The body facts of one selected Go file (precise analysis only). Read once by the file's
-/// call resolution; only recent values are kept (salsa keeps the revision, so an unchanged
-/// file is not re-read to verify its dependents).
-#[salsa::tracked(returns(ref), lru = 256)]
-pub fn file_bodies(
+/// Take a part of the file's parse out of its memo, or extract it again from the file's
+/// bytes when it was taken already (see [`TakeOnce`]). `None` when the parse has no such
+/// part (precise analysis or Logic off, no-AST policy).
+fn take_part<T>(
+    db: &dyn Db,
+    ws: Workspace,
+    file: SourceFile,
+    part: impl Fn(&ParsedGo) -> Option<&TakeOnce<T>>,
+    extract: impl Fn(docforge_syntax::GoSyntax<'_>, &docforge_syntax::tree_sitter::Tree, &[u8]) -> T,
+) -> Option<T> {
+    let slot = part(go_parsed(db, ws, file).as_ref()?)?;
+    slot.take().or_else(|| {
+        let Content::Bytes(bytes) = file.content(db) else { return None };
+        let go = db.gate().go().ok()?;
+        let tree = db.trees().parse(go, file.rel(db), bytes);
+        Some(extract(go, &tree, bytes))
+    })
+}
+
+/// The body facts of one selected Go file (precise analysis only), for its one reader, the
+/// file's call resolution.
+pub(crate) fn take_bodies(
     db: &dyn Db,
     ws: Workspace,
     file: SourceFile,
 ) -> Option<Arc<docforge_go::body::FileBodies>> {
-    go_parsed(db, ws, file).as_ref().and_then(|p| p.bodies.clone())
+    take_part(
+        db,
+        ws,
+        file,
+        |p| p.bodies.as_ref(),
+        |go, tree, bytes| Arc::new(docforge_go::body::extract_bodies(go, tree, bytes)),
+    )
 }
 
-/// The Logic of one selected Go file's functions (precise analysis only). Read once by the
-/// file's fragment (which keeps the rows); only recent values are kept.
-#[salsa::tracked(returns(ref), lru = 256)]
-pub fn file_logic(
+/// The Logic of one selected Go file's functions (precise analysis with Logic only), for its
+/// one reader, the file's Logic rows.
+pub(crate) fn take_logic(
     db: &dyn Db,
     ws: Workspace,
     file: SourceFile,
 ) -> Option<Arc<Vec<docforge_go::FunctionLogic>>> {
-    go_parsed(db, ws, file).as_ref().and_then(|p| p.logic.clone())
+    take_part(
+        db,
+        ws,
+        file,
+        |p| p.logic.as_ref(),
+        |go, tree, bytes| Arc::new(docforge_go::extract_logic(go, tree, bytes)),
+    )
 }
 
 /// One Go package: a directory's selected files with one package name.

@@ -6,15 +6,14 @@
 
 use crate::assemble::graph;
 use crate::db::RootDatabase;
-use crate::go_q::{go_parsed, go_selection};
-use crate::graph::{file_digest, Graph};
+use crate::graph::Graph;
 use crate::inputs::{Content, InventoryInfo, SourceFile, Workspace};
-use docforge_go::{BuildContext, FileSelection};
+use docforge_go::BuildContext;
 use docforge_project::{discover, read_source, EntryStatus, FileKind, FileStamp, Inventory, Project};
 use docforge_syntax::{AstPolicy, GateCounters};
 use salsa::{Cancelled, Durability, Setter};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
 pub type Cancellable<T> = Result<T, Cancelled>;
@@ -376,7 +375,7 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    fn with<T>(&self, f: impl FnOnce(&RootDatabase) -> T) -> Cancellable<T> {
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&RootDatabase) -> T) -> Cancellable<T> {
         let db = &self.db;
         Cancelled::catch(std::panic::AssertUnwindSafe(|| f(db)))
     }
@@ -388,66 +387,5 @@ impl Analysis {
     pub fn graph(&self) -> Cancellable<Arc<Graph>> {
         let ws = self.ws;
         Cancelled::catch(std::panic::AssertUnwindSafe(|| graph(&self.db, ws).clone()))
-    }
-
-    /// Compute the per-directory graph chunks (and with them digests, selection, Go facts,
-    /// doc facts and fragments) on `threads` threads, so the following
-    /// [`Analysis::graph`] only concatenates memoised chunks.
-    pub fn prewarm(&self, threads: usize) -> Cancellable<()> {
-        self.prewarm_with_progress(threads, &Progress::default())
-    }
-
-    /// [`Analysis::prewarm`], counting finished work items (files, then directories) into
-    /// `progress` so a front can show a progress bar.
-    pub fn prewarm_with_progress(&self, threads: usize, progress: &Progress) -> Cancellable<()> {
-        let ws = self.ws;
-        let dirs: Vec<String> =
-            self.with(|db| crate::assemble::all_dirs(db, ws).keys().cloned().collect())?;
-        let threads = threads.max(1);
-        // Files first (parsing dominates and balances well), then chunks (fragments need
-        // the facts of imported packages, which other threads may still be producing).
-        let files: Vec<SourceFile> = self.with(|db| ws.files(db).clone())?;
-        progress.total.store(files.len() + dirs.len(), Ordering::Relaxed);
-        // Work is handed out one item at a time (not in fixed stripes), so no thread idles
-        // while another still has a tail of large files or directories.
-        let (next_file, next_dir) = (AtomicUsize::new(0), AtomicUsize::new(0));
-        let results: Vec<Cancellable<()>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    let db = self.db.clone();
-                    let (files, dirs) = (&files, &dirs);
-                    let (next_file, next_dir) = (&next_file, &next_dir);
-                    scope.spawn(move || {
-                        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-                            let claim = |next: &AtomicUsize| next.fetch_add(1, Ordering::Relaxed);
-                            while let Some(file) = files.get(claim(next_file)) {
-                                let _ = file_digest(&db, *file);
-                                match file.kind(&db) {
-                                    FileKind::Go => {
-                                        if matches!(go_selection(&db, ws, *file), FileSelection::Included) {
-                                            let _ = go_parsed(&db, ws, *file);
-                                        }
-                                    }
-                                    FileKind::Markdown | FileKind::TomlNode => {
-                                        let _ = crate::docs_q::doc_facts(&db, *file);
-                                    }
-                                    _ => {}
-                                }
-                                progress.done.fetch_add(1, Ordering::Relaxed);
-                            }
-                            while let Some(dir) = dirs.get(claim(next_dir)) {
-                                let _ = crate::assemble::dir_chunk(
-                                    &db,
-                                    crate::go_q::GoDir::new(&db, ws, dir.clone()),
-                                );
-                                progress.done.fetch_add(1, Ordering::Relaxed);
-                            }
-                        }))
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or(Ok(()))).collect()
-        });
-        results.into_iter().collect()
     }
 }

@@ -15,6 +15,7 @@ mod graph;
 mod host;
 mod ide;
 mod inputs;
+mod prewarm;
 mod publish;
 pub mod receipt;
 mod trees;

@@ -521,3 +521,49 @@ fn trimming_memory_after_the_first_analysis_re_runs_nothing() {
     assert_eq!(ran, Vec::<String>::new());
     assert!(std::sync::Arc::ptr_eq(&before, &after), "the same graph value is served");
 }
+
+/// Every owner's fragment (nodes, edges, Logic rows, diagnostics), for whole-graph equality.
+fn owners(h: &AnalysisHost) -> Vec<(String, String)> {
+    let g = h.analysis().graph().unwrap();
+    g.owners().map(|o| (o.key.to_string(), format!("{:?}", o.fragment))).collect()
+}
+
+#[test]
+fn body_facts_taken_by_their_reader_are_extracted_again_when_it_re_runs() {
+    let dir = small_project();
+    let r = dir.path();
+    write(r, "p/a.go", b"package p\n\ntype T struct{}\n\nfunc (T) M() {}\n");
+    let b = b"package p\n\nfunc F() {\n\tvar t T\n\tif true {\n\t\tt.M()\n\t}\n\tG()\n}\n\nfunc G() {}\n";
+    write(r, "p/b.go", b);
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    // The cold analysis hands each file's body facts and Logic to their one reader.
+    h.analysis().prewarm(2).unwrap();
+    h.analysis().graph().unwrap();
+    // A signature edit in a.go re-resolves b.go's calls (its package's signatures changed)
+    // while b.go's parse stays valid: its bodies were taken, so they are extracted again.
+    let a = b"package p\n\ntype T struct{}\n\nfunc (T) M() {}\n\nfunc (T) N() {}\n";
+    edit(&mut h, "p/a.go", FileKind::Go, a);
+    h.execution_log().enable(true);
+    let incremental = owners(&h);
+    let log = h.execution_log().take();
+    let count = |q: &str| log.iter().filter(|e| e.starts_with(q)).count();
+    // (The log names queries by salsa ID, not file: a.go is parsed again, b.go is not, and
+    // both files' calls and Logic rows are derived again.)
+    assert_eq!(count("go_parsed("), 1, "{log:#?}");
+    assert_eq!(count("file_calls("), 2, "{log:#?}");
+    assert_eq!(count("file_logic_rows("), 2, "{log:#?}");
+    // The same graph as a fresh analysis of the final sources, Logic rows and calls included.
+    write(r, "p/a.go", a);
+    let mut fresh = host(r, AstPolicy::Allow);
+    fresh.set_precise(true);
+    assert_eq!(incremental, owners(&fresh));
+    let g = h.analysis().graph().unwrap();
+    let calls: Vec<&str> = g
+        .edges()
+        .filter(|e| e.relation == "calls" && e.source == "go:example.com/m/p::F")
+        .map(|e| e.target.as_str())
+        .collect();
+    assert_eq!(calls, ["go:example.com/m/p::(T).M", "go:example.com/m/p::G"]);
+    assert!(g.owners().any(|o| o.fragment.logic.iter().any(|l| l.node == "go:example.com/m/p::F")));
+}
