@@ -118,7 +118,8 @@ pub(crate) fn clear(shared: &Shared, folder: &Folder, dir: Option<&str>) {
     let inside = |path: &str| {
         dir.is_none_or(|d| path.strip_prefix(d).is_some_and(|r| r.is_empty() || r.starts_with('/')))
     };
-    let paths: Vec<String> = published.keys().filter(|p| inside(p)).cloned().collect();
+    let mut paths: Vec<String> = published.keys().filter(|p| inside(p)).cloned().collect();
+    paths.sort();
     for path in paths {
         published.remove(&path);
         let uri = convert::uri(&folder.root, &path);
