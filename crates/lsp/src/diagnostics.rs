@@ -59,14 +59,14 @@ pub(crate) fn publish(shared: &Shared, folder: &Folder) {
     // run holds no database handle that would delay an edit.
     let _one = lock(&folder.diagnostics.running);
     folder.diagnostics.queued.store(false, Ordering::SeqCst);
+    // Likewise, a first index waits for another folder's before it takes its snapshot.
+    let index = (!folder.indexed.load(Ordering::SeqCst)).then(|| lock(&shared.indexing));
     let generation = folder.generation.load(Ordering::SeqCst);
     let Some(analysis) = folder.analysis() else { return };
-    if !folder.indexed.load(Ordering::SeqCst) {
-        let _index = lock(&shared.indexing);
-        if analysis.prewarm_with_progress(shared.threads, &folder.progress).is_err() {
-            return;
-        }
+    if index.is_some() && analysis.prewarm_with_progress(shared.threads, &folder.progress).is_err() {
+        return;
     }
+    drop(index);
     let Ok(by_file) = collect(shared, folder, &analysis) else { return };
     drop(analysis);
     if !folder.indexed.swap(true, Ordering::SeqCst) {
