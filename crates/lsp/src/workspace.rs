@@ -10,10 +10,11 @@ use docforge_db::{Change, Content, FileChange};
 use lsp_server::Notification;
 use lsp_types::notification::{self as note, Notification as _};
 use lsp_types::{
-    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidChangeWorkspaceFoldersParams,
-    DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, WorkspaceFolder,
 };
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 impl Server {
     pub(crate) fn on_notification(&mut self, n: Notification) {
@@ -72,14 +73,17 @@ impl Server {
                     self.reload_from_disk(i);
                 }
             }
-            note::DidChangeWorkspaceFolders::METHOD => {
-                let Ok(p) = serde_json::from_value::<DidChangeWorkspaceFoldersParams>(n.params) else {
-                    return;
+            // An explicit `--project-root` is the only folder served.
+            note::DidChangeWorkspaceFolders::METHOD if self.opts.project_root.is_none() => {
+                // Each folder on its own: Neovim 0.7 sends `[{}]` for the empty side.
+                let folders = |side: &str| -> Vec<PathBuf> {
+                    let list = n.params["event"][side].as_array().cloned().unwrap_or_default();
+                    list.into_iter()
+                        .filter_map(|f| serde_json::from_value::<WorkspaceFolder>(f).ok())
+                        .filter_map(|f| convert::uri_path(&f.uri))
+                        .collect()
                 };
-                // An explicit `--project-root` is the only folder served.
-                if self.opts.project_root.is_none() {
-                    self.folders_changed(p);
-                }
+                self.folders_changed(folders("added"), folders("removed"));
             }
             _ => {}
         }
@@ -162,9 +166,8 @@ impl Server {
 
     /// Removed folders are dropped now; added ones load on a thread of their own and join
     /// when their files are read ([`Server::install`]), then index like the first.
-    fn folders_changed(&mut self, p: DidChangeWorkspaceFoldersParams) {
-        for folder in &p.event.removed {
-            let Some(path) = convert::uri_path(&folder.uri) else { continue };
+    fn folders_changed(&mut self, added: Vec<PathBuf>, removed: Vec<PathBuf>) {
+        for path in removed {
             if self.loading.remove(&path) {
                 continue;
             }
@@ -172,8 +175,7 @@ impl Server {
                 self.remove_folder(i);
             }
         }
-        for folder in &p.event.added {
-            let Some(named) = convert::uri_path(&folder.uri) else { continue };
+        for named in added {
             if self.roots.position(&named).is_some() || !self.loading.insert(named.clone()) {
                 continue;
             }

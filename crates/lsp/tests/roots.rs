@@ -31,9 +31,16 @@ fn def(c: &mut Client, p: Value) -> Vec<String> {
     locs(c, &v)
 }
 
+/// `workspace/didChangeWorkspaceFolders`, with an empty side sent as `[{}]` the way
+/// Neovim 0.7 sends it (the server skips the malformed entry, not the notification).
 fn folders_changed(c: &Client, added: &[&str], removed: &[&str]) {
-    let added: Vec<Value> = added.iter().map(|f| c.folder(f)).collect();
-    let removed: Vec<Value> = removed.iter().map(|f| c.folder(f)).collect();
+    let side = |list: &[&str]| -> Vec<Value> {
+        if list.is_empty() {
+            return vec![json!({})];
+        }
+        list.iter().map(|f| c.folder(f)).collect()
+    };
+    let (added, removed) = (side(added), side(removed));
     c.notify("workspace/didChangeWorkspaceFolders", json!({"event": {"added": added, "removed": removed}}));
 }
 
