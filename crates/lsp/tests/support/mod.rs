@@ -176,24 +176,22 @@ impl Client {
 
     /// Wait for a notification matching `pred` (taking it and everything before it).
     pub fn wait_note(&mut self, pred: impl Fn(&Notification) -> bool) -> Notification {
-        if let Some(i) = self.notes.iter().position(&pred) {
-            return self.notes.drain(..=i).next_back().unwrap();
-        }
-        loop {
-            match self.recv() {
-                Message::Notification(n) if pred(&n) => return n,
-                Message::Notification(n) => self.notes.push(n),
-                Message::Request(r) => self.answer(r),
-                Message::Response(_) => {}
-            }
+        match self.notes.iter().position(&pred) {
+            Some(i) => self.notes.drain(..=i).next_back().unwrap(),
+            None => self.receive_note(pred),
         }
     }
 
     /// Take the first notification matching `pred`, leaving the others (in order).
     pub fn take_note(&mut self, pred: impl Fn(&Notification) -> bool) -> Notification {
-        if let Some(i) = self.notes.iter().position(&pred) {
-            return self.notes.remove(i);
+        match self.notes.iter().position(&pred) {
+            Some(i) => self.notes.remove(i),
+            None => self.receive_note(pred),
         }
+    }
+
+    /// Receive until a notification matches `pred`, keeping the others.
+    fn receive_note(&mut self, pred: impl Fn(&Notification) -> bool) -> Notification {
         loop {
             match self.recv() {
                 Message::Notification(n) if pred(&n) => return n,
@@ -208,17 +206,13 @@ impl Client {
     /// file is seen, in order, whatever else arrives between them).
     pub fn take_diagnostics(&mut self, rel: &str) -> Vec<Value> {
         let uri = self.uri(rel);
-        let n = self
-            .take_note(|n| n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri.as_str());
-        n.params["diagnostics"].as_array().cloned().unwrap_or_default()
+        diagnostics_of(self.take_note(|n| publishes(n, &uri)))
     }
 
     /// The next diagnostics published for `rel`.
     pub fn diagnostics(&mut self, rel: &str) -> Vec<Value> {
         let uri = self.uri(rel);
-        let n = self
-            .wait_note(|n| n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri.as_str());
-        n.params["diagnostics"].as_array().cloned().unwrap_or_default()
+        diagnostics_of(self.wait_note(|n| publishes(n, &uri)))
     }
 
     pub fn open(&mut self, rel: &str) -> String {
@@ -279,6 +273,14 @@ impl Client {
         let result = self.server.take().unwrap().join().expect("server thread does not panic");
         assert_eq!(result, Ok(()));
     }
+}
+
+fn publishes(n: &Notification, uri: &str) -> bool {
+    n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri
+}
+
+fn diagnostics_of(n: Notification) -> Vec<Value> {
+    n.params["diagnostics"].as_array().cloned().unwrap_or_default()
 }
 
 pub trait ResponseExt {
