@@ -75,14 +75,11 @@ pub fn serve(connection: Connection, opts: Options) -> Result<(), String> {
     };
     // Every folder that can be served is (a bad one is reported once initialised); none at
     // all fails the initialisation.
-    let mut hosts = Vec::new();
+    let mut hosts: Vec<(PathBuf, AnalysisHost)> = Vec::new();
     let mut failures = Vec::new();
     for path in roots::initial(&opts, &params) {
         match roots::load(&path, &opts) {
-            Ok(host)
-                if hosts
-                    .iter()
-                    .any(|(_, h): &(PathBuf, AnalysisHost)| h.project().root == host.project().root) => {}
+            Ok(host) if hosts.iter().any(|(_, h)| h.project().root == host.project().root) => {}
             Ok(host) => hosts.push((path, host)),
             Err(e) => failures.push(e),
         }

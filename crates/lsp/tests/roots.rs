@@ -253,3 +253,18 @@ fn an_explicit_project_root_serves_only_that_root() {
     assert_eq!(c.ok("textDocument/definition", p), Value::Null);
     c.shutdown();
 }
+
+#[test]
+fn a_folder_that_cannot_be_loaded_is_reported_and_the_others_are_served() {
+    let mut c = Client::start_workspace(opts(), json!({}), &["roots-b"], &["no-such-folder", "roots-b"]);
+    let warning = c.take_note(|n| n.method == "window/showMessage");
+    let message = warning.params["message"].as_str().unwrap();
+    assert!(message.contains("cannot open project") && message.contains("no-such-folder"), "{message}");
+    let p = c.pos("roots-b/docs/intro.md", "[[b.storage-notes]]", 3);
+    assert_eq!(def(&mut c, p), ["roots-b/docs/storage-notes.md:2:5-22"]);
+    // A folder added later that cannot be loaded is reported the same way.
+    folders_changed(&c, &["gone"], &[]);
+    let warning = c.take_note(|n| n.method == "window/showMessage");
+    assert!(warning.params["message"].as_str().unwrap().contains("gone"), "{warning:?}");
+    c.shutdown();
+}
