@@ -14,6 +14,7 @@ fi
 cargo test --workspace --locked
 
 (cd fixtures/shop && go vet ./... && go test ./... >/dev/null)
+(cd fixtures/roots-b && go vet ./...)
 (cd fixtures/logic && go vet ./...)
 (cd fixtures/validate/mod && go vet ./...)
 

@@ -1,6 +1,7 @@
 -- End to end: headless Neovim (0.7+) attached to `docforge lsp` through editors/nvim on a
 -- copy of fixtures/shop. Exercises diagnostics, incremental edits, definition, references,
--- hover and rename. Exits non-zero (cquit) on any failed assertion.
+-- hover and rename, then a second workspace folder (a copy of fixtures/roots-b) added and
+-- removed. Exits non-zero (cquit) on any failed assertion.
 local repo = os.getenv('REPO')
 local root = os.getenv('DOCFORGE_ROOT')
 local bin = os.getenv('DOCFORGE_BIN')
@@ -127,6 +128,37 @@ local refused, err = request('textDocument/rename', vim.tbl_extend('force', pos(
   newName = 'notes',
 }), guide)
 check(refused == nil and err and tostring(err.message):find('no front%-matter'), 'a path-derived ID is refused', err)
+
+-- Multi-root: a second project added as a workspace folder of the same client (Neovim's own
+-- add/remove_workspace_folder) is served next to the first, and cleared when removed.
+local root_b = os.getenv('DOCFORGE_ROOT_B')
+vim.api.nvim_set_current_buf(service)
+vim.lsp.buf.add_workspace_folder(root_b)
+vim.cmd('edit ' .. vim.fn.fnameescape(root_b .. '/docs/intro.md'))
+local intro = vim.api.nvim_get_current_buf()
+vim.lsp.buf_attach_client(intro, id)
+check(vim.wait(20000, function()
+  return #vim.diagnostic.get(intro) == 1
+end, 50), 'the added folder publishes its diagnostics (one broken link)', vim.diagnostic.get(intro))
+def = request('textDocument/definition', pos(intro, '[[b.storage-notes]]', 3), intro)
+loc = def and (def[1] or def)
+check(loc and loc.uri:match('roots%-b/docs/storage%-notes%.md$') and loc.range.start.line == 1, 'definition in the added folder', def)
+local symbols = request('workspace/symbol', { query = 'storage' }, intro) or {}
+local from = { shop = 0, b = 0 }
+for _, s in ipairs(symbols) do
+  if s.location.uri:match('/shop/') then
+    from.shop = from.shop + 1
+  elseif s.location.uri:match('/roots%-b/') then
+    from.b = from.b + 1
+  end
+end
+check(from.shop > 0 and from.b > 0, 'workspace symbols from both folders', from)
+vim.lsp.buf.remove_workspace_folder(root_b)
+check(vim.wait(20000, function()
+  return #vim.diagnostic.get(intro) == 0
+end, 50), 'removing the folder clears its diagnostics', vim.diagnostic.get(intro))
+def = request('textDocument/definition', pos(intro, '[[b.storage-notes]]', 3), intro)
+check(def == nil or vim.tbl_isempty(def), 'a file of the removed folder has no definition', def)
 
 vim.lsp.stop_client(id)
 vim.wait(5000, function()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end LSP tests with real clients against `BIN_DIR/docforge lsp` on a copy of
-# fixtures/shop: headless Neovim (installed quietly from Debian when missing) and the VS Code
-# extension, built with `npm ci && npm run compile`, whose server-launch code is started
-# against the binary (node and npm are installed from Debian when missing).
+# fixtures/shop: headless Neovim (installed quietly from Debian when missing; it also adds and
+# removes a copy of fixtures/roots-b as a second workspace folder) and the VS Code extension,
+# built with `npm ci && npm run compile`, whose server-launch code is started against the
+# binary (node and npm are installed from Debian when missing).
 set -euo pipefail
 BIN_DIR=$(cd "${1:?usage: tests/lsp/run.sh BIN_DIR}" && pwd)
 cd "$(dirname "$0")/../.."
@@ -15,9 +16,10 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r fixtures/shop "$work/shop"
+cp -r fixtures/roots-b "$work/roots-b"
 
 echo "== Neovim $(nvim --version | head -1 | cut -d' ' -f2) headless against docforge lsp =="
-REPO="$REPO" DOCFORGE_ROOT="$work/shop" DOCFORGE_BIN="$BIN_DIR/docforge" \
+REPO="$REPO" DOCFORGE_ROOT="$work/shop" DOCFORGE_ROOT_B="$work/roots-b" DOCFORGE_BIN="$BIN_DIR/docforge" \
   timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile tests/lsp/nvim_e2e.lua"
 
 if ! command -v npm >/dev/null 2>&1; then

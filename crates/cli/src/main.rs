@@ -116,8 +116,9 @@ enum Command {
         #[command(subcommand)]
         command: docforge_coord::CoordCommand,
     },
-    /// Serve the Language Server Protocol over stdin/stdout (for editors). The project root
-    /// is --project-root, else the client's first workspace folder.
+    /// Serve the Language Server Protocol over stdin/stdout (for editors). Every workspace
+    /// folder of the client is served as its own project; an explicit --project-root serves
+    /// that root only.
     Lsp {
         /// Never analyse Go code with an AST: documents only (Go files inventoried).
         #[arg(long)]

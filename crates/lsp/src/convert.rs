@@ -81,14 +81,13 @@ pub fn range(lines: &[&str], span: &Span, enc: Encoding) -> Range {
 
 /// The project-relative path of a `file:` URI under `root`.
 pub fn rel_path(root: &Path, uri: &Uri) -> Option<String> {
-    let s = uri.as_str().strip_prefix("file://")?;
-    let decoded = percent_decode(s);
-    let path = Path::new(&decoded);
-    let rel = path.strip_prefix(root).ok().map(Path::to_path_buf).or_else(|| {
-        let canon = path.canonicalize().ok()?;
-        canon.strip_prefix(root).ok().map(Path::to_path_buf)
-    })?;
-    let rel = rel.to_str()?.replace('\\', "/");
+    let path = uri_path(uri)?;
+    rel_under(root, &path).or_else(|| rel_under(root, &path.canonicalize().ok()?))
+}
+
+/// The `/`-separated path of `path` relative to `root` (none when outside, or `root` itself).
+pub fn rel_under(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
     (!rel.is_empty()).then_some(rel)
 }
 
@@ -106,7 +105,7 @@ pub fn uri(root: &Path, rel: &str) -> Uri {
     Uri::from_str(&s).expect("percent-encoded file URIs parse")
 }
 
-/// A path from a `file:` URI (for the workspace root).
+/// The path of a `file:` URI.
 pub fn uri_path(uri: &Uri) -> Option<std::path::PathBuf> {
     uri.as_str().strip_prefix("file://").map(|s| percent_decode(s).into())
 }

@@ -4,6 +4,7 @@
 //! a snapshot of the current revision (the editor's buffers included).
 
 use crate::convert;
+use crate::roots::Folder;
 use crate::server::{lock, Shared};
 use docforge_db::{doc_claims, extent, Analysis, Cancellable, Cancelled, DocClaim, Graph, Span};
 use docforge_model::Severity;
@@ -39,6 +40,9 @@ type ClaimsOf = (Arc<Graph>, Arc<Vec<ClaimOutcome>>);
 #[derive(Default)]
 pub(crate) struct State {
     running: Mutex<()>,
+    /// A run is queued and has not started: it will see the latest revision, so no other
+    /// is queued.
+    pub queued: std::sync::atomic::AtomicBool,
     /// Buffers changed by the editor since the last publication.
     pub edited: Mutex<std::collections::HashSet<String>>,
     published: Mutex<HashMap<String, Vec<Diagnostic>>>,
@@ -48,42 +52,53 @@ pub(crate) struct State {
     chunks: Mutex<Option<(Arc<Graph>, ByChunk)>>,
 }
 
-/// Compute every file's diagnostics for `generation` and publish those that changed.
-pub(crate) fn publish(shared: &Shared, generation: u64) {
+/// Compute every file's diagnostics of a folder's current revision and publish those that
+/// changed (the files of a deeper folder are left to it).
+pub(crate) fn publish(shared: &Shared, folder: &Folder) {
     // One run at a time (the first one indexes); taken before the snapshot, so a waiting
     // run holds no database handle that would delay an edit.
-    let _one = lock(&shared.diagnostics.running);
-    let Some(analysis) = shared.analysis() else { return };
-    if !shared.indexed.load(Ordering::SeqCst)
-        && analysis.prewarm_with_progress(shared.threads, &shared.progress).is_err()
-    {
+    let _one = lock(&folder.diagnostics.running);
+    folder.diagnostics.queued.store(false, Ordering::SeqCst);
+    // Likewise, a first index waits for another folder's before it takes its snapshot.
+    let index = (!folder.indexed.load(Ordering::SeqCst)).then(|| lock(&shared.indexing));
+    let generation = folder.generation.load(Ordering::SeqCst);
+    let Some(analysis) = folder.analysis() else { return };
+    if index.is_some() && analysis.prewarm_with_progress(shared.threads, &folder.progress).is_err() {
         return;
     }
-    let Ok(by_file) = collect(shared, &analysis) else { return };
+    drop(index);
+    let Ok(by_file) = collect(shared, folder, &analysis) else { return };
     drop(analysis);
-    if !shared.indexed.swap(true, Ordering::SeqCst) {
+    if !folder.indexed.swap(true, Ordering::SeqCst) {
+        folder.trim_due.store(true, Ordering::SeqCst);
         shared.trim_due.store(true, Ordering::SeqCst);
         let _ = shared.wake.send(());
     }
-    if shared.generation.load(Ordering::SeqCst) != generation {
+    if folder.generation.load(Ordering::SeqCst) != generation {
         return; // a newer revision publishes
     }
-    let mut published = lock(&shared.diagnostics.published);
+    let mut published = lock(&folder.diagnostics.published);
+    if folder.removed.load(Ordering::SeqCst) {
+        return; // its diagnostics were cleared
+    }
     // Buffers edited since the last run are always re-published (an editor expects an
     // answer to its edit); other files only when their diagnostics changed.
-    let edited: Vec<String> = lock(&shared.diagnostics.edited).drain().collect();
+    let edited: Vec<String> = lock(&folder.diagnostics.edited).drain().collect();
     let mut paths: Vec<String> =
         published.keys().chain(by_file.keys()).chain(edited.iter()).cloned().collect();
     paths.sort();
     paths.dedup();
     for path in paths {
+        if !folder.owns(&path) {
+            continue;
+        }
         let now = by_file.get(&path).cloned().unwrap_or_default();
         let unchanged = published.get(&path).map_or(now.is_empty(), |old| *old == now);
         if unchanged && !edited.contains(&path) {
             continue;
         }
         let params = PublishDiagnosticsParams {
-            uri: convert::uri(&shared.root, &path),
+            uri: convert::uri(&folder.root, &path),
             diagnostics: now.clone(),
             version: None,
         };
@@ -93,6 +108,26 @@ pub(crate) fn publish(shared: &Shared, generation: u64) {
         } else {
             published.insert(path, now);
         }
+    }
+}
+
+/// Publish empty diagnostics for every file a folder published some for (under `dir`
+/// only, when given): the folder was removed, or a deeper folder took those files over.
+pub(crate) fn clear(shared: &Shared, folder: &Folder, dir: Option<&str>) {
+    let mut published = lock(&folder.diagnostics.published);
+    let inside = |path: &str| {
+        dir.is_none_or(|d| path.strip_prefix(d).is_some_and(|r| r.is_empty() || r.starts_with('/')))
+    };
+    let mut paths: Vec<String> = published.keys().filter(|p| inside(p)).cloned().collect();
+    paths.sort();
+    for path in paths {
+        published.remove(&path);
+        let uri = convert::uri(&folder.root, &path);
+        shared.notify::<PublishDiagnostics>(PublishDiagnosticsParams {
+            uri,
+            diagnostics: vec![],
+            version: None,
+        });
     }
 }
 
@@ -140,11 +175,15 @@ fn convert_all<'a>(
     Ok(out)
 }
 
-fn collect(shared: &Shared, analysis: &Analysis) -> Cancellable<BTreeMap<String, Vec<Diagnostic>>> {
+fn collect(
+    shared: &Shared,
+    folder: &Folder,
+    analysis: &Analysis,
+) -> Cancellable<BTreeMap<String, Vec<Diagnostic>>> {
     let graph = analysis.graph()?;
     let mut out: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
     // Chunks are shared across revisions when unchanged: convert only the new ones.
-    let old = lock(&shared.diagnostics.chunks).take();
+    let old = lock(&folder.diagnostics.chunks).take();
     let mut converted: ByChunk = HashMap::new();
     for chunk in &graph.chunks {
         let key = Arc::as_ptr(chunk) as usize;
@@ -156,7 +195,7 @@ fn collect(shared: &Shared, analysis: &Analysis) -> Cancellable<BTreeMap<String,
                 match convert_all(shared, analysis, diags) {
                     Ok(c) => Arc::new(c),
                     Err(e) => {
-                        *lock(&shared.diagnostics.chunks) = old;
+                        *lock(&folder.diagnostics.chunks) = old;
                         return Err(e);
                     }
                 }
@@ -169,9 +208,9 @@ fn collect(shared: &Shared, analysis: &Analysis) -> Cancellable<BTreeMap<String,
     for (path, d) in converted.values().flat_map(|c| c.iter()).chain(extra.iter()) {
         out.entry(path.clone()).or_default().push(d.clone());
     }
-    *lock(&shared.diagnostics.chunks) = Some((graph.clone(), converted));
+    *lock(&folder.diagnostics.chunks) = Some((graph.clone(), converted));
     let mut lines = Lines::default();
-    for c in claim_outcomes(shared, analysis)?.iter() {
+    for c in claim_outcomes(shared, folder, analysis)?.iter() {
         let severity = match c.outcome {
             Outcome::Pass => continue,
             Outcome::Fail => DiagnosticSeverity::ERROR,
@@ -226,20 +265,24 @@ pub(crate) fn claim_label(c: &DocClaim) -> String {
 }
 
 /// Every claim's outcome in this revision (memoised per graph revision).
-pub(crate) fn claim_outcomes(shared: &Shared, analysis: &Analysis) -> Cancellable<Arc<Vec<ClaimOutcome>>> {
+pub(crate) fn claim_outcomes(
+    shared: &Shared,
+    folder: &Folder,
+    analysis: &Analysis,
+) -> Cancellable<Arc<Vec<ClaimOutcome>>> {
     let claims = doc_claims(analysis)?;
     if claims.is_empty() || !shared.go {
         return Ok(Arc::default());
     }
     let graph = analysis.graph()?;
-    if let Some((g, outcomes)) = lock(&shared.diagnostics.claims).as_ref() {
+    if let Some((g, outcomes)) = lock(&folder.diagnostics.claims).as_ref() {
         if Arc::ptr_eq(g, &graph) {
             return Ok(outcomes.clone());
         }
     }
     let version = concat!("docforge-lsp ", env!("CARGO_PKG_VERSION"));
     let outcomes: Vec<ClaimOutcome> =
-        match snapshot_of(analysis, &shared.policy, shared.precise, version, &SystemClock) {
+        match snapshot_of(analysis, &folder.policy, shared.precise, version, &SystemClock) {
             Err(e) if e == "analysis cancelled" => return Err(Cancelled::PendingWrite),
             Err(e) => claims
                 .into_iter()
@@ -277,30 +320,39 @@ pub(crate) fn claim_outcomes(shared: &Shared, analysis: &Analysis) -> Cancellabl
             }
         };
     let outcomes = Arc::new(outcomes);
-    *lock(&shared.diagnostics.claims) = Some((graph, outcomes.clone()));
+    *lock(&folder.diagnostics.claims) = Some((graph, outcomes.clone()));
     Ok(outcomes)
 }
 
-/// `$/progress` for the first index: begin, a report every 200 ms, end.
-pub(crate) fn report_progress(shared: &Shared, token: NumberOrString) {
+/// `$/progress` for a folder's first index: begin, a report every 200 ms, end.
+pub(crate) fn report_progress(shared: &Shared, folder: &Folder, token: NumberOrString) {
     let send = |value: WorkDoneProgress| {
         let params = ProgressParams { token: token.clone(), value: ProgressParamsValue::WorkDone(value) };
         shared.notify::<Progress>(params);
     };
     send(WorkDoneProgress::Begin(WorkDoneProgressBegin {
-        title: "docforge: indexing".into(),
+        title: format!(
+            "docforge: indexing {}",
+            folder.root.file_name().unwrap_or_default().to_string_lossy()
+        ),
         percentage: Some(0),
         ..Default::default()
     }));
-    while !shared.indexed.load(Ordering::SeqCst) && !shared.stopping.load(Ordering::SeqCst) {
+    let running = || {
+        !folder.indexed.load(Ordering::SeqCst)
+            && !folder.removed.load(Ordering::SeqCst)
+            && !shared.stopping.load(Ordering::SeqCst)
+    };
+    while running() {
         std::thread::sleep(std::time::Duration::from_millis(200));
-        let done = shared.progress.done.load(Ordering::Relaxed);
-        let total = shared.progress.total.load(Ordering::Relaxed).max(1);
+        let done = folder.progress.done.load(Ordering::Relaxed);
+        let total = folder.progress.total.load(Ordering::Relaxed).max(1);
         send(WorkDoneProgress::Report(WorkDoneProgressReport {
             message: Some(format!("{done}/{total}")),
             percentage: Some((done * 100 / total).min(100) as u32),
             ..Default::default()
         }));
     }
-    send(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some("indexed".into()) }));
+    let end = if folder.removed.load(Ordering::SeqCst) { "folder removed" } else { "indexed" };
+    send(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(end.into()) }));
 }

@@ -1,6 +1,7 @@
 //! Request dispatch and the helpers every handler uses (paths, positions, spans).
 
 use crate::convert;
+use crate::roots::Folder;
 use crate::server::Shared;
 use docforge_db::{Analysis, Cancelled, Mention, Span};
 use docforge_model::Node;
@@ -11,6 +12,7 @@ use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Why a request has no result.
 pub(crate) enum Failure {
@@ -31,9 +33,11 @@ pub(crate) fn refuse(message: impl Into<String>) -> Failure {
     Failure::Error(ErrorCode::InvalidRequest as i32, message.into())
 }
 
-/// One request's view: the snapshot, the shared settings, and the file texts it read.
+/// One request's view: the snapshot of one folder, the shared settings, and the file texts
+/// it read.
 pub(crate) struct Ctx<'a> {
     pub shared: &'a Shared,
+    pub folder: &'a Folder,
     pub analysis: &'a Analysis,
     texts: RefCell<HashMap<String, Option<String>>>,
     lines: RefCell<HashMap<String, Rc<Vec<String>>>>,
@@ -41,10 +45,10 @@ pub(crate) struct Ctx<'a> {
 
 impl Ctx<'_> {
     pub fn rel(&self, uri: &Uri) -> Option<String> {
-        convert::rel_path(&self.shared.root, uri)
+        convert::rel_path(&self.folder.root, uri)
     }
     pub fn uri(&self, rel: &str) -> Uri {
-        convert::uri(&self.shared.root, rel)
+        convert::uri(&self.folder.root, rel)
     }
     pub fn text(&self, rel: &str) -> Result<Option<String>, Failure> {
         if let Some(t) = self.texts.borrow().get(rel) {
@@ -135,29 +139,69 @@ pub(crate) fn json<T: serde::Serialize>(value: T) -> Answer {
     Ok(serde_json::to_value(value).expect("LSP results serialise"))
 }
 
-pub(crate) fn dispatch(shared: &Shared, analysis: &Analysis, method: &str, params: Value) -> Answer {
-    let ctx = Ctx { shared, analysis, texts: RefCell::default(), lines: RefCell::default() };
+/// Whether a request is served (Go-derived ones only when Go is analysed; the test hooks
+/// only when enabled).
+pub(crate) fn supports(shared: &Shared, method: &str) -> bool {
+    match method {
+        "textDocument/implementation"
+        | "textDocument/prepareCallHierarchy"
+        | "callHierarchy/incomingCalls"
+        | "callHierarchy/outgoingCalls" => shared.precise,
+        "textDocument/codeLens" => shared.go,
+        "docforge/debugPanic" | "docforge/debugWaitForCancel" | "docforge/debugExecutions" => {
+            shared.test_hooks
+        }
+        "textDocument/definition"
+        | "textDocument/references"
+        | "textDocument/documentSymbol"
+        | "workspace/symbol"
+        | "textDocument/hover"
+        | "textDocument/completion"
+        | "textDocument/prepareRename"
+        | "textDocument/rename" => true,
+        _ => false,
+    }
+}
+
+/// Answer from each folder's current snapshot, one folder after the other; several
+/// folders' answers (lists) are concatenated.
+pub(crate) fn dispatch_all(shared: &Shared, folders: &[Arc<Folder>], method: &str, params: Value) -> Answer {
+    if let [folder] = folders {
+        let analysis = folder.analysis().ok_or(Failure::Cancelled)?;
+        return dispatch(shared, folder, &analysis, method, params);
+    }
+    let mut merged = Vec::new();
+    for folder in folders {
+        let analysis = folder.analysis().ok_or(Failure::Cancelled)?;
+        match dispatch(shared, folder, &analysis, method, params.clone())? {
+            Value::Array(items) => merged.extend(items),
+            Value::Null => {}
+            other => merged.push(other),
+        }
+    }
+    Ok(Value::Array(merged))
+}
+
+/// One request against one folder's snapshot (the method is [`supports`]ed).
+fn dispatch(shared: &Shared, folder: &Folder, analysis: &Analysis, method: &str, params: Value) -> Answer {
+    let ctx = Ctx { shared, folder, analysis, texts: RefCell::default(), lines: RefCell::default() };
     let ctx = &ctx;
     match method {
         "textDocument/definition" => crate::nav::definition(ctx, parse(params)?),
         "textDocument/references" => crate::nav::references(ctx, parse(params)?),
-        "textDocument/implementation" if shared.precise => crate::nav::implementation(ctx, parse(params)?),
+        "textDocument/implementation" => crate::nav::implementation(ctx, parse(params)?),
         "textDocument/documentSymbol" => crate::nav::document_symbols(ctx, parse(params)?),
         "workspace/symbol" => crate::nav::workspace_symbols(ctx, parse(params)?),
-        "textDocument/prepareCallHierarchy" if shared.precise => {
-            crate::nav::prepare_call_hierarchy(ctx, parse(params)?)
-        }
-        "callHierarchy/incomingCalls" if shared.precise => crate::nav::incoming_calls(ctx, parse(params)?),
-        "callHierarchy/outgoingCalls" if shared.precise => crate::nav::outgoing_calls(ctx, parse(params)?),
+        "textDocument/prepareCallHierarchy" => crate::nav::prepare_call_hierarchy(ctx, parse(params)?),
+        "callHierarchy/incomingCalls" => crate::nav::incoming_calls(ctx, parse(params)?),
+        "callHierarchy/outgoingCalls" => crate::nav::outgoing_calls(ctx, parse(params)?),
         "textDocument/hover" => crate::read::hover(ctx, parse(params)?),
         "textDocument/completion" => crate::read::completion(ctx, parse(params)?),
-        "textDocument/codeLens" if shared.go => crate::read::code_lens(ctx, parse(params)?),
+        "textDocument/codeLens" => crate::read::code_lens(ctx, parse(params)?),
         "textDocument/prepareRename" => crate::rename::prepare(ctx, parse(params)?),
         "textDocument/rename" => crate::rename::rename(ctx, parse(params)?),
-        "docforge/debugPanic" if shared.test_hooks => {
-            panic!("docforge/debugPanic: deliberate panic in a handler")
-        }
-        "docforge/debugWaitForCancel" if shared.test_hooks => {
+        "docforge/debugPanic" => panic!("docforge/debugPanic: deliberate panic in a handler"),
+        "docforge/debugWaitForCancel" => {
             let started = lsp_types::LogMessageParams {
                 typ: lsp_types::MessageType::LOG,
                 message: "docforge/debugWaitForCancel: running".into(),
@@ -166,9 +210,7 @@ pub(crate) fn dispatch(shared: &Shared, analysis: &Analysis, method: &str, param
             analysis.wait_for_cancellation(std::time::Duration::from_secs(20))?;
             json("not cancelled")
         }
-        "docforge/debugExecutions" if shared.test_hooks => {
-            json(shared.log.as_ref().map(|l| l.take()).unwrap_or_default())
-        }
+        "docforge/debugExecutions" => json(folder.log.as_ref().map(|l| l.take()).unwrap_or_default()),
         _ => Err(Failure::Error(ErrorCode::MethodNotFound as i32, format!("unsupported request {method}"))),
     }
 }

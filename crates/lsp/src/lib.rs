@@ -1,10 +1,12 @@
 //! `docforge lsp`: the language server front (LSP 3.17 over stdio).
 //!
 //! It translates requests into engine queries and the answers into LSP; it never parses a
-//! file. The main loop owns the [`AnalysisHost`] and applies edits; requests run on worker
-//! threads against [`docforge_db::Analysis`] snapshots, so typing never waits for a read.
-//! An edit cancels running reads (salsa cancellation): they answer `ContentModified`, or
-//! `RequestCancelled` when the client cancelled them.
+//! file. Each workspace folder is its own project with its own [`AnalysisHost`]
+//! (`roots.rs`); the main loop owns the hosts and applies edits to the folder owning the
+//! file; requests run on worker threads against [`docforge_db::Analysis`] snapshots, so
+//! typing never waits for a read. An edit cancels running reads of its folder (salsa
+//! cancellation): they answer `ContentModified`, or `RequestCancelled` when the client
+//! cancelled them.
 
 mod convert;
 mod diagnostics;
@@ -12,16 +14,17 @@ mod handlers;
 mod nav;
 mod read;
 mod rename;
+mod roots;
 mod server;
+mod workspace;
 
-use docforge_db::{AnalysisHost, AstPolicy};
-use docforge_project::Project;
+use docforge_db::AnalysisHost;
 use lsp_server::{Connection, Response};
 use lsp_types::{
     CallHierarchyServerCapability, CodeLensOptions, CompletionOptions, HoverProviderCapability,
     ImplementationProviderCapability, InitializeParams, InitializeResult, OneOf, PositionEncodingKind,
     RenameOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions,
+    TextDocumentSyncOptions, WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities,
 };
 use std::path::PathBuf;
 
@@ -34,7 +37,8 @@ pub const TEST_HOOKS_ENV: &str = "DOCFORGE_LSP_TEST_HOOKS";
 /// How the server analyses the project.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// The project root; default: the client's first workspace folder, else its root URI,
+    /// The one project root to serve (workspace folders are then ignored); default: every
+    /// workspace folder of the client (added and removed as it says), else its root URI,
     /// else the current directory.
     pub project_root: Option<PathBuf>,
     /// Never analyse Go code with an AST (documents only; Go files inventoried).
@@ -69,18 +73,26 @@ pub fn serve(connection: Connection, opts: Options) -> Result<(), String> {
             return Err(msg);
         }
     };
-    let root = opts.project_root.clone().or_else(|| root_of(&params)).unwrap_or_else(|| PathBuf::from("."));
-    let project = match Project::load(&root) {
-        Ok(p) => p,
-        Err(e) => {
-            let msg = format!("cannot open project {}: {e}", root.display());
-            let _ = connection.sender.send(Response::new_err(id, -32603, msg.clone()).into());
-            return Err(msg);
+    // Every folder that can be served is (a bad one is reported once initialised); none at
+    // all fails the initialisation.
+    let mut hosts: Vec<(PathBuf, AnalysisHost)> = Vec::new();
+    let mut failures = Vec::new();
+    for path in roots::initial(&opts, &params) {
+        match roots::load(&path, &opts) {
+            Ok(host) if hosts.iter().any(|(_, h)| h.project().root == host.project().root) => {}
+            Ok(host) => hosts.push((path, host)),
+            Err(e) => failures.push(e),
         }
-    };
+    }
+    if hosts.is_empty() {
+        let msg = failures.join("; ");
+        let _ = connection.sender.send(Response::new_err(id, -32603, msg.clone()).into());
+        return Err(msg);
+    }
     let encoding = negotiate_encoding(&params);
+    let multi = opts.project_root.is_none();
     let result = InitializeResult {
-        capabilities: capabilities(encoding, !opts.no_ast, !opts.no_ast && !opts.no_precise),
+        capabilities: capabilities(encoding, !opts.no_ast, !opts.no_ast && !opts.no_precise, multi),
         server_info: Some(ServerInfo {
             name: "docforge".into(),
             version: Some(env!("CARGO_PKG_VERSION").into()),
@@ -88,27 +100,11 @@ pub fn serve(connection: Connection, opts: Options) -> Result<(), String> {
     };
     let value = serde_json::to_value(result).expect("capabilities serialise");
     connection.initialize_finish(id, value).map_err(|e| format!("initialize: {e}"))?;
-    let policy = if opts.no_ast { AstPolicy::Forbid } else { AstPolicy::Allow };
-    let mut host = if opts.execution_log {
-        AnalysisHost::with_execution_log(project, policy)
-    } else {
-        AnalysisHost::new(project, policy)
-    };
-    host.set_precise(!opts.no_ast && !opts.no_precise);
-    // No LSP feature shows Logic: do not project it.
-    host.set_logic(false);
-    if opts.execution_log {
-        host.execution_log().enable(true);
+    let server = server::Server::new(connection, hosts, encoding, &params, &opts);
+    for message in failures {
+        server.shared.warn(message);
     }
-    server::Server::new(connection, host, encoding, &params, &opts).run()
-}
-
-fn root_of(params: &InitializeParams) -> Option<PathBuf> {
-    if let Some(folder) = params.workspace_folders.as_ref().and_then(|f| f.first()) {
-        return convert::uri_path(&folder.uri);
-    }
-    #[allow(deprecated)]
-    params.root_uri.as_ref().and_then(convert::uri_path)
+    server.run()
 }
 
 /// UTF-8 when the client offers it (no conversion), else the protocol default UTF-16.
@@ -120,8 +116,9 @@ fn negotiate_encoding(params: &InitializeParams) -> Encoding {
     }
 }
 
-/// Only what works: Go-derived features are advertised only when Go code is analysed.
-fn capabilities(encoding: Encoding, go: bool, precise: bool) -> ServerCapabilities {
+/// Only what works: Go-derived features are advertised only when Go code is analysed;
+/// workspace folders unless one `--project-root` is served.
+fn capabilities(encoding: Encoding, go: bool, precise: bool, multi_root: bool) -> ServerCapabilities {
     ServerCapabilities {
         position_encoding: Some(match encoding {
             Encoding::Utf8 => PositionEncodingKind::UTF8,
@@ -148,6 +145,13 @@ fn capabilities(encoding: Encoding, go: bool, precise: bool) -> ServerCapabiliti
         })),
         implementation_provider: precise.then_some(ImplementationProviderCapability::Simple(true)),
         call_hierarchy_provider: precise.then_some(CallHierarchyServerCapability::Simple(true)),
+        workspace: multi_root.then_some(WorkspaceServerCapabilities {
+            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(OneOf::Left(true)),
+            }),
+            file_operations: None,
+        }),
         ..Default::default()
     }
 }

@@ -135,7 +135,7 @@ pub(crate) fn completion(ctx: &Ctx<'_>, p: CompletionParams) -> Answer {
 /// One lens over each claim with its current outcome and reason code.
 pub(crate) fn code_lens(ctx: &Ctx<'_>, p: CodeLensParams) -> Answer {
     let Some(rel) = ctx.rel(&p.text_document.uri) else { return json(()) };
-    let outcomes = claim_outcomes(ctx.shared, ctx.analysis)?;
+    let outcomes = claim_outcomes(ctx.shared, ctx.folder, ctx.analysis)?;
     let mut out = Vec::new();
     for c in outcomes.iter().filter(|c| c.claim.location.path == rel) {
         let line = c.claim.location.line.saturating_sub(1);

@@ -1,50 +1,39 @@
-//! The main loop: owns the [`AnalysisHost`], applies edits, hands requests to workers.
+//! The main loop: owns the folders' [`AnalysisHost`]s, applies edits, hands requests to
+//! workers. Buffers, watched files and workspace folders are handled in `workspace.rs`.
 
-use crate::convert::{self, Encoding};
+use crate::convert::Encoding;
 use crate::handlers::{self, Failure};
+use crate::roots::{Folder, Root, Roots, Target};
 use crate::Options;
 use crossbeam::channel::{unbounded, Receiver, Sender};
-use docforge_db::{Analysis, AnalysisHost, Change, Content, FileChange, Progress};
+use docforge_db::AnalysisHost;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{self as note, Notification as _};
-use lsp_types::{
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, InitializeParams,
-    NumberOrString,
-};
-use std::collections::HashMap;
+use lsp_types::{InitializeParams, NumberOrString};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// State the workers share with the main loop.
+/// State the workers share with the main loop (the same for every folder).
 pub(crate) struct Shared {
-    pub root: PathBuf,
     pub enc: Encoding,
     pub go: bool,
     /// The Go semantic layer runs (claims needing `precise` can pass).
     pub precise: bool,
-    pub policy: docforge_validate::SelectionPolicy,
     pub threads: usize,
     pub test_hooks: bool,
     pub sender: Sender<Message>,
-    /// The current revision's snapshot. Taken out (under the lock) while the host changes,
-    /// so no idle clone delays a write.
-    snapshot: Mutex<Option<Analysis>>,
-    /// Bumped on every change; a diagnostics run publishes only if it is still current.
-    pub generation: AtomicU64,
-    pub diagnostics: crate::diagnostics::State,
-    /// Work counters of the first index (for `$/progress`).
-    pub progress: Arc<Progress>,
-    pub indexed: AtomicBool,
     pub stopping: AtomicBool,
-    /// Memory is to be trimmed (the first index is done) as soon as no request runs.
+    /// Some folder's memory is to be trimmed as soon as no request runs.
     pub trim_due: AtomicBool,
     /// Wakes the main loop when a trim may be due.
     pub wake: Sender<()>,
-    /// Executions recorded by the engine, when enabled.
-    pub log: Option<docforge_db::ExecutionLog>,
+    /// Held by a folder's first index: folders index one after another, each with every
+    /// thread, and the request workers stay free.
+    pub indexing: Mutex<()>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -52,14 +41,16 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    pub fn analysis(&self) -> Option<Analysis> {
-        lock(&self.snapshot).clone()
-    }
     pub fn send(&self, msg: impl Into<Message>) {
         let _ = self.sender.send(msg.into());
     }
     pub fn notify<N: note::Notification>(&self, params: N::Params) {
         self.send(Notification::new(N::METHOD.to_string(), params));
+    }
+    /// Tell the user something did not work (a folder that cannot be served).
+    pub fn warn(&self, message: String) {
+        let params = lsp_types::ShowMessageParams { typ: lsp_types::MessageType::WARNING, message };
+        self.notify::<note::ShowMessage>(params);
     }
 }
 
@@ -67,27 +58,46 @@ impl Shared {
 struct Pending {
     cancelled: AtomicBool,
     started: AtomicBool,
+    /// The roots of the folders it reads (a cancellation cancels their reads only).
+    roots: Vec<PathBuf>,
+}
+
+/// An open buffer, by URI (its folder is found again whenever folders change).
+pub(crate) struct Buffer {
+    pub uri: lsp_types::Uri,
+    pub text: String,
+}
+
+/// A folder added by the client, loaded on its own thread.
+pub(crate) struct Loaded {
+    pub named: PathBuf,
+    pub host: Result<AnalysisHost, String>,
 }
 
 pub(crate) struct Server {
     conn: Connection,
-    host: AnalysisHost,
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) roots: Roots,
+    pub(crate) opts: Options,
     jobs: Option<Sender<Job>>,
     woken: Receiver<()>,
+    pub(crate) loaded: (Sender<Loaded>, Receiver<Loaded>),
+    /// Folders being loaded (a removal before the load ends drops the result).
+    pub(crate) loading: HashSet<PathBuf>,
     workers: Vec<std::thread::JoinHandle<()>>,
     pending: Arc<Mutex<HashMap<RequestId, Arc<Pending>>>>,
-    open: HashMap<String, String>,
-    dirty: bool,
+    pub(crate) open: HashMap<String, Buffer>,
     shutdown: bool,
     work_done: bool,
     watch_dynamic: bool,
+    /// Numbers the folders' progress tokens.
+    tokens: AtomicUsize,
 }
 
 impl Server {
     pub fn new(
         conn: Connection,
-        host: AnalysisHost,
+        hosts: Vec<(PathBuf, AnalysisHost)>,
         enc: Encoding,
         params: &InitializeParams,
         opts: &Options,
@@ -106,49 +116,61 @@ impl Server {
             .unwrap_or(false);
         let (wake, woken) = unbounded::<()>();
         let shared = Arc::new(Shared {
-            root: host.project().root.clone(),
             enc,
             go: !opts.no_ast,
             precise: !opts.no_ast && !opts.no_precise,
-            policy: docforge_validate::SelectionPolicy::of(host.project()),
             threads,
             test_hooks: opts.test_hooks || std::env::var_os(crate::TEST_HOOKS_ENV).is_some_and(|v| v == "1"),
             sender: conn.sender.clone(),
-            snapshot: Mutex::new(None),
-            generation: AtomicU64::new(0),
-            diagnostics: Default::default(),
-            progress: Arc::new(Progress::default()),
-            indexed: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
             trim_due: AtomicBool::new(false),
             wake,
-            log: opts.execution_log.then(|| host.execution_log().clone()),
+            indexing: Mutex::new(()),
         });
         let (tx, rx) = unbounded::<Job>();
         let workers = (0..threads).map(|_| spawn_worker(rx.clone())).collect();
-        Server {
+        let mut server = Server {
             conn,
-            host,
             shared,
+            roots: Roots::default(),
+            opts: opts.clone(),
             jobs: Some(tx),
             woken,
+            loaded: unbounded(),
+            loading: HashSet::new(),
             workers,
             pending: Default::default(),
             open: HashMap::new(),
-            dirty: true,
             shutdown: false,
             work_done,
             watch_dynamic,
+            tokens: AtomicUsize::new(0),
+        };
+        for (named, host) in hosts {
+            let root = server.new_root(named, host);
+            server.roots.insert(root, |_, _| {});
         }
+        server
+    }
+
+    /// A served folder for a loaded host (its progress token numbered in order).
+    pub(crate) fn new_root(&self, named: PathBuf, host: AnalysisHost) -> Root {
+        let n = self.tokens.fetch_add(1, Ordering::SeqCst);
+        let token = if n == 0 { "docforge/index".to_string() } else { format!("docforge/index/{n}") };
+        Root::new(named, host, token, self.opts.execution_log)
     }
 
     pub fn run(mut self) -> Result<(), String> {
-        self.mutate(|host| {
-            host.sync_from_disk();
-        });
-        self.start_progress();
-        self.schedule_diagnostics();
-        self.dirty = false;
+        self.register_watcher();
+        // Each folder starts indexing as soon as it is read (the next one is read meanwhile).
+        for i in 0..self.roots.list.len() {
+            self.roots.list[i].mutate(|host| {
+                host.sync_from_disk();
+            });
+            let folder = self.roots.list[i].folder.clone();
+            self.start_progress(&folder);
+            self.schedule_dirty();
+        }
         let result = self.main_loop();
         self.shared.stopping.store(true, Ordering::SeqCst);
         self.jobs = None;
@@ -170,6 +192,13 @@ impl Server {
                     self.trim_after_index();
                     continue;
                 }
+                recv(self.loaded.1) -> loaded => {
+                    if let Ok(loaded) = loaded {
+                        self.install(loaded);
+                        self.schedule_dirty();
+                    }
+                    continue;
+                }
             };
             if self.handle(msg)? {
                 return exit(self);
@@ -179,23 +208,24 @@ impl Server {
                     return exit(self);
                 }
             }
-            if std::mem::take(&mut self.dirty) {
-                self.schedule_diagnostics();
-            }
+            self.schedule_dirty();
         }
         Ok(())
     }
 
-    /// Once, after the first index: let the engine drop what it kept only because the cold
-    /// analysis ran in one revision (every file's parse values). A write cancels running
-    /// reads, so it waits until no request runs (only this loop starts requests). Diagnostics
-    /// are then re-verified, which touches no file.
+    /// Once per folder, after its first index: let the engine drop what it kept only
+    /// because the cold analysis ran in one revision (every file's parse values). A write
+    /// cancels running reads, so it waits until no request runs (only this loop starts
+    /// requests). Diagnostics are then re-verified, which touches no file.
     fn trim_after_index(&mut self) {
         if self.shared.trim_due.load(Ordering::SeqCst) && lock(&self.pending).is_empty() {
             self.shared.trim_due.store(false, Ordering::SeqCst);
-            self.mutate(AnalysisHost::trim_memory);
-            self.schedule_diagnostics();
-            self.dirty = false;
+            for root in &mut self.roots.list {
+                if root.folder.trim_due.swap(false, Ordering::SeqCst) {
+                    root.mutate(AnalysisHost::trim_memory);
+                }
+            }
+            self.schedule_dirty();
         }
     }
 
@@ -204,22 +234,11 @@ impl Server {
         match msg {
             Message::Request(req) => self.on_request(req),
             Message::Notification(n) if n.method == note::Exit::METHOD => return Ok(true),
+            Message::Notification(n) if n.method == note::Cancel::METHOD => self.on_cancel(n),
             Message::Notification(n) => self.on_notification(n),
             Message::Response(_) => {}
         }
         Ok(false)
-    }
-
-    /// Change the host: the shared snapshot is taken out first (a write waits for every
-    /// clone to be dropped), running reads are cancelled, then the new snapshot is put back.
-    fn mutate(&mut self, f: impl FnOnce(&mut AnalysisHost)) {
-        let shared = self.shared.clone();
-        let mut slot = lock(&shared.snapshot);
-        *slot = None;
-        f(&mut self.host);
-        *slot = Some(self.host.analysis());
-        self.shared.generation.fetch_add(1, Ordering::SeqCst);
-        self.dirty = true;
     }
 
     fn spawn(&self, job: Job) {
@@ -241,7 +260,17 @@ impl Server {
             self.shutdown = true;
             return self.shared.send(Response::new_ok(req.id, ()));
         }
-        let state = Arc::new(Pending::default());
+        if !handlers::supports(&self.shared, &req.method) {
+            let message = format!("unsupported request {}", req.method);
+            return self.shared.send(Response::new_err(req.id, ErrorCode::MethodNotFound as i32, message));
+        }
+        let folders = match self.roots.target(&req.method, &req.params) {
+            Target::Folders(folders) => folders,
+            // A document outside every folder: nothing to say about it.
+            Target::Nowhere => return self.shared.send(Response::new_ok(req.id, ())),
+        };
+        let roots = folders.iter().map(|f| f.root.clone()).collect();
+        let state = Arc::new(Pending { roots, ..Default::default() });
         lock(&self.pending).insert(req.id.clone(), state.clone());
         let (shared, pending) = (self.shared.clone(), self.pending.clone());
         self.spawn(Box::new(move || {
@@ -259,13 +288,9 @@ impl Server {
                 return respond(cancelled(id, true));
             }
             state.started.store(true, Ordering::SeqCst);
-            let Some(analysis) = shared.analysis() else {
-                return respond(cancelled(id, false));
-            };
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                handlers::dispatch(&shared, &analysis, &method, params)
+                handlers::dispatch_all(&shared, &folders, &method, params)
             }));
-            drop(analysis);
             let was_cancelled = state.cancelled.load(Ordering::SeqCst);
             respond(match outcome {
                 Ok(Ok(value)) => Response::new_ok(id, value),
@@ -285,157 +310,89 @@ impl Server {
         }));
     }
 
-    fn on_notification(&mut self, n: Notification) {
-        match n.method.as_str() {
-            note::Cancel::METHOD => {
-                let Ok(p) = serde_json::from_value::<lsp_types::CancelParams>(n.params) else { return };
-                let id: RequestId = match p.id {
-                    NumberOrString::Number(i) => i.into(),
-                    NumberOrString::String(s) => s.into(),
-                };
-                let state = lock(&self.pending).get(&id).cloned();
-                if let Some(state) = state {
-                    state.cancelled.store(true, Ordering::SeqCst);
-                    if state.started.load(Ordering::SeqCst) {
-                        // Salsa cancellation: running reads unwind with `Cancelled`.
-                        let shared = self.shared.clone();
-                        let mut slot = lock(&shared.snapshot);
-                        *slot = None;
-                        self.host.request_cancellation();
-                        *slot = Some(self.host.analysis());
-                        // A diagnostics run may have been cancelled with it.
-                        self.dirty = true;
-                    }
-                }
-            }
-            note::DidOpenTextDocument::METHOD => {
-                let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) else { return };
-                if let Some(rel) = convert::rel_path(&self.shared.root, &p.text_document.uri) {
-                    self.open.insert(rel.clone(), p.text_document.text);
-                    self.push_buffer(&rel, true);
-                }
-            }
-            note::DidChangeTextDocument::METHOD => {
-                let Ok(p) = serde_json::from_value::<DidChangeTextDocumentParams>(n.params) else { return };
-                let Some(rel) = convert::rel_path(&self.shared.root, &p.text_document.uri) else { return };
-                let Some(text) = self.open.get_mut(&rel) else { return };
-                for c in p.content_changes {
-                    match c.range {
-                        Some(r) => {
-                            let start = convert::offset(text, r.start, self.shared.enc);
-                            let end = convert::offset(text, r.end, self.shared.enc).max(start);
-                            text.replace_range(start..end, &c.text);
-                        }
-                        None => *text = c.text,
-                    }
-                }
-                self.push_buffer(&rel, false);
-            }
-            note::DidCloseTextDocument::METHOD => {
-                let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) else { return };
-                if let Some(rel) = convert::rel_path(&self.shared.root, &p.text_document.uri) {
-                    if self.open.remove(&rel).is_some() {
-                        self.reload_file(&rel);
-                    }
-                }
-            }
-            note::DidChangeWatchedFiles::METHOD => self.reload_from_disk(),
-            _ => {}
-        }
-    }
-
-    /// Send an open buffer to the engine (files the project does not select are ignored;
-    /// a file new on disk is picked up by a sync when it is opened, never per keystroke).
-    fn push_buffer(&mut self, rel: &str, opened: bool) {
-        let kind = |s: &Self| s.shared.analysis().and_then(|a| a.file_kind(rel).ok().flatten());
-        let mut known = kind(self);
-        if known.is_none() && opened && self.shared.root.join(rel).is_file() {
-            self.mutate(|host| {
-                host.sync_from_disk();
-            });
-            known = kind(self);
-        }
-        let (Some(kind), Some(text)) = (known, self.open.get(rel)) else { return };
-        let content = Content::Bytes(text.clone().into_bytes().into());
-        let change = Change {
-            files: vec![FileChange::Set { rel: rel.to_string(), kind, content }],
-            ..Default::default()
+    /// `$/cancelRequest`: a request not started yet answers `RequestCancelled`; a running
+    /// one is cancelled through salsa, which cancels every running read of its folders
+    /// (and only of those).
+    fn on_cancel(&mut self, n: Notification) {
+        let Ok(p) = serde_json::from_value::<lsp_types::CancelParams>(n.params) else { return };
+        let id: RequestId = match p.id {
+            NumberOrString::Number(i) => i.into(),
+            NumberOrString::String(s) => s.into(),
         };
-        lock(&self.shared.diagnostics.edited).insert(rel.to_string());
-        self.mutate(|host| host.apply_change(change));
-    }
-
-    /// A closed buffer: the engine goes back to the file on disk (one confined read; a
-    /// file that is gone, or was never loaded, takes a full sync).
-    fn reload_file(&mut self, rel: &str) {
-        let kind = self.shared.analysis().and_then(|a| a.file_kind(rel).ok().flatten());
-        let limit = self.host.project().config.limits.max_file_bytes;
-        match (kind, docforge_project::read_source(&self.shared.root, rel, limit)) {
-            (Some(kind), Ok(bytes)) => {
-                let set =
-                    FileChange::Set { rel: rel.to_string(), kind, content: Content::Bytes(bytes.into()) };
-                self.mutate(|host| host.apply_change(Change { files: vec![set], ..Default::default() }));
+        let Some(state) = lock(&self.pending).get(&id).cloned() else { return };
+        state.cancelled.store(true, Ordering::SeqCst);
+        if state.started.load(Ordering::SeqCst) {
+            for root in &mut self.roots.list {
+                if state.roots.contains(&root.folder.root) {
+                    // A diagnostics run may be cancelled with it: `mutate` marks it dirty.
+                    root.mutate(AnalysisHost::request_cancellation);
+                }
             }
-            _ => self.reload_from_disk(),
         }
     }
 
-    /// Edits made outside the editor: re-walk the project, then put the open buffers back
-    /// on top (the editor's text wins for open files).
-    fn reload_from_disk(&mut self) {
-        let open: Vec<(String, String)> = self.open.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        self.mutate(|host| {
-            host.sync_from_disk();
-        });
-        let kinds: Vec<_> = {
-            let a = self.shared.analysis();
-            open.iter().map(|(rel, _)| a.as_ref().and_then(|a| a.file_kind(rel).ok().flatten())).collect()
+    /// Schedule the diagnostics of every folder that changed.
+    pub(crate) fn schedule_dirty(&mut self) {
+        for root in &mut self.roots.list {
+            if std::mem::take(&mut root.dirty) {
+                schedule_diagnostics(&self.shared, &root.folder, self.jobs.as_ref());
+            }
+        }
+    }
+
+    /// File watching, when the client supports its dynamic registration.
+    fn register_watcher(&self) {
+        if !self.watch_dynamic {
+            return;
+        }
+        let reg = lsp_types::Registration {
+            id: "docforge-watch".into(),
+            method: note::DidChangeWatchedFiles::METHOD.into(),
+            register_options: Some(serde_json::json!({"watchers": [{"globPattern": "**/*"}]})),
         };
-        let files: Vec<FileChange> = open
-            .into_iter()
-            .zip(kinds)
-            .filter_map(|((rel, text), kind)| {
-                Some(FileChange::Set { rel, kind: kind?, content: Content::Bytes(text.into_bytes().into()) })
-            })
-            .collect();
-        if !files.is_empty() {
-            self.mutate(|host| host.apply_change(Change { files, ..Default::default() }));
-        }
+        let params = lsp_types::RegistrationParams { registrations: vec![reg] };
+        self.shared.send(Request::new(
+            "docforge-register".to_string().into(),
+            "client/registerCapability".into(),
+            params,
+        ));
     }
 
-    fn schedule_diagnostics(&self) {
-        let shared = self.shared.clone();
-        let generation = shared.generation.load(Ordering::SeqCst);
-        self.spawn(Box::new(move || crate::diagnostics::publish(&shared, generation)));
-    }
-
-    /// `$/progress` for the first index, and file watching, when the client supports them.
-    fn start_progress(&mut self) {
-        if self.watch_dynamic {
-            let reg = lsp_types::Registration {
-                id: "docforge-watch".into(),
-                method: note::DidChangeWatchedFiles::METHOD.into(),
-                register_options: Some(serde_json::json!({"watchers": [{"globPattern": "**/*"}]})),
-            };
-            let params = lsp_types::RegistrationParams { registrations: vec![reg] };
-            self.shared.send(Request::new(
-                "docforge-register".to_string().into(),
-                "client/registerCapability".into(),
-                params,
-            ));
-        }
+    /// `$/progress` for a folder's first index, when the client supports it.
+    pub(crate) fn start_progress(&self, folder: &Arc<Folder>) {
         if !self.work_done {
             return;
         }
-        let token = NumberOrString::String("docforge/index".into());
+        let token = NumberOrString::String(folder.token.clone());
         let create = lsp_types::WorkDoneProgressCreateParams { token: token.clone() };
         self.shared.send(Request::new(
-            "docforge-progress".to_string().into(),
+            format!("{}-create", folder.token).into(),
             "window/workDoneProgress/create".into(),
             create,
         ));
-        let shared = self.shared.clone();
-        std::thread::spawn(move || crate::diagnostics::report_progress(&shared, token));
+        let (shared, folder) = (self.shared.clone(), folder.clone());
+        std::thread::spawn(move || crate::diagnostics::report_progress(&shared, &folder, token));
+    }
+}
+
+/// Queue a diagnostics run for a folder unless one is already waiting (it will see the
+/// latest revision). Before its first index is done the run indexes: it gets a thread of
+/// its own, so the request workers stay free.
+fn schedule_diagnostics(shared: &Arc<Shared>, folder: &Arc<Folder>, jobs: Option<&Sender<Job>>) {
+    if folder.diagnostics.queued.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let (shared, folder) = (shared.clone(), folder.clone());
+    let indexed = folder.indexed.load(Ordering::SeqCst);
+    let job: Job = Box::new(move || crate::diagnostics::publish(&shared, &folder));
+    match jobs {
+        Some(jobs) if indexed => {
+            let _ = jobs.send(job);
+        }
+        Some(_) => {
+            std::thread::spawn(job);
+        }
+        None => {}
     }
 }
 

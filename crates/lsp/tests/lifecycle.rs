@@ -41,6 +41,12 @@ fn initialize_advertises_only_what_works() {
             "change": 2,
             "openClose": true
           },
+          "workspace": {
+            "workspaceFolders": {
+              "changeNotifications": true,
+              "supported": true
+            }
+          },
           "workspaceSymbolProvider": true
         }"#]]
     .assert_eq(&caps(&c));

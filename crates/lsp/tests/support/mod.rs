@@ -33,7 +33,11 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 pub fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop")
+    fixture_named("shop")
+}
+
+pub fn fixture_named(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(name)
 }
 
 pub fn opts() -> docforge_lsp::Options {
@@ -46,9 +50,56 @@ impl Client {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&fixture(), &dir.path().join("shop"));
         let root = dir.path().join("shop").canonicalize().unwrap();
+        let mut c = Client::launch(opts, dir, root);
+        let root_uri = c.uri("");
+        let init = json!({"processId": null, "rootUri": root_uri.trim_end_matches('/'), "capabilities": capabilities});
+        c.initialize(init);
+        c
+    }
+
+    /// Start a server on copies of `fixtures` (each in a directory of its name) with the
+    /// workspace `folders` (paths relative to the copies' parent, which is [`Client::root`]).
+    pub fn start_workspace(
+        opts: docforge_lsp::Options,
+        capabilities: Value,
+        fixtures: &[&str],
+        folders: &[&str],
+    ) -> Client {
+        Client::start_rooted(opts, capabilities, fixtures, folders, None)
+    }
+
+    /// [`Client::start_workspace`], with `--project-root` set to `project_root` (relative to
+    /// the copies' parent) when given.
+    pub fn start_rooted(
+        mut opts: docforge_lsp::Options,
+        capabilities: Value,
+        fixtures: &[&str],
+        folders: &[&str],
+        project_root: Option<&str>,
+    ) -> Client {
+        let dir = tempfile::tempdir().unwrap();
+        for name in fixtures {
+            copy_dir(&fixture_named(name), &dir.path().join(name));
+        }
+        let root = dir.path().canonicalize().unwrap();
+        if let Some(explicit) = project_root {
+            opts.project_root = Some(root.join(explicit));
+        }
+        let mut c = Client::launch(opts, dir, root);
+        let folders: Vec<Value> = folders.iter().map(|f| c.folder(f)).collect();
+        c.initialize(json!({
+            "processId": null,
+            "rootUri": folders[0]["uri"],
+            "workspaceFolders": folders,
+            "capabilities": capabilities,
+        }));
+        c
+    }
+
+    fn launch(opts: docforge_lsp::Options, dir: tempfile::TempDir, root: PathBuf) -> Client {
         let (server, conn) = Connection::memory();
         let handle = std::thread::spawn(move || docforge_lsp::serve(server, opts));
-        let mut c = Client {
+        Client {
             conn: Some(conn),
             server: Some(handle),
             next: 0,
@@ -56,15 +107,18 @@ impl Client {
             init: Value::Null,
             root,
             _dir: dir,
-        };
-        let root_uri = c.uri("");
-        let init = c.request(
-            "initialize",
-            json!({"processId": null, "rootUri": root_uri.trim_end_matches('/'), "capabilities": capabilities}),
-        );
-        c.init = init.result().expect("initialize succeeds");
-        c.notify("initialized", json!({}));
-        c
+        }
+    }
+
+    fn initialize(&mut self, params: Value) {
+        let init = self.request("initialize", params);
+        self.init = init.result().expect("initialize succeeds");
+        self.notify("initialized", json!({}));
+    }
+
+    /// A `WorkspaceFolder` for a directory relative to [`Client::root`].
+    pub fn folder(&self, rel: &str) -> Value {
+        json!({"uri": self.uri(rel).trim_end_matches('/'), "name": rel})
     }
 
     pub fn conn(&self) -> &Connection {
@@ -122,9 +176,22 @@ impl Client {
 
     /// Wait for a notification matching `pred` (taking it and everything before it).
     pub fn wait_note(&mut self, pred: impl Fn(&Notification) -> bool) -> Notification {
-        if let Some(i) = self.notes.iter().position(&pred) {
-            return self.notes.drain(..=i).next_back().unwrap();
+        match self.notes.iter().position(&pred) {
+            Some(i) => self.notes.drain(..=i).next_back().unwrap(),
+            None => self.receive_note(pred),
         }
+    }
+
+    /// Take the first notification matching `pred`, leaving the others (in order).
+    pub fn take_note(&mut self, pred: impl Fn(&Notification) -> bool) -> Notification {
+        match self.notes.iter().position(&pred) {
+            Some(i) => self.notes.remove(i),
+            None => self.receive_note(pred),
+        }
+    }
+
+    /// Receive until a notification matches `pred`, keeping the others.
+    fn receive_note(&mut self, pred: impl Fn(&Notification) -> bool) -> Notification {
         loop {
             match self.recv() {
                 Message::Notification(n) if pred(&n) => return n,
@@ -135,12 +202,17 @@ impl Client {
         }
     }
 
+    /// The oldest diagnostics publication for `rel` not taken yet (every publication for a
+    /// file is seen, in order, whatever else arrives between them).
+    pub fn take_diagnostics(&mut self, rel: &str) -> Vec<Value> {
+        let uri = self.uri(rel);
+        diagnostics_of(self.take_note(|n| publishes(n, &uri)))
+    }
+
     /// The next diagnostics published for `rel`.
     pub fn diagnostics(&mut self, rel: &str) -> Vec<Value> {
         let uri = self.uri(rel);
-        let n = self
-            .wait_note(|n| n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri.as_str());
-        n.params["diagnostics"].as_array().cloned().unwrap_or_default()
+        diagnostics_of(self.wait_note(|n| publishes(n, &uri)))
     }
 
     pub fn open(&mut self, rel: &str) -> String {
@@ -201,6 +273,14 @@ impl Client {
         let result = self.server.take().unwrap().join().expect("server thread does not panic");
         assert_eq!(result, Ok(()));
     }
+}
+
+fn publishes(n: &Notification, uri: &str) -> bool {
+    n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri
+}
+
+fn diagnostics_of(n: Notification) -> Vec<Value> {
+    n.params["diagnostics"].as_array().cloned().unwrap_or_default()
 }
 
 pub trait ResponseExt {
