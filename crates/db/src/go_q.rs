@@ -139,13 +139,13 @@ pub fn go_selection(db: &dyn Db, ws: Workspace, file: SourceFile) -> FileSelecti
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedGo {
     pub facts: Arc<FileFacts>,
-    /// The position-free signature summary (precise analysis only), shared with
+    /// The position-free signature summary (precise analysis, non-test files), shared with
     /// [`file_sigs`].
     pub sigs: Option<Arc<docforge_go::ItemSigs>>,
     /// Logic of each func/method (precise analysis with Logic only), handed to the file's
     /// Logic rows ([`take_logic`]).
     pub logic: Option<TakeOnce<Arc<Vec<docforge_go::FunctionLogic>>>>,
-    /// Body facts for call resolution (precise analysis only), handed to the file's call
+    /// Body facts for call resolution (precise analysis, non-test files), handed to the file's call
     /// resolution ([`take_bodies`]).
     pub bodies: Option<TakeOnce<Arc<docforge_go::body::FileBodies>>>,
 }
@@ -205,12 +205,15 @@ pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedG
     let go = db.gate().go().ok()?;
     let tree = db.trees().parse(go, file.rel(db), bytes);
     let precise = ws.precise(db);
+    // The semantic layer reads the non-test files only (test files keep syntax resolution).
+    let semantic = precise && !is_test_file(file.rel(db));
     Some(ParsedGo {
         facts: Arc::new(docforge_go::extract_tree(go, &tree, bytes)),
-        sigs: precise.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, bytes).items)),
+        sigs: semantic.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, bytes).items)),
         logic: (precise && ws.logic(db))
             .then(|| TakeOnce::new(Arc::new(docforge_go::extract_logic(go, &tree, bytes)))),
-        bodies: precise.then(|| TakeOnce::new(Arc::new(docforge_go::body::extract_bodies(go, &tree, bytes)))),
+        bodies: semantic
+            .then(|| TakeOnce::new(Arc::new(docforge_go::body::extract_bodies(go, &tree, bytes)))),
     })
 }
 
@@ -220,8 +223,9 @@ pub fn go_facts(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<File
     go_parsed(db, ws, file).as_ref().map(|p| p.facts.clone())
 }
 
-/// The position-free signature summary of one selected Go file (precise analysis only): equal
-/// across edits inside function bodies, so nothing that depends only on signatures re-runs.
+/// The position-free signature summary of one selected non-test Go file (precise analysis
+/// only; `None` for test files, which the semantic layer does not read): equal across edits
+/// inside function bodies, so nothing that depends only on signatures re-runs.
 #[salsa::tracked(returns(ref))]
 pub fn file_sigs(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<docforge_go::ItemSigs>> {
     go_parsed(db, ws, file).as_ref().and_then(|p| p.sigs.clone())
@@ -241,7 +245,9 @@ fn take_part<T>(
     slot.take().or_else(|| {
         let Content::Bytes(bytes) = file.content(db) else { return None };
         let go = db.gate().go().ok()?;
-        let tree = db.trees().parse(go, file.rel(db), bytes);
+        // Not through the tree cache: this file is not being edited, and its tree would
+        // push out the tree of one that is.
+        let tree = go.parse(bytes);
         Some(extract(go, &tree, bytes))
     })
 }
