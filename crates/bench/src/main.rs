@@ -443,9 +443,27 @@ fn edits(corpus: &Path) -> serde_json::Value {
     };
     host.set_precise(std::env::var_os("DOCFORGE_BENCH_PRECISE").is_some());
     host.set_logic(std::env::var_os("DOCFORGE_BENCH_NO_LOGIC").is_none());
+    // Profiling aid (`DOCFORGE_BENCH_STAGES=1`): live memory (RSS after returning free
+    // pages) after each stage of the first analysis, as the LSP runs it.
+    let stages = std::env::var_os("DOCFORGE_BENCH_STAGES").is_some();
+    let stage = |name: &str| {
+        if stages {
+            docforge_syntax::alloc::release_free_memory();
+            eprintln!("stage {name}: {} MB", rss_kb() / 1024);
+        }
+    };
     host.sync_from_disk();
+    stage("sync");
     host.analysis().prewarm(THREADS).unwrap();
+    stage("prewarm");
     host.analysis().graph().unwrap();
+    stage("graph");
+    if stages {
+        host.analysis().ide().unwrap();
+        stage("ide");
+        host.trim_memory();
+        stage("trim");
+    }
     let edit_file = std::env::var("DOCFORGE_BENCH_FILE").unwrap_or_else(|_| EDIT_FILE.to_string());
     let text = std::fs::read_to_string(host.project().root.join(&edit_file)).unwrap();
     let index_dir = std::env::temp_dir().join(format!("docforge-bench-edits-{}", std::process::id()));
