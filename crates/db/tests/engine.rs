@@ -521,3 +521,54 @@ fn trimming_memory_after_the_first_analysis_re_runs_nothing() {
     assert_eq!(ran, Vec::<String>::new());
     assert!(std::sync::Arc::ptr_eq(&before, &after), "the same graph value is served");
 }
+
+#[test]
+fn identifier_uses_resolve_and_an_edit_reruns_only_its_file() {
+    let dir = small_project();
+    write(dir.path(), "a/a2.go", b"package a\n\nvar V = B\n\ntype T int\n\nfunc F(t T) T { return t }\n");
+    write(dir.path(), "b/b2.go", b"package b\n\nimport \"example.com/m/a\"\n\nvar W a.T = a.T(a.V())\n");
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    let spans = |h: &AnalysisHost, id: &str| -> Vec<String> {
+        let spans = h.analysis().go_use_spans(id).unwrap();
+        spans.iter().map(|s| format!("{}:{}:{}-{}", s.path, s.line, s.start, s.end)).collect()
+    };
+    assert_eq!(spans(&h, "go:example.com/m/a::B"), ["a/a.go:3:23-24", "a/a2.go:3:9-10"]);
+    assert_eq!(
+        spans(&h, "go:example.com/m/a::T"),
+        ["a/a2.go:7:10-11", "a/a2.go:7:13-14", "b/b2.go:5:9-10", "b/b2.go:5:15-16"]
+    );
+    assert_eq!(spans(&h, "go:example.com/m/a::A"), ["b/b.go:5:25-26"]);
+    assert!(spans(&h, "go:example.com/m/a::(T).M").is_empty());
+    // Definition side: the use under a position, as a mention of the symbol.
+    let at = h.analysis().mention_at("b/b2.go", 5, 20).unwrap().unwrap();
+    assert_eq!((at.target.as_str(), at.use_site), ("go:example.com/m/a::V", true));
+    let all = |h: &AnalysisHost| {
+        for rel in ["a/a.go", "a/a2.go", "b/b.go", "b/b2.go", "c/c.go"] {
+            h.analysis().go_uses_in(rel).unwrap();
+        }
+    };
+    // The first editor change of a file loaded from disk lowers its durability (its
+    // dependents re-run once, see `steady_state_edit_does_not_revisit_other_directories`).
+    edit(
+        &mut h,
+        "a/a.go",
+        FileKind::Go,
+        b"package a\n\nfunc A() int { return B() - 1 }\n\nfunc B() int { return 1 }\n",
+    );
+    all(&h);
+    h.execution_log().enable(true);
+    // A body edit: the package's declarations do not change.
+    edit(
+        &mut h,
+        "a/a.go",
+        FileKind::Go,
+        b"package a\n\nfunc A() int { return B() + B() }\n\nfunc B() int { return 1 }\n",
+    );
+    all(&h);
+    let log = h.execution_log().take();
+    for query in ["go_uses(", "file_ident_uses("] {
+        let runs: Vec<_> = log.iter().filter(|e| e.starts_with(query)).collect();
+        assert_eq!(runs.len(), 1, "{query}: {log:#?}");
+    }
+    assert_eq!(spans(&h, "go:example.com/m/a::B"), ["a/a.go:3:23-24", "a/a.go:3:29-30", "a/a2.go:3:9-10"]);
+}
