@@ -295,3 +295,65 @@ fn utf16_positions_are_converted_to_bytes() {
     assert_eq!(c.loc(&def), "docs/arch/service.md:2:5-19");
     c.shutdown();
 }
+
+#[test]
+fn go_identifier_uses_have_definition_and_references() {
+    let mut c = Client::start(opts(), json!({}));
+    // A type name in a signature, and a `pkg.Var` use.
+    let cases = [
+        ("service/service.go", "func New(repo storage.Repository", 22),
+        ("cache/cache.go", "storage.ErrNotFound", 8),
+        ("service/service.go", "return ErrDuplicate", 7),
+        ("service/service.go", "Place(o catalog.Order", 16),
+    ];
+    let mut got = Vec::new();
+    for (rel, needle, skip) in cases {
+        let def = c.ok("textDocument/definition", c.pos(rel, needle, skip));
+        got.push(format!("{rel} `{needle}`+{skip} -> {}", locs(&c, &def)));
+    }
+    expect![[r#"
+        service/service.go `func New(repo storage.Repository`+22 -> storage/storage.go:24:5-15
+        cache/cache.go `storage.ErrNotFound`+8 -> storage/storage.go:11:4-15
+        service/service.go `return ErrDuplicate`+7 -> service/service.go:13:4-16
+        service/service.go `Place(o catalog.Order`+16 -> catalog/catalog.go:18:5-10"#]]
+    .assert_eq(&got.join("\n"));
+
+    // References from a use and from the declaration agree; the declaration is included
+    // when asked.
+    let refs = |c: &mut Client, rel: &str, needle: &str, skip: u32, decl: bool| {
+        let p = with(c.pos(rel, needle, skip), "context", json!({"includeDeclaration": decl}));
+        let r = c.ok("textDocument/references", p);
+        locs(c, &r)
+    };
+    let from_use = refs(&mut c, "service/service.go", "func New(repo storage.Repository", 22, false);
+    let from_decl = refs(&mut c, "storage/storage.go", "Repository interface", 0, false);
+    assert_eq!(from_use, from_decl);
+    expect![[r#"
+        docs/arch/storage.md:10:11-52
+        docs/arch/storage.md:33:31-86
+        docs/decisions/pointer-receivers.md:22:0-55
+        service/service.go:31:18-28
+        service/service.go:37:22-32
+        storage/memory/memory.go:55:14-24"#]]
+    .assert_eq(&from_use);
+    let err = refs(&mut c, "storage/storage.go", "ErrNotFound =", 0, true);
+    expect![[r#"
+        storage/storage.go:11:4-15
+        cache/cache.go:32:36-47
+        storage/memory/memory.go:30:36-47
+        storage/memory/memory_test.go:20:53-64"#]]
+    .assert_eq(&err);
+    // A same-package func: its call sites are listed once (use and call edge on one line).
+    let new_set = refs(&mut c, "service/set.go", "func NewSet", 5, false);
+    expect![[r#"
+        service/service.go:38:70-76
+        service/set_test.go:6:6-12"#]]
+    .assert_eq(&new_set);
+    c.shutdown();
+
+    // The same with syntax-resolved calls (whose edges point at the call's start).
+    let mut c = Client::start(docforge_lsp::Options { no_precise: true, ..opts() }, json!({}));
+    assert_eq!(refs(&mut c, "service/set.go", "func NewSet", 5, false), new_set);
+    assert_eq!(refs(&mut c, "storage/storage.go", "Repository interface", 0, false), from_decl);
+    c.shutdown();
+}
