@@ -1,11 +1,13 @@
 package main
 
 // With -uses the oracle lists every identifier go/types records in types.Info.Uses whose
-// object is a package-level func, type, var or const (its parent is its package's scope) of
-// a package of the walked tree: "<file relative to the root>:<line>:<column> <import
-// path>::<Name>" (1-based byte column of the identifier), sorted. Packages are type-checked
-// against each other as in -implements (tests excluded); methods, fields, locals, type
-// parameters, labels, package names and objects of packages outside the tree are left out.
+// object is a package-level func, type, var or const (its parent is its package's scope) or
+// a method of a named non-interface type (for an instantiated generic type, the generic
+// method) of a package of the walked tree: "<file relative to the root>:<line>:<column>
+// <symbol ID>" (1-based byte column of the identifier; IDs as the default mode lists them),
+// sorted. Packages are type-checked against each other as in -implements (tests excluded);
+// fields, interface methods, locals, type parameters, labels, package names and objects of
+// packages outside the tree are left out.
 
 import (
 	"fmt"
@@ -26,7 +28,15 @@ func (t *treeImporter) usesLines(root string) []string {
 		conf := types.Config{Importer: t, Error: func(error) {}, FakeImportC: true}
 		_, _ = conf.Check(p.ip, t.fset, files, info)
 		for id, obj := range info.Uses {
-			if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || t.pkgs[obj.Pkg().Path()] == nil {
+			if obj.Pkg() == nil || t.pkgs[obj.Pkg().Path()] == nil {
+				continue
+			}
+			target := obj.Pkg().Path() + "::" + obj.Name()
+			if fn, ok := obj.(*types.Func); ok && fn.Type().(*types.Signature).Recv() != nil {
+				if target = methodID(fn); target == "" {
+					continue
+				}
+			} else if obj.Parent() != obj.Pkg().Scope() {
 				continue
 			}
 			switch obj.(type) {
@@ -39,8 +49,23 @@ func (t *treeImporter) usesLines(root string) []string {
 			if err != nil {
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s:%d:%d %s::%s", filepath.ToSlash(rel), pos.Line, pos.Column, obj.Pkg().Path(), obj.Name()))
+			out = append(out, fmt.Sprintf("%s:%d:%d %s", filepath.ToSlash(rel), pos.Line, pos.Column, target))
 		}
 	}
 	return out
+}
+
+// methodID is the symbol ID of a method of a named non-interface type (the generic method
+// for an instantiated type), "" otherwise.
+func methodID(fn *types.Func) string {
+	fn = fn.Origin()
+	t, star := fn.Type().(*types.Signature).Recv().Type(), ""
+	if p, ok := t.(*types.Pointer); ok {
+		t, star = p.Elem(), "*"
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || types.IsInterface(named) {
+		return ""
+	}
+	return fmt.Sprintf("%s::(%s%s).%s", fn.Pkg().Path(), star, named.Origin().Obj().Name(), fn.Name())
 }

@@ -1,6 +1,7 @@
 //! Identifier uses of package-level Go names, for editor navigation (definition and
 //! references of type names in signatures, `pkg.Name` selectors, same-package funcs, types,
-//! vars and consts). Kept out of the graph: no edge, no index row, no digest change.
+//! vars and consts), and, with precise analysis, every statically resolved method call site.
+//! Kept out of the graph: no edge, no index row, no digest change.
 //!
 //! Computed on demand, per file: [`go_uses`] parses the file again (the tree cache's tree
 //! when it holds these bytes) and records the identifiers no local declaration binds;
@@ -72,6 +73,37 @@ pub fn file_ident_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc
     Arc::new(sites.collect())
 }
 
+/// The method calls of one non-test file of `pkg` that precise call resolution resolves
+/// statically (a method of the receiver's type, a promoted method, a method expression),
+/// each at the method name before the call's `(`; a site whose text there is not
+/// `.<name>` (`(x.M)(…)`, `x.M[T](…)`) is left out. Empty without precise analysis. Not
+/// the graph's `calls` edges, which keep the first site per caller and callee.
+#[salsa::tracked(returns(ref))]
+pub fn file_method_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<Vec<UseSite>> {
+    use docforge_go::calls::{CallTarget, StaticKind};
+    let Some(funcs) = crate::calls_q::resolve_calls(db, pkg, file) else { return Arc::default() };
+    let Content::Bytes(bytes) = file.content(db) else { return Arc::default() };
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let mut out = Vec::new();
+    for site in funcs.iter().flat_map(|f| &f.sites) {
+        let CallTarget::Static { callee, kind } = &site.target else { continue };
+        let Some((_, name)) = callee.rsplit_once('.').filter(|_| *kind != StaticKind::Func) else { continue };
+        let Some(line) = lines.get((site.pos.line as usize).wrapping_sub(1)) else { continue };
+        let before = &line[..(site.pos.column as usize).saturating_sub(1).min(line.len())];
+        let Some(rest) = before.strip_suffix(name.as_bytes()) else { continue };
+        if rest.last() != Some(&b'.') {
+            continue;
+        }
+        out.push(UseSite {
+            line: site.pos.line,
+            column: rest.len() as u32 + 1,
+            len: name.len() as u32,
+            target: format!("go:{callee}"),
+        });
+    }
+    Arc::new(out)
+}
+
 /// The package (of the project's analysis) a Go file belongs to.
 fn package_of<'db>(db: &'db dyn Db, ws: Workspace, file: SourceFile) -> Option<GoPackage<'db>> {
     let dir = dir_of(file.rel(db)).to_string();
@@ -96,20 +128,24 @@ impl Analysis {
                 return Vec::new();
             }
             let Some(pkg) = package_of(db, ws, file) else { return Vec::new() };
-            file_ident_uses(db, pkg, file)
-                .iter()
+            let methods = file_method_uses(db, pkg, file);
+            (file_ident_uses(db, pkg, file).iter().chain(methods.iter()))
                 .map(|u| Mention { span: span(rel, u), target: u.target.clone(), edge: None, use_site: true })
                 .collect()
         }))
     }
 
-    /// Every recorded use of the package-level Go symbol `id` (`go:<import path>::<name>`;
-    /// nothing for methods, fields, packages or non-Go IDs), in the files of its package and
-    /// of the packages importing it that mention the name; sorted.
+    /// Every recorded use of the Go symbol `id`: a package-level symbol
+    /// (`go:<import path>::<name>`), or a method (`go:<import path>::(*T).M`) at its statically
+    /// resolved call sites (precise analysis; see [`file_method_uses`]) — in the files of its
+    /// package and of the packages importing it that mention the name; sorted. Nothing for
+    /// packages, fields or non-Go IDs.
     pub fn go_use_spans(&self, id: &str) -> Cancellable<Vec<Span>> {
-        let Some((ip, name)) = id.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
+        let Some((ip, local)) = id.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
             return Ok(Vec::new());
         };
+        let method = local.starts_with('(');
+        let name = if method { local.rsplit_once(").").map_or("", |(_, m)| m) } else { local };
         if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
             return Ok(Vec::new());
         }
@@ -135,12 +171,9 @@ impl Analysis {
                         continue;
                     }
                     let rel = file.rel(db);
-                    out.extend(
-                        file_ident_uses(db, pkg, file)
-                            .iter()
-                            .filter(|u| u.target == id)
-                            .map(|u| span(rel, u)),
-                    );
+                    let uses =
+                        if method { file_method_uses(db, pkg, file) } else { file_ident_uses(db, pkg, file) };
+                    out.extend(uses.iter().filter(|u| u.target == id).map(|u| span(rel, u)));
                 }
             }
             out.sort();

@@ -572,3 +572,30 @@ fn identifier_uses_resolve_and_an_edit_reruns_only_its_file() {
     }
     assert_eq!(spans(&h, "go:example.com/m/a::B"), ["a/a.go:3:23-24", "a/a.go:3:29-30", "a/a2.go:3:9-10"]);
 }
+
+#[test]
+fn precise_method_call_sites_are_uses_at_every_site() {
+    let dir = small_project();
+    let r = dir.path();
+    write(
+        r,
+        "s/s.go",
+        b"package s\n\ntype T struct{ n int }\n\nfunc (t *T) Inc() { t.n++ }\n\nfunc (T) Get() int { return 0 }\n\n\
+func Use(t *T) int {\n\tt.Inc()\n\tt.Inc()\n\tf := t.Inc\n\tf()\n\t(t.Inc)()\n\treturn t.Get() + T.Get(*t)\n}\n",
+    );
+    let mut h = host(r, AstPolicy::Allow);
+    let spans = |h: &AnalysisHost, id: &str| -> Vec<String> {
+        let spans = h.analysis().go_use_spans(id).unwrap();
+        spans.iter().map(|s| format!("{}:{}:{}-{}", s.path, s.line, s.start, s.end)).collect()
+    };
+    // Syntax analysis resolves no method.
+    assert!(spans(&h, "go:example.com/m/s::(*T).Inc").is_empty());
+    h.set_precise(true);
+    // Both calls (the graph keeps one edge at the first); the method value and the
+    // parenthesised callee are not recorded.
+    assert_eq!(spans(&h, "go:example.com/m/s::(*T).Inc"), ["s/s.go:10:4-7", "s/s.go:11:4-7"]);
+    // A method expression is a use of the method too.
+    assert_eq!(spans(&h, "go:example.com/m/s::(T).Get"), ["s/s.go:15:11-14", "s/s.go:15:21-24"]);
+    let at = h.analysis().mention_at("s/s.go", 11, 5).unwrap().unwrap();
+    assert_eq!(at.target, "go:example.com/m/s::(*T).Inc");
+}

@@ -349,6 +349,11 @@ fn go_identifier_uses_have_definition_and_references() {
         service/service.go:38:70-76
         service/set_test.go:6:6-12"#]]
     .assert_eq(&new_set);
+    // Methods (precise): every statically resolved call site, a promoted method included.
+    let add = refs(&mut c, "service/set.go", "func (s *Set[T]) Add", 17, false);
+    expect!["service/service.go:52:10-13"].assert_eq(&add);
+    let def = c.ok("textDocument/definition", c.pos("service/service.go", "s.Name()", 2));
+    expect!["service/service.go:24:15-19"].assert_eq(&locs(&c, &def));
     c.shutdown();
 
     // The same with syntax-resolved calls (whose edges point at the call's start).
