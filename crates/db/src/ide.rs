@@ -278,16 +278,16 @@ impl Analysis {
         Ok(self.source(rel)?.map(|f| f.kind(db)))
     }
 
-    /// The innermost mention covering a 1-based line and byte column: a declaration, an edge
-    /// stated there, or a use of a package-level Go symbol (an edge first when both cover
-    /// the same span).
+    /// The innermost mention covering a 1-based line and byte column: a declaration or an
+    /// edge stated there, else a use of a Go symbol (computed only then: a declaration or
+    /// call edge covers the same identifier).
     pub fn mention_at(&self, rel: &str, line: u32, column: u32) -> Cancellable<Option<Mention>> {
         let mut found: Vec<Mention> =
             self.mentions(rel)?.into_iter().filter(|m| m.span.contains(line, column)).collect();
-        if self.file_kind(rel)? == Some(docforge_project::FileKind::Go) {
+        if found.is_empty() && self.file_kind(rel)? == Some(docforge_project::FileKind::Go) {
             found.extend(self.go_uses_in(rel)?.into_iter().filter(|m| m.span.contains(line, column)));
         }
-        found.sort_by_key(|m| (m.span.end - m.span.start, m.edge.is_none(), m.use_site));
+        found.sort_by_key(|m| (m.span.end - m.span.start, m.edge.is_none()));
         Ok(found.into_iter().next())
     }
 

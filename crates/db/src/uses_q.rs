@@ -40,8 +40,9 @@ pub struct UseSite {
     /// 1-based byte column of the name; the use spans `len` bytes.
     pub column: u32,
     pub len: u32,
-    /// The node ID of the symbol (`go:<import path>::<name>`).
-    pub target: String,
+    /// The node ID of the symbol (`go:<import path>::<name>`), shared by the file's uses of
+    /// the same symbol.
+    pub target: Arc<str>,
 }
 
 /// The resolved uses of one file of `pkg`, in source order.
@@ -59,18 +60,25 @@ pub fn file_ident_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc
     let imports = package_imports(db, pkg);
     let lookup = |ip: &str| imports.0.get(ip).cloned().flatten().map(|(_, syms)| syms);
     let resolved = docforge_go::resolve_uses(&info.import_path, &facts, &uses, &own, &lookup);
+    let mut targets = Targets::default();
     let sites = resolved.into_iter().filter_map(|u| {
         // The package an import path denotes (GOROOT's vendored copies included).
         let path =
             if u.path == info.import_path { u.path } else { imports.0.get(&u.path).cloned().flatten()?.0 };
-        Some(UseSite {
-            line: u.pos.line,
-            column: u.pos.column,
-            len: u.len,
-            target: format!("go:{path}::{}", u.name),
-        })
+        let target = targets.get(format!("go:{path}::{}", u.name));
+        Some(UseSite { line: u.pos.line, column: u.pos.column, len: u.len, target })
     });
     Arc::new(sites.collect())
+}
+
+/// One shared string per distinct target of a file.
+#[derive(Default)]
+struct Targets(std::collections::HashMap<String, Arc<str>>);
+
+impl Targets {
+    fn get(&mut self, id: String) -> Arc<str> {
+        self.0.entry(id).or_insert_with_key(|id| Arc::from(id.as_str())).clone()
+    }
 }
 
 /// The method calls of one non-test file of `pkg` that precise call resolution resolves
@@ -85,6 +93,7 @@ pub fn file_method_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Ar
     let Content::Bytes(bytes) = file.content(db) else { return Arc::default() };
     let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     let mut out = Vec::new();
+    let mut targets = Targets::default();
     for site in funcs.iter().flat_map(|f| &f.sites) {
         let CallTarget::Static { callee, kind } = &site.target else { continue };
         let Some((_, name)) = callee.rsplit_once('.').filter(|_| *kind != StaticKind::Func) else { continue };
@@ -98,7 +107,7 @@ pub fn file_method_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Ar
             line: site.pos.line,
             column: rest.len() as u32 + 1,
             len: name.len() as u32,
-            target: format!("go:{callee}"),
+            target: targets.get(format!("go:{callee}")),
         });
     }
     Arc::new(out)
@@ -130,7 +139,12 @@ impl Analysis {
             let Some(pkg) = package_of(db, ws, file) else { return Vec::new() };
             let methods = file_method_uses(db, pkg, file);
             (file_ident_uses(db, pkg, file).iter().chain(methods.iter()))
-                .map(|u| Mention { span: span(rel, u), target: u.target.clone(), edge: None, use_site: true })
+                .map(|u| Mention {
+                    span: span(rel, u),
+                    target: u.target.to_string(),
+                    edge: None,
+                    use_site: true,
+                })
                 .collect()
         }))
     }
@@ -167,13 +181,13 @@ impl Analysis {
                 let Some(info) = pkg.info(db) else { continue };
                 for &file in &info.files {
                     let Content::Bytes(bytes) = file.content(db) else { continue };
-                    if !bytes.windows(name.len()).any(|w| w == name.as_bytes()) {
+                    if memchr::memmem::find(bytes, name.as_bytes()).is_none() {
                         continue;
                     }
                     let rel = file.rel(db);
                     let uses =
                         if method { file_method_uses(db, pkg, file) } else { file_ident_uses(db, pkg, file) };
-                    out.extend(uses.iter().filter(|u| u.target == id).map(|u| span(rel, u)));
+                    out.extend(uses.iter().filter(|u| &*u.target == id).map(|u| span(rel, u)));
                 }
             }
             out.sort();

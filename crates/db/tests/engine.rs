@@ -522,16 +522,18 @@ fn trimming_memory_after_the_first_analysis_re_runs_nothing() {
     assert!(std::sync::Arc::ptr_eq(&before, &after), "the same graph value is served");
 }
 
+/// `path:line:from-to` of every recorded use of `id`.
+fn spans(h: &AnalysisHost, id: &str) -> Vec<String> {
+    let spans = h.analysis().go_use_spans(id).unwrap();
+    spans.iter().map(|s| format!("{}:{}:{}-{}", s.path, s.line, s.start, s.end)).collect()
+}
+
 #[test]
 fn identifier_uses_resolve_and_an_edit_reruns_only_its_file() {
     let dir = small_project();
     write(dir.path(), "a/a2.go", b"package a\n\nvar V = B\n\ntype T int\n\nfunc F(t T) T { return t }\n");
     write(dir.path(), "b/b2.go", b"package b\n\nimport \"example.com/m/a\"\n\nvar W a.T = a.T(a.V())\n");
     let mut h = host(dir.path(), AstPolicy::Allow);
-    let spans = |h: &AnalysisHost, id: &str| -> Vec<String> {
-        let spans = h.analysis().go_use_spans(id).unwrap();
-        spans.iter().map(|s| format!("{}:{}:{}-{}", s.path, s.line, s.start, s.end)).collect()
-    };
     assert_eq!(spans(&h, "go:example.com/m/a::B"), ["a/a.go:3:23-24", "a/a2.go:3:9-10"]);
     assert_eq!(
         spans(&h, "go:example.com/m/a::T"),
@@ -584,10 +586,6 @@ fn precise_method_call_sites_are_uses_at_every_site() {
 func Use(t *T) int {\n\tt.Inc()\n\tt.Inc()\n\tf := t.Inc\n\tf()\n\t(t.Inc)()\n\treturn t.Get() + T.Get(*t)\n}\n",
     );
     let mut h = host(r, AstPolicy::Allow);
-    let spans = |h: &AnalysisHost, id: &str| -> Vec<String> {
-        let spans = h.analysis().go_use_spans(id).unwrap();
-        spans.iter().map(|s| format!("{}:{}:{}-{}", s.path, s.line, s.start, s.end)).collect()
-    };
     // Syntax analysis resolves no method.
     assert!(spans(&h, "go:example.com/m/s::(*T).Inc").is_empty());
     h.set_precise(true);

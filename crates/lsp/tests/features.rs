@@ -26,6 +26,16 @@ fn edits(c: &Client, edit: &Value) -> Vec<String> {
     got
 }
 
+/// `rel `needle` -> definition` for each `(file, needle, characters after the needle's start)`.
+fn definitions(c: &mut Client, cases: &[(&str, &str, u32)]) -> Vec<String> {
+    let mut got = Vec::new();
+    for &(rel, needle, skip) in cases {
+        let def = c.ok("textDocument/definition", c.pos(rel, needle, skip));
+        got.push(format!("{rel} `{needle}` -> {}", locs(c, &def)));
+    }
+    got
+}
+
 fn with(mut p: Value, key: &str, value: Value) -> Value {
     p[key] = value;
     p
@@ -77,11 +87,7 @@ fn definition_follows_links_relations_wiki_ids_and_go_calls() {
         ("cmd/shop/main.go", "svc.Place(", 5),
         ("service/service.go", "\"example.com/shop/storage\"", 3),
     ];
-    let mut got = Vec::new();
-    for (rel, needle, skip) in cases {
-        let def = c.ok("textDocument/definition", c.pos(rel, needle, skip));
-        got.push(format!("{rel} `{needle}` -> {}", locs(&c, &def)));
-    }
+    let got = definitions(&mut c, &cases);
     expect![[r#"
         docs/arch/service.md `[storage interfaces]` -> docs/arch/storage.md:36:0-13
         docs/arch/service.md `depends_on = ["arch.storage` -> docs/arch/storage.md:2:5-19
@@ -306,16 +312,12 @@ fn go_identifier_uses_have_definition_and_references() {
         ("service/service.go", "return ErrDuplicate", 7),
         ("service/service.go", "Place(o catalog.Order", 16),
     ];
-    let mut got = Vec::new();
-    for (rel, needle, skip) in cases {
-        let def = c.ok("textDocument/definition", c.pos(rel, needle, skip));
-        got.push(format!("{rel} `{needle}`+{skip} -> {}", locs(&c, &def)));
-    }
+    let got = definitions(&mut c, &cases);
     expect![[r#"
-        service/service.go `func New(repo storage.Repository`+22 -> storage/storage.go:24:5-15
-        cache/cache.go `storage.ErrNotFound`+8 -> storage/storage.go:11:4-15
-        service/service.go `return ErrDuplicate`+7 -> service/service.go:13:4-16
-        service/service.go `Place(o catalog.Order`+16 -> catalog/catalog.go:18:5-10"#]]
+        service/service.go `func New(repo storage.Repository` -> storage/storage.go:24:5-15
+        cache/cache.go `storage.ErrNotFound` -> storage/storage.go:11:4-15
+        service/service.go `return ErrDuplicate` -> service/service.go:13:4-16
+        service/service.go `Place(o catalog.Order` -> catalog/catalog.go:18:5-10"#]]
     .assert_eq(&got.join("\n"));
 
     // References from a use and from the declaration agree; the declaration is included
