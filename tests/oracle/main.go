@@ -13,7 +13,8 @@
 // CgoEnabled=false, default release and tool tags); packages `go list std cmd` leaves out
 // are dropped (goListExcluded). Type checking uses the "source"
 // importer; type errors are ignored (they never change which package-level objects exist).
-// -calls, -implements and -cha list other facts of the same packages (see calls.go, implements.go, cha.go).
+// -calls, -implements, -cha and -uses list other facts of the same packages (see calls.go,
+// implements.go, cha.go, uses.go).
 package main
 
 import (
@@ -40,6 +41,7 @@ func main() {
 	calls := flag.Bool("calls", false, "list static calls of package-level funcs instead of symbol IDs (see calls.go)")
 	implements := flag.Bool("implements", false, "list implements pairs of the tree's named types instead of symbol IDs (see implements.go)")
 	stdOnly := flag.Bool("std-only", false, "skip <root>/cmd (GOROOT/src: module std only)")
+	usesMode := flag.Bool("uses", false, "list identifier uses of the tree's package-level objects instead of symbol IDs (see uses.go)")
 	chaMode := flag.Bool("cha", false, "list go/ssa + callgraph/cha call edges with call-site positions instead of symbol IDs (see cha.go)")
 	flag.Parse()
 
@@ -71,7 +73,7 @@ func main() {
 			ip := importPath(modPath, modDir, dir)
 			if *chaMode {
 				ssaTree.add(ip, dir, modPath)
-			} else if *implements {
+			} else if *implements || *usesMode {
 				tree.add(ip, dir, modPath)
 			} else if *calls {
 				ids = append(ids, packageCalls(&ctxt, fset, imp, dir, ip)...)
@@ -95,6 +97,9 @@ func main() {
 	}
 	if *chaMode {
 		ids = ssaTree.chaLines(*root)
+	}
+	if *usesMode {
+		ids = tree.usesLines(*root)
 	}
 	sort.Strings(ids)
 	w := bufio.NewWriter(os.Stdout)

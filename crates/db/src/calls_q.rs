@@ -91,19 +91,8 @@ pub struct FuncSites {
 /// revisiting the edited package's dependents.
 #[salsa::tracked(returns(ref))]
 pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<Arc<Vec<FuncSites>>> {
-    let ws = pkg.ws(db);
-    if !ws.precise(db) || is_test_file(file.rel(db)) {
-        return None;
-    }
-    let info = pkg.info(db)?;
-    package_sigs(db, pkg).as_ref()?;
-    // The file's index among the summaries `package_sigs` was built from.
-    let index = info.files.iter().filter(|f| !is_test_file(f.rel(db))).position(|&f| f == file)?;
-    let bodies = take_bodies(db, ws, file)?;
-    let source = DbSigs { db, ws };
-    let ctx = TypeCtx::new(&source);
     let mut out = Vec::new();
-    for f in resolve_file_calls(&ctx, &info.import_path, index, &bodies) {
+    for f in resolve_calls(db, pkg, file)? {
         let Some(caller) = f.caller else { continue };
         let statics = ResolvedFunc { caller, edges: BTreeMap::new(), unresolved: BTreeMap::new() };
         let mut sites = FuncSites { statics, interface_calls: Vec::new() };
@@ -131,6 +120,27 @@ pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<A
         out.push(sites);
     }
     Some(Arc::new(out))
+}
+
+/// Every call site of every function of one non-test file of `pkg`, classified (precise
+/// analysis only; `None` as for [`file_calls`]). Untracked: called by tracked queries.
+pub(crate) fn resolve_calls(
+    db: &dyn Db,
+    pkg: GoPackage<'_>,
+    file: SourceFile,
+) -> Option<Vec<docforge_go::calls::FuncCalls>> {
+    let ws = pkg.ws(db);
+    if !ws.precise(db) || is_test_file(file.rel(db)) {
+        return None;
+    }
+    let info = pkg.info(db)?;
+    package_sigs(db, pkg).as_ref()?;
+    // The file's index among the summaries `package_sigs` was built from.
+    let index = info.files.iter().filter(|f| !is_test_file(f.rel(db))).position(|&f| f == file)?;
+    let bodies = take_bodies(db, ws, file)?;
+    let source = DbSigs { db, ws };
+    let ctx = TypeCtx::new(&source);
+    Some(resolve_file_calls(&ctx, &info.import_path, index, &bodies))
 }
 
 /// The resolved calls of one non-test file of `pkg`, interface calls expanded with CHA over

@@ -36,8 +36,11 @@ pub struct Mention {
     pub span: Span,
     /// The node declared or referenced.
     pub target: String,
-    /// The edge stating the reference (`None` for a declaration).
+    /// The edge stating the reference (`None` for a declaration or a use).
     pub edge: Option<Edge>,
+    /// An identifier use of a package-level Go symbol (not an edge: see
+    /// [`Analysis::go_uses_in`]).
+    pub use_site: bool,
 }
 
 type Ref = (u32, u32);
@@ -250,11 +253,11 @@ impl Analysis {
                 (col + n.title.len() as u32).min(l.len() as u32 + 1)
             };
             let span = Span { path: rel.to_string(), line, start: col, end };
-            out.push(Mention { span, target: n.id.clone(), edge: None });
+            out.push(Mention { span, target: n.id.clone(), edge: None, use_site: false });
         }
         for e in ide.edges_in(rel) {
             if let Some(span) = edge_span(&lines, e) {
-                out.push(Mention { span, target: e.target.clone(), edge: Some(e.clone()) });
+                out.push(Mention { span, target: e.target.clone(), edge: Some(e.clone()), use_site: false });
             }
         }
         Ok(out)
@@ -275,10 +278,15 @@ impl Analysis {
         Ok(self.source(rel)?.map(|f| f.kind(db)))
     }
 
-    /// The innermost mention covering a 1-based line and byte column.
+    /// The innermost mention covering a 1-based line and byte column: a declaration or an
+    /// edge stated there, else a use of a Go symbol (computed only then: a declaration or
+    /// call edge covers the same identifier).
     pub fn mention_at(&self, rel: &str, line: u32, column: u32) -> Cancellable<Option<Mention>> {
         let mut found: Vec<Mention> =
             self.mentions(rel)?.into_iter().filter(|m| m.span.contains(line, column)).collect();
+        if found.is_empty() && self.file_kind(rel)? == Some(docforge_project::FileKind::Go) {
+            found.extend(self.go_uses_in(rel)?.into_iter().filter(|m| m.span.contains(line, column)));
+        }
         found.sort_by_key(|m| (m.span.end - m.span.start, m.edge.is_none()));
         Ok(found.into_iter().next())
     }

@@ -20,6 +20,7 @@ mod publish;
 pub mod receipt;
 mod trees;
 mod types_q;
+mod uses_q;
 mod validation;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
@@ -34,6 +35,7 @@ pub use ide::{edge_span_on_line, extent, IdeIndex, Mention, Span};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
 pub use salsa::Cancelled;
+pub use uses_q::UseSite;
 pub use validation::{doc_claims, go_inventory, DocClaim, GoInventory};
 
 pub use docforge_syntax::{AstGate, AstPolicy, GateCounters};

@@ -53,6 +53,17 @@ impl TreeCache {
         drop(evicted);
         tree
     }
+
+    /// Parse `source` of `rel` for an on-demand reader (editor navigation) without touching
+    /// the cache: the cached tree when it is of these very bytes, else a full parse that is
+    /// not kept (so reading many files never evicts the trees of files being edited).
+    pub fn parse_transient(&self, go: GoSyntax<'_>, rel: &str, source: &Arc<[u8]>) -> Tree {
+        let cached = {
+            let entries = self.entries.lock().unwrap();
+            entries.iter().find(|(r, old, _)| r == rel && **old == **source).map(|(_, _, t)| t.clone())
+        };
+        cached.unwrap_or_else(|| go.parse(source))
+    }
 }
 
 #[cfg(test)]

@@ -566,4 +566,79 @@ fn body_facts_taken_by_their_reader_are_extracted_again_when_it_re_runs() {
         .collect();
     assert_eq!(calls, ["go:example.com/m/p::(T).M", "go:example.com/m/p::G"]);
     assert!(g.owners().any(|o| o.fragment.logic.iter().any(|l| l.node == "go:example.com/m/p::F")));
+
+/// `path:line:from-to` of every recorded use of `id`.
+fn spans(h: &AnalysisHost, id: &str) -> Vec<String> {
+    let spans = h.analysis().go_use_spans(id).unwrap();
+    spans.iter().map(|s| format!("{}:{}:{}-{}", s.path, s.line, s.start, s.end)).collect()
+}
+
+#[test]
+fn identifier_uses_resolve_and_an_edit_reruns_only_its_file() {
+    let dir = small_project();
+    write(dir.path(), "a/a2.go", b"package a\n\nvar V = B\n\ntype T int\n\nfunc F(t T) T { return t }\n");
+    write(dir.path(), "b/b2.go", b"package b\n\nimport \"example.com/m/a\"\n\nvar W a.T = a.T(a.V())\n");
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    assert_eq!(spans(&h, "go:example.com/m/a::B"), ["a/a.go:3:23-24", "a/a2.go:3:9-10"]);
+    assert_eq!(
+        spans(&h, "go:example.com/m/a::T"),
+        ["a/a2.go:7:10-11", "a/a2.go:7:13-14", "b/b2.go:5:9-10", "b/b2.go:5:15-16"]
+    );
+    assert_eq!(spans(&h, "go:example.com/m/a::A"), ["b/b.go:5:25-26"]);
+    assert!(spans(&h, "go:example.com/m/a::(T).M").is_empty());
+    // Definition side: the use under a position, as a mention of the symbol.
+    let at = h.analysis().mention_at("b/b2.go", 5, 20).unwrap().unwrap();
+    assert_eq!((at.target.as_str(), at.use_site), ("go:example.com/m/a::V", true));
+    let all = |h: &AnalysisHost| {
+        for rel in ["a/a.go", "a/a2.go", "b/b.go", "b/b2.go", "c/c.go"] {
+            h.analysis().go_uses_in(rel).unwrap();
+        }
+    };
+    // The first editor change of a file loaded from disk lowers its durability (its
+    // dependents re-run once, see `steady_state_edit_does_not_revisit_other_directories`).
+    edit(
+        &mut h,
+        "a/a.go",
+        FileKind::Go,
+        b"package a\n\nfunc A() int { return B() - 1 }\n\nfunc B() int { return 1 }\n",
+    );
+    all(&h);
+    h.execution_log().enable(true);
+    // A body edit: the package's declarations do not change.
+    edit(
+        &mut h,
+        "a/a.go",
+        FileKind::Go,
+        b"package a\n\nfunc A() int { return B() + B() }\n\nfunc B() int { return 1 }\n",
+    );
+    all(&h);
+    let log = h.execution_log().take();
+    for query in ["go_uses(", "file_ident_uses("] {
+        let runs: Vec<_> = log.iter().filter(|e| e.starts_with(query)).collect();
+        assert_eq!(runs.len(), 1, "{query}: {log:#?}");
+    }
+    assert_eq!(spans(&h, "go:example.com/m/a::B"), ["a/a.go:3:23-24", "a/a.go:3:29-30", "a/a2.go:3:9-10"]);
+}
+
+#[test]
+fn precise_method_call_sites_are_uses_at_every_site() {
+    let dir = small_project();
+    let r = dir.path();
+    write(
+        r,
+        "s/s.go",
+        b"package s\n\ntype T struct{ n int }\n\nfunc (t *T) Inc() { t.n++ }\n\nfunc (T) Get() int { return 0 }\n\n\
+func Use(t *T) int {\n\tt.Inc()\n\tt.Inc()\n\tf := t.Inc\n\tf()\n\t(t.Inc)()\n\treturn t.Get() + T.Get(*t)\n}\n",
+    );
+    let mut h = host(r, AstPolicy::Allow);
+    // Syntax analysis resolves no method.
+    assert!(spans(&h, "go:example.com/m/s::(*T).Inc").is_empty());
+    h.set_precise(true);
+    // Both calls (the graph keeps one edge at the first); the method value and the
+    // parenthesised callee are not recorded.
+    assert_eq!(spans(&h, "go:example.com/m/s::(*T).Inc"), ["s/s.go:10:4-7", "s/s.go:11:4-7"]);
+    // A method expression is a use of the method too.
+    assert_eq!(spans(&h, "go:example.com/m/s::(T).Get"), ["s/s.go:15:11-14", "s/s.go:15:21-24"]);
+    let at = h.analysis().mention_at("s/s.go", 11, 5).unwrap().unwrap();
+    assert_eq!(at.target, "go:example.com/m/s::(*T).Inc");
 }

@@ -130,3 +130,22 @@ pub enum Callee {
     },
     Other,
 }
+
+/// An identifier that no local declaration binds (the candidates for uses of package-level
+/// names): `name` alone, or `qualifier.name` where `qualifier` is an identifier no local
+/// declaration binds (an import name, or a package-level variable with a field or method).
+/// Declaring identifiers, field and method names, composite-literal keys that may be field
+/// names, labels and the blank identifier are never recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct IdentUse {
+    pub qualifier: Option<String>,
+    pub name: String,
+    /// Position of `name` (its length is `name.len()` bytes).
+    pub pos: Pos,
+}
+
+/// The identifier uses of one Go file, in source order ([`extract_uses`](crate::extract_uses)).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FileUses {
+    pub uses: Vec<IdentUse>,
+}

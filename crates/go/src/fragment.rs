@@ -187,7 +187,9 @@ pub fn file_fragment(
                 } else if own.declares(name) {
                     // A conversion or a call of a package-level function value.
                     (!own.types.contains(name)).then_some(Err(()))
-                } else if let Some(path) = dot_import_func(file.facts, name, lookup, &mut lookups) {
+                } else if let Some(path) =
+                    dot_import_of(file.facts, |s| s.funcs.contains(name), lookup, &mut lookups)
+                {
                     Some(Ok(format!("go:{path}::{name}")))
                 } else if BUILTINS.contains(&name.as_str()) {
                     None
@@ -231,7 +233,7 @@ pub fn file_fragment(
     frag
 }
 
-type Cache<'f> = HashMap<&'f str, Option<Arc<PackageSymbols>>>;
+pub(crate) type Cache<'f> = HashMap<&'f str, Option<Arc<PackageSymbols>>>;
 
 fn symbols_of<'f>(
     path: &'f str,
@@ -242,7 +244,7 @@ fn symbols_of<'f>(
 }
 
 /// The import of `facts` that file-scope name `x` refers to, with its symbols if known.
-fn import_of<'f>(
+pub(crate) fn import_of<'f>(
     facts: &'f FileFacts,
     x: &str,
     lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
@@ -266,14 +268,15 @@ fn import_of<'f>(
     None
 }
 
-/// The dot-imported package that declares func `name`, if any.
-fn dot_import_func<'f>(
+/// The dot-imported package whose symbols satisfy `declares`, if any (packages outside the
+/// project never do).
+pub(crate) fn dot_import_of<'f>(
     facts: &'f FileFacts,
-    name: &str,
+    declares: impl Fn(&PackageSymbols) -> bool,
     lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
     cache: &mut Cache<'f>,
 ) -> Option<&'f str> {
     facts.imports.iter().filter(|i| i.name.as_deref() == Some(".")).find_map(|imp| {
-        symbols_of(&imp.path, lookup, cache).filter(|s| s.funcs.contains(name)).map(|_| imp.path.as_str())
+        symbols_of(&imp.path, lookup, cache).filter(|s| declares(s)).map(|_| imp.path.as_str())
     })
 }

@@ -11,6 +11,8 @@
 //!   [`package_symbol_id`] also maps methods declared on same-package aliases to the aliased
 //!   type, as go/types does (use it whenever the package's symbols are at hand).
 //! - [`package_symbols`], [`package_fragment`]: the graph projection of one package.
+//! - [`extract_uses`], [`resolve_uses`]: identifier uses of package-level names (for editor
+//!   navigation; never graph edges).
 //! - [`extract_sigs`]: the signature summary ([`FileSigs`]) of one file, body-free.
 //! - [`types`]: resolution of those summaries into Go types, method sets and `implements`.
 //! - [`extract_logic`]: Logic, the possible static control paths of each func/method, through
@@ -34,11 +36,14 @@ mod select;
 pub(crate) mod sig;
 mod symbols;
 pub mod types;
+mod uses;
 
 pub use constraint::{eval_go_build, eval_plus_build};
 pub use context::{BuildContext, DEFAULT_TOOL_TAGS};
-pub use extract::{extract_file, extract_tree, MAX_CALLEE_LEN, MAX_SYNTAX_ERRORS};
-pub use facts::{CallSite, Callee, Decl, DeclKind, Field, FileFacts, Import, MethodSpec, Pos, Receiver};
+pub use extract::{extract_file, extract_tree, extract_uses, MAX_CALLEE_LEN, MAX_SYNTAX_ERRORS};
+pub use facts::{
+    CallSite, Callee, Decl, DeclKind, Field, FileFacts, FileUses, IdentUse, Import, MethodSpec, Pos, Receiver,
+};
 pub use fragment::{file_fragment, package_fragment, package_node_fragment, PackageFile};
 pub use gomod::{go_list_excluded, import_path, parse_go_mod, parse_go_work, GoMod, GoWork};
 pub use logic::{
@@ -52,3 +57,4 @@ pub use sig::{
     ValueKind, ValueSig,
 };
 pub use symbols::{package_symbol_id, package_symbols, symbol_id, PackageSymbols};
+pub use uses::{resolve_uses, ResolvedUse};

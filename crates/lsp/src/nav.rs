@@ -1,6 +1,6 @@
 //! Navigation: definition, references, implementation, document and workspace symbols, call
-//! hierarchy. Every answer comes from the engine's nodes and edges (`IdeIndex`) and the
-//! mention spans it computes.
+//! hierarchy. Every answer comes from the engine's nodes and edges (`IdeIndex`), the
+//! mention spans it computes and its identifier uses of package-level Go symbols.
 
 use crate::handlers::{json, Answer, Ctx, Failure};
 use docforge_model::{Edge, Node};
@@ -33,14 +33,23 @@ pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     json(ctx.decl_location(&node)?)
 }
 
-/// Every place that refers to `id` (links, relation targets, call sites, …), sorted.
+/// Every place that refers to `id` (links, relation targets, call sites, identifier uses of
+/// a package-level Go symbol, …), sorted. A call edge stated on a line where a use of the
+/// same symbol is recorded is that use (the use's span is the name), so it is listed once.
 pub(crate) fn reference_locations(ctx: &Ctx<'_>, id: &str) -> Result<Vec<Location>, Failure> {
     let ide = ctx.analysis.ide()?;
+    let uses = ctx.analysis.go_use_spans(id)?;
+    let covered = |s: &docforge_db::Span| uses.iter().any(|u| u.path == s.path && u.line == s.line);
     let mut out = Vec::new();
     for e in ide.incoming(id).filter(|e| !is_structural(e)) {
         if let Some(span) = ctx.edge_span(e)? {
-            out.push(ctx.location(&span)?);
+            if !(e.relation == "calls" && covered(&span)) {
+                out.push(ctx.location(&span)?);
+            }
         }
+    }
+    for span in &uses {
+        out.push(ctx.location(span)?);
     }
     out.sort_by(|a, b| (a.uri.as_str(), a.range.start).cmp(&(b.uri.as_str(), b.range.start)));
     out.dedup();

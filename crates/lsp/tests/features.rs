@@ -26,6 +26,16 @@ fn edits(c: &Client, edit: &Value) -> Vec<String> {
     got
 }
 
+/// `rel `needle` -> definition` for each `(file, needle, characters after the needle's start)`.
+fn definitions(c: &mut Client, cases: &[(&str, &str, u32)]) -> Vec<String> {
+    let mut got = Vec::new();
+    for &(rel, needle, skip) in cases {
+        let def = c.ok("textDocument/definition", c.pos(rel, needle, skip));
+        got.push(format!("{rel} `{needle}` -> {}", locs(c, &def)));
+    }
+    got
+}
+
 fn with(mut p: Value, key: &str, value: Value) -> Value {
     p[key] = value;
     p
@@ -77,11 +87,7 @@ fn definition_follows_links_relations_wiki_ids_and_go_calls() {
         ("cmd/shop/main.go", "svc.Place(", 5),
         ("service/service.go", "\"example.com/shop/storage\"", 3),
     ];
-    let mut got = Vec::new();
-    for (rel, needle, skip) in cases {
-        let def = c.ok("textDocument/definition", c.pos(rel, needle, skip));
-        got.push(format!("{rel} `{needle}` -> {}", locs(&c, &def)));
-    }
+    let got = definitions(&mut c, &cases);
     expect![[r#"
         docs/arch/service.md `[storage interfaces]` -> docs/arch/storage.md:36:0-13
         docs/arch/service.md `depends_on = ["arch.storage` -> docs/arch/storage.md:2:5-19
@@ -293,5 +299,68 @@ fn utf16_positions_are_converted_to_bytes() {
     let p = json!({"textDocument": {"uri": c.uri("docs/notes.md")}, "position": {"line": 5, "character": 6}});
     let def = c.ok("textDocument/definition", p);
     assert_eq!(c.loc(&def), "docs/arch/service.md:2:5-19");
+    c.shutdown();
+}
+
+#[test]
+fn go_identifier_uses_have_definition_and_references() {
+    let mut c = Client::start(opts(), json!({}));
+    // A type name in a signature, and a `pkg.Var` use.
+    let cases = [
+        ("service/service.go", "func New(repo storage.Repository", 22),
+        ("cache/cache.go", "storage.ErrNotFound", 8),
+        ("service/service.go", "return ErrDuplicate", 7),
+        ("service/service.go", "Place(o catalog.Order", 16),
+    ];
+    let got = definitions(&mut c, &cases);
+    expect![[r#"
+        service/service.go `func New(repo storage.Repository` -> storage/storage.go:24:5-15
+        cache/cache.go `storage.ErrNotFound` -> storage/storage.go:11:4-15
+        service/service.go `return ErrDuplicate` -> service/service.go:13:4-16
+        service/service.go `Place(o catalog.Order` -> catalog/catalog.go:18:5-10"#]]
+    .assert_eq(&got.join("\n"));
+
+    // References from a use and from the declaration agree; the declaration is included
+    // when asked.
+    let refs = |c: &mut Client, rel: &str, needle: &str, skip: u32, decl: bool| {
+        let p = with(c.pos(rel, needle, skip), "context", json!({"includeDeclaration": decl}));
+        let r = c.ok("textDocument/references", p);
+        locs(c, &r)
+    };
+    let from_use = refs(&mut c, "service/service.go", "func New(repo storage.Repository", 22, false);
+    let from_decl = refs(&mut c, "storage/storage.go", "Repository interface", 0, false);
+    assert_eq!(from_use, from_decl);
+    expect![[r#"
+        docs/arch/storage.md:10:11-52
+        docs/arch/storage.md:33:31-86
+        docs/decisions/pointer-receivers.md:22:0-55
+        service/service.go:31:18-28
+        service/service.go:37:22-32
+        storage/memory/memory.go:55:14-24"#]]
+    .assert_eq(&from_use);
+    let err = refs(&mut c, "storage/storage.go", "ErrNotFound =", 0, true);
+    expect![[r#"
+        storage/storage.go:11:4-15
+        cache/cache.go:32:36-47
+        storage/memory/memory.go:30:36-47
+        storage/memory/memory_test.go:20:53-64"#]]
+    .assert_eq(&err);
+    // A same-package func: its call sites are listed once (use and call edge on one line).
+    let new_set = refs(&mut c, "service/set.go", "func NewSet", 5, false);
+    expect![[r#"
+        service/service.go:38:70-76
+        service/set_test.go:6:6-12"#]]
+    .assert_eq(&new_set);
+    // Methods (precise): every statically resolved call site, a promoted method included.
+    let add = refs(&mut c, "service/set.go", "func (s *Set[T]) Add", 17, false);
+    expect!["service/service.go:52:10-13"].assert_eq(&add);
+    let def = c.ok("textDocument/definition", c.pos("service/service.go", "s.Name()", 2));
+    expect!["service/service.go:24:15-19"].assert_eq(&locs(&c, &def));
+    c.shutdown();
+
+    // The same with syntax-resolved calls (whose edges point at the call's start).
+    let mut c = Client::start(docforge_lsp::Options { no_precise: true, ..opts() }, json!({}));
+    assert_eq!(refs(&mut c, "service/set.go", "func NewSet", 5, false), new_set);
+    assert_eq!(refs(&mut c, "storage/storage.go", "Repository interface", 0, false), from_decl);
     c.shutdown();
 }

@@ -1,14 +1,19 @@
-//! Call sites: one hand-written `TreeCursor` walk per declaration, tracking lexical scopes
-//! so that a call through a locally bound name is marked `shadowed`.
+//! Call sites and identifier uses: one hand-written `TreeCursor` walk per declaration,
+//! tracking lexical scopes so that a call through a locally bound name is marked `shadowed`,
+//! and (in uses mode, [`walk_uses`]) so that only identifiers bound by no local declaration
+//! are recorded as uses.
 //!
-//! Scopes follow the Go spec closely enough for shadowing: function/closure parameters,
-//! receivers and named results; blocks; `if`/`for`/`switch`/`select` headers and clauses;
-//! `:=`, local `var`/`const` (in scope after the spec), local types (from the name on),
-//! range variables and type-switch bindings.
+//! Scopes follow the Go spec: function/closure parameters, receivers and named results (in
+//! scope from the body on, so a parameter named like a type does not hide the type in the
+//! signature); type parameters (from the name of the function or type on); blocks;
+//! `if`/`for`/`switch`/`select` headers and clauses; `:=`, local `var`/`const` (in scope after
+//! the spec), local types (from the name on), range variables and type-switch bindings (after
+//! the guard).
 
 use super::text::{bounded, bytes, field_id, kind_id, pos};
 use super::MAX_CALLEE_LEN;
-use crate::{CallSite, Callee};
+use crate::{CallSite, Callee, IdentUse};
+use std::collections::HashSet;
 use std::num::NonZeroU16;
 use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
@@ -16,7 +21,10 @@ use tree_sitter::{Language, Node};
 type FieldId = NonZeroU16;
 
 const SCOPE: u8 = 1;
+/// No calls worth a visit inside (types, literals, comments); calls mode only.
 const SKIP: u8 = 2;
+/// No identifier inside (literals, comments): skipped in both modes.
+const LEAF: u8 = 8;
 /// Nodes whose descendants bind no name outside the node (expressions, most statements,
 /// scopes, and declarations that bind from their own fields): a call has an argument list,
 /// so such a node without a `(` byte holds no call site and its children are not visited
@@ -35,8 +43,8 @@ pub(crate) struct Kinds {
     paren_expr: u16,
     index_expr: u16,
     type_inst: u16,
-    /// Per kind id: [`SCOPE`] (opens a scope) and [`SKIP`] (no calls worth a visit inside:
-    /// types, literals, comments).
+    /// Per kind id: [`SCOPE`] (opens a scope), [`SKIP`] (no calls worth a visit inside:
+    /// types, literals, comments), [`LEAF`] (no identifier inside), [`NEEDS_PAREN`].
     flags: Vec<u8>,
     f_function: FieldId,
     f_operand: FieldId,
@@ -46,6 +54,13 @@ pub(crate) struct Kinds {
     f_package: FieldId,
     f_left: FieldId,
     f_alias: FieldId,
+    f_value: FieldId,
+    f_parameters: FieldId,
+    f_result: FieldId,
+    f_receiver: FieldId,
+    f_type_parameters: FieldId,
+    f_type_arguments: FieldId,
+    f_key: FieldId,
     param: u16,
     variadic_param: u16,
     type_param: u16,
@@ -57,6 +72,12 @@ pub(crate) struct Kinds {
     range_clause: u16,
     receive: u16,
     type_switch: u16,
+    func_decl: u16,
+    method_decl: u16,
+    func_lit: u16,
+    keyed_element: u16,
+    /// Composite-literal type kinds whose keys are expressions (not field names).
+    keyed_by_value: [u16; 4],
 }
 
 impl Kinds {
@@ -142,6 +163,9 @@ impl Kinds {
         for k in skip_kinds {
             flags[usize::from(id(k))] |= SKIP;
         }
+        for k in &skip_kinds[..6] {
+            flags[usize::from(id(k))] |= LEAF;
+        }
         Kinds {
             flags,
             f_function: field("function"),
@@ -152,6 +176,13 @@ impl Kinds {
             f_package: field("package"),
             f_left: field("left"),
             f_alias: field("alias"),
+            f_value: field("value"),
+            f_parameters: field("parameters"),
+            f_result: field("result"),
+            f_receiver: field("receiver"),
+            f_type_parameters: field("type_parameters"),
+            f_type_arguments: field("type_arguments"),
+            f_key: field("key"),
             call: id("call_expression"),
             conversion: id("type_conversion_expression"),
             generic_type: id("generic_type"),
@@ -173,6 +204,16 @@ impl Kinds {
             range_clause: id("range_clause"),
             receive: id("receive_statement"),
             type_switch: id("type_switch_statement"),
+            func_decl: id("function_declaration"),
+            method_decl: id("method_declaration"),
+            func_lit: id("func_literal"),
+            keyed_element: id("keyed_element"),
+            keyed_by_value: [
+                id("array_type"),
+                id("implicit_length_array_type"),
+                id("slice_type"),
+                id("map_type"),
+            ],
         }
     }
 }
@@ -184,32 +225,67 @@ struct Walker<'k, 's> {
     names: Vec<&'s [u8]>,
     marks: Vec<usize>,
     caller: Option<u32>,
+    /// Names bound once a node is left: `(node id, owner node id, names)` — a function's
+    /// receiver, parameters and results after its signature, a type switch's binding after
+    /// its guard. Entries still pending when their owner is left are dropped.
+    after: Vec<(usize, usize, Vec<&'s [u8]>)>,
+    /// Uses mode: identifier uses found so far (every node is visited, calls are not recorded).
+    uses: Option<Vec<IdentUse>>,
+    /// Uses mode: start bytes of identifiers that declare a name (or may be a field name), so
+    /// are never uses.
+    defs: HashSet<usize>,
 }
 
 /// Walk `decl` (a top-level func/method/var/const declaration) and append its call sites.
 pub(crate) fn walk(k: &Kinds, decl: Node<'_>, src: &[u8], caller: Option<u32>, out: &mut Vec<CallSite>) {
-    let mut w = Walker { k, src, names: Vec::new(), marks: Vec::new(), caller };
-    let mut cursor = decl.walk();
-    'walk: loop {
-        let node = cursor.node();
-        if w.enter(node, out) && cursor.goto_first_child() {
-            continue;
+    let mut w = Walker::new(k, src, caller, false);
+    w.run(decl, out);
+}
+
+/// Walk `decl` (any top-level declaration) and append the identifiers in it that no local
+/// declaration binds, with the selector/qualified-type names whose package name no local
+/// declaration binds: the candidates for uses of package-level or imported names.
+pub(crate) fn walk_uses(k: &Kinds, decl: Node<'_>, src: &[u8], out: &mut Vec<IdentUse>) {
+    let mut w = Walker::new(k, src, None, true);
+    w.run(decl, &mut Vec::new());
+    out.extend(w.uses.unwrap_or_default());
+}
+
+impl<'k, 's> Walker<'k, 's> {
+    fn new(k: &'k Kinds, src: &'s [u8], caller: Option<u32>, uses: bool) -> Self {
+        Walker {
+            k,
+            src,
+            names: Vec::new(),
+            marks: Vec::new(),
+            caller,
+            after: Vec::new(),
+            uses: uses.then(Vec::new),
+            defs: HashSet::new(),
         }
-        loop {
-            w.exit(cursor.node());
-            if cursor.goto_next_sibling() {
-                continue 'walk;
+    }
+
+    fn run(&mut self, decl: Node<'_>, out: &mut Vec<CallSite>) {
+        let mut cursor = decl.walk();
+        'walk: loop {
+            let node = cursor.node();
+            if self.enter(node, out) && cursor.goto_first_child() {
+                continue;
             }
-            if !cursor.goto_parent() {
-                return;
+            loop {
+                self.exit(cursor.node());
+                if cursor.goto_next_sibling() {
+                    continue 'walk;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
             }
         }
     }
-}
 
-impl<'s> Walker<'_, 's> {
     fn bind(&mut self, node: Node<'_>) {
-        if node.kind_id() == self.k.ident {
+        if node.kind_id() == self.k.ident || node.kind_id() == self.k.type_ident {
             let name = bytes(node, self.src);
             if name != b"_" {
                 self.names.push(name);
@@ -217,19 +293,31 @@ impl<'s> Walker<'_, 's> {
         }
     }
 
-    fn bind_field(&mut self, node: Node<'_>, field: FieldId) {
+    /// The identifiers of `node`'s `field` children (expression lists flattened).
+    fn field_names<'t>(&self, node: Node<'t>, field: FieldId) -> Vec<Node<'t>> {
         let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.children_by_field_id(field, &mut cursor).collect();
-        for child in children {
+        let mut out = Vec::new();
+        for child in node.children_by_field_id(field, &mut cursor) {
             if child.kind() == "expression_list" {
                 let mut c2 = child.walk();
-                let list: Vec<Node<'_>> = child.named_children(&mut c2).collect();
-                for n in list {
-                    self.bind(n);
-                }
+                out.extend(child.named_children(&mut c2));
             } else {
-                self.bind(child);
+                out.push(child);
             }
+        }
+        out
+    }
+
+    /// Mark declaring identifiers (uses mode only).
+    fn declare(&mut self, nodes: &[Node<'_>]) {
+        if self.uses.is_some() {
+            self.defs.extend(nodes.iter().map(|n| n.start_byte()));
+        }
+    }
+
+    fn bind_field(&mut self, node: Node<'_>, field: FieldId) {
+        for n in self.field_names(node, field) {
+            self.bind(n);
         }
     }
 
@@ -237,32 +325,204 @@ impl<'s> Walker<'_, 's> {
         self.names.iter().rev().any(|n| *n == name)
     }
 
+    /// Declare and bind the type parameters of a function or type (`[T any, U T]`: all of
+    /// them are in scope in every constraint).
+    fn type_params(&mut self, list: Option<Node<'_>>) {
+        let Some(list) = list else { return };
+        let mut cursor = list.walk();
+        let decls: Vec<Node<'_>> = list.named_children(&mut cursor).collect();
+        for d in decls.into_iter().filter(|d| d.kind_id() == self.k.type_param) {
+            let names = self.field_names(d, self.k.f_name);
+            self.declare(&names);
+            for n in names {
+                self.bind(n);
+            }
+        }
+    }
+
+    /// A function or method declaration, or a function literal: its type parameters (and a
+    /// generic receiver's) are bound now, its receiver, parameters and results once the
+    /// signature is left.
+    fn function(&mut self, node: Node<'_>) {
+        let k = self.k;
+        if node.kind_id() == k.func_decl {
+            let name = node.child_by_field_id(k.f_name.get());
+            self.declare(&name.into_iter().collect::<Vec<_>>());
+        }
+        self.type_params(node.child_by_field_id(k.f_type_parameters.get()));
+        let receiver = node.child_by_field_id(k.f_receiver.get());
+        if let Some(ty) =
+            receiver.and_then(|r| r.named_child(0)).and_then(|p| p.child_by_field_id(k.f_type.get()))
+        {
+            self.receiver_type_params(ty);
+        }
+        let mut names = Vec::new();
+        let lists = [
+            receiver,
+            node.child_by_field_id(k.f_parameters.get()),
+            node.child_by_field_id(k.f_result.get()),
+        ];
+        for list in lists.into_iter().flatten() {
+            let mut cursor = list.walk();
+            let params: Vec<Node<'_>> = list.named_children(&mut cursor).collect();
+            for p in params.into_iter().filter(|p| p.kind_id() == k.param || p.kind_id() == k.variadic_param)
+            {
+                names.extend(self.field_names(p, k.f_name));
+            }
+        }
+        let names: Vec<&'s [u8]> =
+            names.into_iter().filter(|n| n.kind_id() == k.ident).map(|n| bytes(n, self.src)).collect();
+        let trigger = lists[2].or(lists[1]);
+        match trigger {
+            Some(t) => self.after.push((t.id(), node.id(), names)),
+            None => self.names.extend(names.into_iter().filter(|n| *n != b"_")),
+        }
+    }
+
+    /// The type parameters a generic receiver declares (`func (l *List[T]) ...`).
+    fn receiver_type_params(&mut self, mut ty: Node<'_>) {
+        while matches!(ty.kind(), "pointer_type" | "parenthesized_type") {
+            match ty.named_child(0) {
+                Some(t) => ty = t,
+                None => return,
+            }
+        }
+        if ty.kind_id() != self.k.generic_type {
+            return;
+        }
+        let Some(args) = ty.child_by_field_id(self.k.f_type_arguments.get()) else { return };
+        let mut cursor = args.walk();
+        let args: Vec<Node<'_>> = args.named_children(&mut cursor).collect();
+        for a in args {
+            let n = if a.kind() == "type_elem" { a.named_child(0) } else { Some(a) };
+            if let Some(n) = n.filter(|n| n.kind_id() == self.k.type_ident) {
+                self.declare(&[n]);
+                self.bind(n);
+            }
+        }
+    }
+
     /// Visit `node` on the way down; returns whether to descend.
     fn enter(&mut self, node: Node<'_>, out: &mut Vec<CallSite>) -> bool {
         let k = self.k;
         let kind = node.kind_id();
         let flags = k.flags.get(usize::from(kind)).copied().unwrap_or(0);
-        if !node.is_named() || flags & SKIP != 0 {
+        let uses = self.uses.is_some();
+        if !node.is_named() || flags & LEAF != 0 || (!uses && flags & SKIP != 0) {
+            return false;
+        }
+        if uses && node.is_error() {
+            // Unsure what the tokens inside mean (callers skip declarations with errors).
             return false;
         }
         if flags & SCOPE != 0 {
             self.marks.push(self.names.len());
         }
-        if kind == k.call {
+        if kind == k.func_decl || kind == k.method_decl || kind == k.func_lit {
+            self.function(node);
+        } else if kind == k.param || kind == k.variadic_param || kind == k.type_param {
+            let names = self.field_names(node, k.f_name);
+            self.declare(&names);
+        } else if kind == k.type_spec || kind == k.type_alias {
+            // A local type is in scope from its name on; the type parameters only inside
+            // the spec (its own scope, popped in `exit`).
+            let names = self.field_names(node, k.f_name);
+            self.declare(&names);
+            if !self.marks.is_empty() {
+                for n in names {
+                    self.bind(n);
+                }
+            }
+            self.marks.push(self.names.len());
+            self.type_params(node.child_by_field_id(k.f_type_parameters.get()));
+        } else if kind == k.type_switch {
+            let names = self.field_names(node, k.f_alias);
+            self.declare(&names);
+            let names = names.into_iter().filter(|n| n.kind_id() == k.ident).map(|n| bytes(n, self.src));
+            let names: Vec<&'s [u8]> = names.collect();
+            match node.child_by_field_id(k.f_value.get()) {
+                Some(v) => self.after.push((v.id(), node.id(), names)),
+                None => self.names.extend(names),
+            }
+        } else if uses {
+            return self.enter_use(node);
+        } else if kind == k.call {
             self.call(node, out);
         } else if kind == k.conversion {
             self.generic_call(node, out);
-        } else if kind == k.param
-            || kind == k.variadic_param
-            || kind == k.type_param
-            || ((kind == k.type_spec || kind == k.type_alias) && !self.marks.is_empty())
-        {
-            self.bind_field(node, k.f_name);
-        } else if kind == k.type_switch {
-            self.bind_field(node, k.f_alias);
+        }
+        if uses {
+            return true;
         }
         // After the bindings above (and the scope mark, which `exit` pops either way).
         flags & NEEDS_PAREN == 0 || bytes(node, self.src).contains(&b'(')
+    }
+
+    /// Uses mode, a node that binds nothing itself: record it if it is a use; whether to
+    /// descend.
+    fn enter_use(&mut self, node: Node<'_>) -> bool {
+        let k = self.k;
+        let kind = node.kind_id();
+        if kind == k.short_var || kind == k.var_spec || kind == k.const_spec {
+            let names = self.field_names(node, if kind == k.short_var { k.f_left } else { k.f_name });
+            self.declare(&names);
+        } else if (kind == k.range_clause || kind == k.receive) && has_define(node) {
+            let names = self.field_names(node, k.f_left);
+            self.declare(&names);
+        } else if kind == k.ident || kind == k.type_ident {
+            if !self.defs.contains(&node.start_byte()) {
+                self.record(None, node);
+            }
+            return false;
+        } else if kind == k.qualified_type {
+            if let (Some(x), Some(name)) =
+                (node.child_by_field_id(k.f_package.get()), node.child_by_field_id(k.f_name.get()))
+            {
+                self.record(Some(x), name);
+            }
+            return false;
+        } else if kind == k.selector {
+            if let (Some(x), Some(sel)) =
+                (node.child_by_field_id(k.f_operand.get()), node.child_by_field_id(k.f_field.get()))
+            {
+                if x.kind_id() == k.ident {
+                    self.record(Some(x), sel);
+                }
+            }
+        } else if kind == k.keyed_element {
+            self.keyed_element(node);
+        }
+        true
+    }
+
+    /// A bare identifier key of a composite literal is a field name unless the literal's
+    /// type is written as an array, slice or map type (an elided or named type may be a
+    /// struct): then it is not a use.
+    fn keyed_element(&mut self, node: Node<'_>) {
+        let k = self.k;
+        let Some(key) = node.child_by_field_id(k.f_key.get()).and_then(|e| e.named_child(0)) else { return };
+        if key.kind_id() != k.ident {
+            return;
+        }
+        let literal = node.parent().and_then(|v| v.parent());
+        let ty = literal.and_then(|l| l.child_by_field_id(k.f_type.get()));
+        if !ty.is_some_and(|t| k.keyed_by_value.contains(&t.kind_id())) {
+            self.declare(&[key]);
+        }
+    }
+
+    /// Record `name` (qualified by the package name `x`) unless the root name is bound
+    /// locally.
+    fn record(&mut self, x: Option<Node<'_>>, name: Node<'_>) {
+        let root = x.unwrap_or(name);
+        let root_bytes = bytes(root, self.src);
+        if root_bytes == b"_" || name.is_missing() || root.is_missing() || self.shadowed(root_bytes) {
+            return;
+        }
+        let use_ = IdentUse { qualifier: x.map(|x| self.lossy(x)), name: self.lossy(name), pos: pos(name) };
+        if let Some(uses) = self.uses.as_mut() {
+            uses.push(use_);
+        }
     }
 
     /// Leave `node` on the way up.
@@ -272,7 +532,18 @@ impl<'s> Walker<'_, 's> {
         if !node.is_named() {
             return;
         }
-        if k.flags.get(usize::from(kind)).is_some_and(|f| f & SCOPE != 0) {
+        let id = node.id();
+        if let Some(i) = self.after.iter().rposition(|a| a.0 == id) {
+            let (_, _, names) = self.after.remove(i);
+            self.names.extend(names.into_iter().filter(|n| *n != b"_"));
+        }
+        while self.after.last().is_some_and(|a| a.1 == id) {
+            self.after.pop();
+        }
+        if k.flags.get(usize::from(kind)).is_some_and(|f| f & SCOPE != 0)
+            || kind == k.type_spec
+            || kind == k.type_alias
+        {
             if let Some(mark) = self.marks.pop() {
                 self.names.truncate(mark);
             }

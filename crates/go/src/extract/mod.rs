@@ -8,7 +8,7 @@ mod calls;
 mod decls;
 pub(crate) mod text;
 
-use crate::{FileFacts, Import, Pos};
+use crate::{FileFacts, FileUses, Import, Pos};
 use docforge_syntax::GoSyntax;
 use text::{pos, text, unquote};
 use tree_sitter::Node;
@@ -44,6 +44,31 @@ pub fn extract_tree(go: GoSyntax<'_>, tree: &docforge_syntax::tree_sitter::Tree,
         syntax_errors(root, &mut facts.syntax_errors);
     }
     facts
+}
+
+/// The identifier uses of one Go file ([`FileUses`]), from its tree (`tree` must be the parse
+/// of `source`). A top-level declaration containing a syntax error contributes nothing: a
+/// misread binding could make a local look like a package-level name.
+pub fn extract_uses(go: GoSyntax<'_>, tree: &docforge_syntax::tree_sitter::Tree, source: &[u8]) -> FileUses {
+    let _ = go; // the tree was obtained through the gate; no query is needed
+    let root = tree.root_node();
+    let kinds = calls::Kinds::get(root.language());
+    let mut out = FileUses::default();
+    let mut cursor = root.walk();
+    for decl in root.named_children(&mut cursor) {
+        let top = matches!(
+            decl.kind(),
+            "function_declaration"
+                | "method_declaration"
+                | "var_declaration"
+                | "const_declaration"
+                | "type_declaration"
+        );
+        if top && !decl.has_error() {
+            calls::walk_uses(kinds, decl, source, &mut out.uses);
+        }
+    }
+    out
 }
 
 /// Every package-level func/method declaration of `root`, in source order:

@@ -1,0 +1,197 @@
+//! Identifier uses of package-level Go names, for editor navigation (definition and
+//! references of type names in signatures, `pkg.Name` selectors, same-package funcs, types,
+//! vars and consts), and, with precise analysis, every statically resolved method call site.
+//! Kept out of the graph: no edge, no index row, no digest change.
+//!
+//! Computed on demand, per file: [`go_uses`] parses the file again (the tree cache's tree
+//! when it holds these bytes) and records the identifiers no local declaration binds;
+//! [`file_ident_uses`] resolves them against the package's symbols and imports. An edit
+//! re-runs only the edited file's queries (and, when its declarations change, its package's
+//! resolutions).
+
+use crate::go_graph::{package_imports, package_symbols};
+use crate::go_q::{dir_of, go_facts, go_selection, GoDir, GoPackage};
+use crate::host::{Analysis, Cancellable};
+use crate::ide::{Mention, Span};
+use crate::inputs::{Content, SourceFile, Workspace};
+use crate::Db;
+use docforge_go::{FileSelection, FileUses};
+use docforge_project::FileKind;
+use salsa::Cancelled;
+use std::sync::Arc;
+
+/// The identifier uses of one selected Go file; `None` for other files and under the no-AST
+/// policy. Only recent values are kept (the resolved uses are what readers keep).
+#[salsa::tracked(returns(ref), lru = 256)]
+pub fn go_uses(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<FileUses>> {
+    if file.kind(db) != FileKind::Go || !matches!(go_selection(db, ws, file), FileSelection::Included) {
+        return None;
+    }
+    let Content::Bytes(bytes) = file.content(db) else { return None };
+    let go = db.gate().go().ok()?;
+    let tree = db.trees().parse_transient(go, file.rel(db), bytes);
+    Some(Arc::new(docforge_go::extract_uses(go, &tree, bytes)))
+}
+
+/// A use of a package-level symbol in one file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UseSite {
+    pub line: u32,
+    /// 1-based byte column of the name; the use spans `len` bytes.
+    pub column: u32,
+    pub len: u32,
+    /// The node ID of the symbol (`go:<import path>::<name>`), shared by the file's uses of
+    /// the same symbol.
+    pub target: Arc<str>,
+}
+
+/// The resolved uses of one file of `pkg`, in source order.
+#[salsa::tracked(returns(ref))]
+pub fn file_ident_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<Vec<UseSite>> {
+    let ws = pkg.ws(db);
+    let (Some(info), Some(own), Some(facts), Some(uses)) = (
+        pkg.info(db),
+        package_symbols(db, pkg).clone(),
+        go_facts(db, ws, file).clone(),
+        go_uses(db, ws, file).clone(),
+    ) else {
+        return Arc::default();
+    };
+    let imports = package_imports(db, pkg);
+    let lookup = |ip: &str| imports.0.get(ip).cloned().flatten().map(|(_, syms)| syms);
+    let resolved = docforge_go::resolve_uses(&info.import_path, &facts, &uses, &own, &lookup);
+    let mut targets = Targets::default();
+    let sites = resolved.into_iter().filter_map(|u| {
+        // The package an import path denotes (GOROOT's vendored copies included).
+        let path =
+            if u.path == info.import_path { u.path } else { imports.0.get(&u.path).cloned().flatten()?.0 };
+        let target = targets.get(format!("go:{path}::{}", u.name));
+        Some(UseSite { line: u.pos.line, column: u.pos.column, len: u.len, target })
+    });
+    Arc::new(sites.collect())
+}
+
+/// One shared string per distinct target of a file.
+#[derive(Default)]
+struct Targets(std::collections::HashMap<String, Arc<str>>);
+
+impl Targets {
+    fn get(&mut self, id: String) -> Arc<str> {
+        self.0.entry(id).or_insert_with_key(|id| Arc::from(id.as_str())).clone()
+    }
+}
+
+/// The method calls of one non-test file of `pkg` that precise call resolution resolves
+/// statically (a method of the receiver's type, a promoted method, a method expression),
+/// each at the method name before the call's `(`; a site whose text there is not
+/// `.<name>` (`(x.M)(…)`, `x.M[T](…)`) is left out. Empty without precise analysis. Not
+/// the graph's `calls` edges, which keep the first site per caller and callee.
+#[salsa::tracked(returns(ref))]
+pub fn file_method_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<Vec<UseSite>> {
+    use docforge_go::calls::{CallTarget, StaticKind};
+    let Some(funcs) = crate::calls_q::resolve_calls(db, pkg, file) else { return Arc::default() };
+    let Content::Bytes(bytes) = file.content(db) else { return Arc::default() };
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let mut out = Vec::new();
+    let mut targets = Targets::default();
+    for site in funcs.iter().flat_map(|f| &f.sites) {
+        let CallTarget::Static { callee, kind } = &site.target else { continue };
+        let Some((_, name)) = callee.rsplit_once('.').filter(|_| *kind != StaticKind::Func) else { continue };
+        let Some(line) = lines.get((site.pos.line as usize).wrapping_sub(1)) else { continue };
+        let before = &line[..(site.pos.column as usize).saturating_sub(1).min(line.len())];
+        let Some(rest) = before.strip_suffix(name.as_bytes()) else { continue };
+        if rest.last() != Some(&b'.') {
+            continue;
+        }
+        out.push(UseSite {
+            line: site.pos.line,
+            column: rest.len() as u32 + 1,
+            len: name.len() as u32,
+            target: targets.get(format!("go:{callee}")),
+        });
+    }
+    Arc::new(out)
+}
+
+/// The package (of the project's analysis) a Go file belongs to.
+fn package_of<'db>(db: &'db dyn Db, ws: Workspace, file: SourceFile) -> Option<GoPackage<'db>> {
+    let dir = dir_of(file.rel(db)).to_string();
+    let pkgs = crate::go_q::dir_packages(db, GoDir::new(db, ws, dir.clone()));
+    let info = pkgs.packages.iter().find(|p| p.files.contains(&file))?;
+    Some(GoPackage::new(db, ws, dir, info.import_path.clone()))
+}
+
+fn span(path: &str, u: &UseSite) -> Span {
+    Span { path: path.to_string(), line: u.line, start: u.column, end: u.column + u.len }
+}
+
+impl Analysis {
+    /// The uses of package-level Go symbols in the file at `rel`, as mentions.
+    pub fn go_uses_in(&self, rel: &str) -> Cancellable<Vec<Mention>> {
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            let files = ws.files(db);
+            let Ok(i) = files.binary_search_by(|f| f.rel(db).as_str().cmp(rel)) else { return Vec::new() };
+            let file = files[i];
+            if file.kind(db) != FileKind::Go {
+                return Vec::new();
+            }
+            let Some(pkg) = package_of(db, ws, file) else { return Vec::new() };
+            let methods = file_method_uses(db, pkg, file);
+            (file_ident_uses(db, pkg, file).iter().chain(methods.iter()))
+                .map(|u| Mention {
+                    span: span(rel, u),
+                    target: u.target.to_string(),
+                    edge: None,
+                    use_site: true,
+                })
+                .collect()
+        }))
+    }
+
+    /// Every recorded use of the Go symbol `id`: a package-level symbol
+    /// (`go:<import path>::<name>`), or a method (`go:<import path>::(*T).M`) at its statically
+    /// resolved call sites (precise analysis; see [`file_method_uses`]) — in the files of its
+    /// package and of the packages importing it that mention the name; sorted. Nothing for
+    /// packages, fields or non-Go IDs.
+    pub fn go_use_spans(&self, id: &str) -> Cancellable<Vec<Span>> {
+        let Some((ip, local)) = id.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
+            return Ok(Vec::new());
+        };
+        let method = local.starts_with('(');
+        let name = if method { local.rsplit_once(").").map_or("", |(_, m)| m) } else { local };
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return Ok(Vec::new());
+        }
+        let ide = self.ide()?;
+        let package = format!("go:{ip}");
+        let mut packages: Vec<&str> = ide
+            .incoming(&package)
+            .filter(|e| e.relation == "imports")
+            .filter_map(|e| e.source.strip_prefix("go:"))
+            .chain([ip])
+            .collect();
+        packages.sort_unstable();
+        packages.dedup();
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            let mut out = Vec::new();
+            for ip in packages {
+                let Some(pkg) = GoPackage::find(db, ws, ip) else { continue };
+                let Some(info) = pkg.info(db) else { continue };
+                for &file in &info.files {
+                    let Content::Bytes(bytes) = file.content(db) else { continue };
+                    if memchr::memmem::find(bytes, name.as_bytes()).is_none() {
+                        continue;
+                    }
+                    let rel = file.rel(db);
+                    let uses =
+                        if method { file_method_uses(db, pkg, file) } else { file_ident_uses(db, pkg, file) };
+                    out.extend(uses.iter().filter(|u| &*u.target == id).map(|u| span(rel, u)));
+                }
+            }
+            out.sort();
+            out
+        }))
+    }
+}

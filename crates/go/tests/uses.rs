@@ -1,0 +1,226 @@
+//! Identifier uses: which identifiers are recorded as candidate uses of package-level names
+//! (shadowing, declaring positions, field names), and their resolution to symbols.
+
+use docforge_go::{extract_file, extract_uses, package_symbols, resolve_uses, PackageFile, PackageSymbols};
+use docforge_syntax::{AstGate, AstPolicy};
+use expect_test::{expect, Expect};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One line per recorded use: `[qualifier.]name line:col`.
+fn render(src: &str) -> String {
+    let gate = AstGate::new(AstPolicy::Allow);
+    let go = gate.go().unwrap();
+    let tree = go.parse(src.as_bytes());
+    let uses = extract_uses(go, &tree, src.as_bytes());
+    let mut out = String::new();
+    for u in &uses.uses {
+        let q = u.qualifier.as_ref().map(|q| format!("{q}.")).unwrap_or_default();
+        out.push_str(&format!("{q}{} {}:{}\n", u.name, u.pos.line, u.pos.column));
+    }
+    out
+}
+
+#[test]
+fn recorded_uses_respect_scopes_and_declaring_positions() {
+    let cases: &[(&str, &str, Expect)] = &[
+        (
+            "a parameter named like a type hides it in the body only",
+            "package p\ntype T int\nfunc F(T T) T { return T }\n",
+            expect![[r#"
+                int 2:8
+                T 3:10
+                T 3:13
+            "#]],
+        ),
+        (
+            "`:=` shadows a package func from the next statement on; `x := x` reads the outer x",
+            "package p\nfunc G() {\n\tHelper()\n\tHelper := Helper\n\t_ = Helper\n}\n",
+            expect![[r#"
+                Helper 3:2
+                Helper 4:12
+            "#]],
+        ),
+        (
+            "a block-scoped shadow ends with its block",
+            "package p\nfunc H() {\n\t{\n\t\tvar Helper = 2\n\t\t_ = Helper\n\t}\n\tHelper()\n}\n",
+            expect![[r#"
+                Helper 7:2
+            "#]],
+        ),
+        (
+            "a type-switch binding is in scope in the clauses, not in its guard or after",
+            "package p\nfunc S() {\n\tswitch v := v.(type) {\n\tcase T:\n\t\t_ = v\n\tdefault:\n\t\t_ = v\n\t}\n\t_ = v\n}\n",
+            expect![[r#"
+                v 3:14
+                T 4:7
+                v 9:6
+            "#]],
+        ),
+        (
+            "a receiver named like its type hides it in the body only",
+            "package p\nfunc (Cfg *Cfg) Get() Cfg { return *Cfg }\n",
+            expect![[r#"
+                Cfg 2:12
+                Cfg 2:23
+            "#]],
+        ),
+        (
+            "struct field names and selected fields are never uses; field types are",
+            "package p\ntype S struct {\n\tT T\n\tName string\n\tEmbedded\n}\nfunc U(s S) { _ = s.T; _ = s.Name }\n",
+            expect![[r#"
+                T 3:4
+                string 4:7
+                Embedded 5:2
+                S 7:10
+            "#]],
+        ),
+        (
+            "keys of struct (or unknown) literals are field names; of arrays, slices, maps expressions",
+            "package p\nfunc K() {\n\t_ = S{T: V, Name: x}\n\t_ = &S{T: 1}\n\t_ = map[K]int{A: 1}\n\t_ = [...]string{B: \"b\"}\n\t_ = []S{{T: 1}}\n}\n",
+            expect![[r#"
+                S 3:6
+                V 3:11
+                x 3:20
+                S 4:7
+                K 5:10
+                int 5:12
+                A 5:16
+                string 6:11
+                B 6:18
+                S 7:8
+            "#]],
+        ),
+        (
+            "labels are never uses",
+            "package p\nconst L = 1\nfunc Lab() {\nL:\n\tfor {\n\t\tbreak L\n\t\tcontinue L\n\t\tgoto L\n\t}\n}\n",
+            expect![[r#""#]],
+        ),
+        (
+            "a local type hides a package name from its own name on",
+            "package p\nfunc Loc() {\n\tt(1)\n\ttype t struct{ next *t }\n\t_ = t(1)\n}\n",
+            expect![[r#"
+                t 3:2
+            "#]],
+        ),
+        (
+            "type parameters (also a generic receiver's) are never uses of package names",
+            "package p\ntype List[T any] struct{ next *List[T] }\nfunc (l *List[T]) Push(v T) {}\nfunc Map[T any, U interface{ ~[]T }](x T) U { var u U; return u }\n",
+            expect![[r#"
+                any 2:13
+                List 2:32
+                List 3:10
+                any 4:12
+            "#]],
+        ),
+        (
+            "qualified names: package selectors and qualified types, unless the package name is shadowed",
+            "package p\nimport \"fmt\"\nfunc Q(b fmt.Stringer) {\n\tfmt.Println(b)\n\tfmt := b\n\tfmt.String()\n}\n",
+            expect![[r#"
+                fmt.Stringer 3:14
+                fmt.Println 4:6
+                fmt 4:2
+            "#]],
+        ),
+        (
+            "function-literal parameters, range variables and local consts",
+            "package p\nfunc R() {\n\tf := func(Helper int) { _ = Helper }\n\tfor Helper := range Helpers {\n\t\t_ = Helper\n\t}\n\tconst Helper = 1\n\t_ = Helper\n\t_ = f\n}\n",
+            expect![[r#"
+                int 3:19
+                Helpers 4:22
+            "#]],
+        ),
+        (
+            "package-level var, const and type declarations: names declare, the rest is used",
+            "package p\nvar X, Y T = Z, W\nconst C = iota\ntype A = B\n",
+            expect![[r#"
+                T 2:10
+                Z 2:14
+                W 2:17
+                B 4:10
+            "#]],
+        ),
+        (
+            "a declaration with a syntax error contributes nothing",
+            "package p\nfunc Bad() { x := ( }\nfunc Good() { Helper() }\n",
+            expect![[r#"
+                Helper 3:15
+            "#]],
+        ),
+    ];
+    for (what, src, want) in cases {
+        let got = render(src);
+        eprintln!("case: {what}");
+        want.assert_eq(&got);
+    }
+}
+
+fn syms(src: &str) -> PackageSymbols {
+    let gate = AstGate::new(AstPolicy::Allow);
+    let facts = extract_file(gate.go().unwrap(), src.as_bytes());
+    package_symbols(&[PackageFile { path: "x.go", facts: &facts, test: false }])
+}
+
+#[test]
+fn uses_resolve_to_package_level_and_imported_symbols_only() {
+    let gate = AstGate::new(AstPolicy::Allow);
+    let go = gate.go().unwrap();
+    let own = syms("package p\ntype T int\nfunc Helper() {}\nvar V = 1\nconst C = 2\nfunc (T) M() {}\n");
+    let mut others: HashMap<String, Arc<PackageSymbols>> = HashMap::new();
+    others.insert("example.com/q".into(), Arc::new(syms("package q\ntype Repo struct{}\nvar ErrX = 1\n")));
+    others.insert("example.com/d".into(), Arc::new(syms("package d\nfunc Dotted() {}\n")));
+    let lookup = |p: &str| others.get(p).cloned();
+    let src = r#"package p
+
+import (
+	"fmt"
+	"example.com/q"
+	alias "example.com/q"
+	. "example.com/d"
+	. "example.com/unknown"
+)
+
+func Use(r q.Repo, t T) alias.Repo {
+	Helper()
+	_ = V + C
+	_ = q.ErrX
+	_ = q.Missing
+	fmt.Println(t.M, T.M, len(r), Dotted, Unknown)
+	var V = 3
+	_ = V
+	return alias.Repo{}
+}
+"#;
+    let facts = extract_file(go, src.as_bytes());
+    let uses = extract_uses(go, &go.parse(src.as_bytes()), src.as_bytes());
+    let got: Vec<String> = resolve_uses("example.com/p", &facts, &uses, &own, &lookup)
+        .iter()
+        .map(|u| format!("{}::{} {}:{}+{}", u.path, u.name, u.pos.line, u.pos.column, u.len))
+        .collect();
+    expect![[r#"
+        [
+            "example.com/q::Repo 11:14+4",
+            "example.com/p::T 11:22+1",
+            "example.com/q::Repo 11:31+4",
+            "example.com/p::Helper 12:2+6",
+            "example.com/p::V 13:6+1",
+            "example.com/p::C 13:10+1",
+            "example.com/q::ErrX 14:8+4",
+            "example.com/p::T 16:19+1",
+            "example.com/d::Dotted 16:32+6",
+            "example.com/q::Repo 19:15+4",
+        ]
+    "#]]
+    .assert_debug_eq(&got);
+}
+
+/// The known weakness of syntax call extraction is gone: a local type hides a package func
+/// of the same name from the type's name on.
+#[test]
+fn a_local_type_shadows_later_calls() {
+    let gate = AstGate::new(AstPolicy::Allow);
+    let facts =
+        extract_file(gate.go().unwrap(), b"package p\nfunc F() {\n\tt()\n\ttype t int\n\t_ = t(1)\n}\n");
+    let shadowed: Vec<(u32, bool)> = facts.calls.iter().map(|c| (c.pos.line, c.shadowed)).collect();
+    assert_eq!(shadowed, [(3, false), (5, true)]);
+}

@@ -1,0 +1,71 @@
+package main
+
+// With -uses the oracle lists every identifier go/types records in types.Info.Uses whose
+// object is a package-level func, type, var or const (its parent is its package's scope) or
+// a method of a named non-interface type (for an instantiated generic type, the generic
+// method) of a package of the walked tree: "<file relative to the root>:<line>:<column>
+// <symbol ID>" (1-based byte column of the identifier; IDs as the default mode lists them),
+// sorted. Packages are type-checked against each other as in -implements (tests excluded);
+// fields, interface methods, locals, type parameters, labels, package names and objects of
+// packages outside the tree are left out.
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"path/filepath"
+)
+
+func (t *treeImporter) usesLines(root string) []string {
+	var out []string
+	for _, p := range t.order {
+		t.check(p) // imports of the tree are canonical packages
+		files := loadFiles(t.ctxt, t.fset, p.dir, p.ip)
+		if len(files) == 0 {
+			continue
+		}
+		info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+		conf := types.Config{Importer: t, Error: func(error) {}, FakeImportC: true}
+		_, _ = conf.Check(p.ip, t.fset, files, info)
+		for id, obj := range info.Uses {
+			if obj.Pkg() == nil || t.pkgs[obj.Pkg().Path()] == nil {
+				continue
+			}
+			target := obj.Pkg().Path() + "::" + obj.Name()
+			if fn, ok := obj.(*types.Func); ok && fn.Type().(*types.Signature).Recv() != nil {
+				if target = methodID(fn); target == "" {
+					continue
+				}
+			} else if obj.Parent() != obj.Pkg().Scope() {
+				continue
+			}
+			switch obj.(type) {
+			case *types.Func, *types.TypeName, *types.Var, *types.Const:
+			default:
+				continue
+			}
+			pos := t.fset.Position(id.Pos())
+			rel, err := filepath.Rel(root, pos.Filename)
+			if err != nil {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s:%d:%d %s", filepath.ToSlash(rel), pos.Line, pos.Column, target))
+		}
+	}
+	return out
+}
+
+// methodID is the symbol ID of a method of a named non-interface type (the generic method
+// for an instantiated type), "" otherwise.
+func methodID(fn *types.Func) string {
+	fn = fn.Origin()
+	t, star := fn.Type().(*types.Signature).Recv().Type(), ""
+	if p, ok := t.(*types.Pointer); ok {
+		t, star = p.Elem(), "*"
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || types.IsInterface(named) {
+		return ""
+	}
+	return fmt.Sprintf("%s::(%s%s).%s", fn.Pkg().Path(), star, named.Origin().Obj().Name(), fn.Name())
+}
