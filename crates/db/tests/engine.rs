@@ -566,6 +566,7 @@ fn body_facts_taken_by_their_reader_are_extracted_again_when_it_re_runs() {
         .collect();
     assert_eq!(calls, ["go:example.com/m/p::(T).M", "go:example.com/m/p::G"]);
     assert!(g.owners().any(|o| o.fragment.logic.iter().any(|l| l.node == "go:example.com/m/p::F")));
+}
 
 /// `path:line:from-to` of every recorded use of `id`.
 fn spans(h: &AnalysisHost, id: &str) -> Vec<String> {
