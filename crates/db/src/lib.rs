@@ -38,4 +38,5 @@ pub use salsa::Cancelled;
 pub use uses_q::UseSite;
 pub use validation::{doc_claims, go_inventory, DocClaim, GoInventory};
 
+pub use docforge_syntax::alloc::release_free_memory;
 pub use docforge_syntax::{AstGate, AstPolicy, GateCounters};

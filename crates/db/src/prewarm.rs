@@ -3,11 +3,10 @@
 //! chunks.
 //!
 //! With precise analysis a parse also yields the file's body facts (and Logic), which are
-//! large and read once (see [`crate::go_q::TakeOnce`]). Files are then analysed directory by
-//! directory: a directory's files are parsed and at once turned into their call sites and
-//! Logic rows, which frees the bodies, so the whole repository's bodies never live at the
-//! same time. Resolving a directory's calls may parse an imported package first (on demand,
-//! on the same thread); its bodies wait for their own directory.
+//! large and read once (see [`crate::go_q::TakeOnce`]). Once every file is parsed, each
+//! directory's files are turned into their call sites and Logic rows, which frees the bodies
+//! before the class hierarchy and the fragments are built. (Test files get no body facts:
+//! the semantic layer does not read them.)
 
 use crate::calls_q::file_calls;
 use crate::go_q::{dir_packages, go_parsed, go_selection, GoDir, GoPackage};
@@ -31,8 +30,8 @@ impl Analysis {
     /// `progress` so a front can show a progress bar.
     pub fn prewarm_with_progress(&self, threads: usize, progress: &Progress) -> Cancellable<()> {
         let (db, ws) = self.parts();
-        let all_dirs = self.with(|db| crate::assemble::all_dirs(db, ws).clone())?;
-        let dirs: Vec<&String> = all_dirs.keys().collect();
+        let dirs: Vec<String> =
+            self.with(|db| crate::assemble::all_dirs(db, ws).keys().cloned().collect())?;
         let files: Vec<SourceFile> = self.with(|db| ws.files(db).clone())?;
         let precise = self.with(|db| ws.precise(db) && db.gate().go().is_ok())?;
         progress.total.store(files.len() + dirs.len(), Ordering::Relaxed);
@@ -46,29 +45,25 @@ impl Analysis {
             let handles: Vec<_> = (0..threads)
                 .map(|_| {
                     let db = db.clone();
-                    let (files, dirs, all_dirs) = (&files, &dirs, &all_dirs);
+                    let (files, dirs) = (&files, &dirs);
                     let (next_file, next_dir, next_chunk) = (&next_file, &next_dir, &next_chunk);
                     scope.spawn(move || {
                         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-                            if precise {
-                                while let Some(dir) = dirs.get(claim(next_dir)) {
-                                    for file in &all_dirs[*dir] {
-                                        warm_file(&db, ws, *file);
-                                        progress.done.fetch_add(1, Ordering::Relaxed);
-                                    }
-                                    consume_dir(&db, ws, dir);
-                                }
-                            } else {
-                                // Files first (parsing dominates and balances well), then
-                                // chunks (fragments need the facts of imported packages,
-                                // which other threads may still be producing).
-                                while let Some(file) = files.get(claim(next_file)) {
-                                    warm_file(&db, ws, *file);
-                                    progress.done.fetch_add(1, Ordering::Relaxed);
-                                }
+                            // Files first (parsing dominates and balances well), then, with
+                            // precise analysis, every directory's call sites and Logic rows
+                            // (their bodies leave the parses), then chunks (fragments need
+                            // the facts of imported packages, which other threads may still
+                            // be producing). No barrier between the steps: a thread that is
+                            // ahead asks for what it needs, and salsa computes it once.
+                            while let Some(file) = files.get(claim(next_file)) {
+                                warm_file(&db, ws, *file);
+                                progress.done.fetch_add(1, Ordering::Relaxed);
+                            }
+                            while let Some(dir) = dirs.get(claim(next_dir)).filter(|_| precise) {
+                                consume_dir(&db, ws, dir);
                             }
                             while let Some(dir) = dirs.get(claim(next_chunk)) {
-                                let _ = crate::assemble::dir_chunk(&db, GoDir::new(&db, ws, (*dir).clone()));
+                                let _ = crate::assemble::dir_chunk(&db, GoDir::new(&db, ws, dir.clone()));
                                 progress.done.fetch_add(1, Ordering::Relaxed);
                             }
                         }))

@@ -70,6 +70,9 @@ pub(crate) fn publish(shared: &Shared, folder: &Folder) {
     let Ok(by_file) = collect(shared, folder, &analysis) else { return };
     drop(analysis);
     if !folder.indexed.swap(true, Ordering::SeqCst) {
+        // What the cold analysis freed (its threads' parse trees and body facts) goes back to
+        // the system now; evicting parse memos waits until no request runs (a write).
+        docforge_db::release_free_memory();
         folder.trim_due.store(true, Ordering::SeqCst);
         shared.trim_due.store(true, Ordering::SeqCst);
         let _ = shared.wake.send(());
