@@ -68,7 +68,7 @@ fn chunk_part(db: &dyn Db, d: GoDir<'_>) -> Arc<Part> {
 }
 
 #[salsa::tracked(returns(ref), no_eq)]
-fn ide_index(db: &dyn Db, ws: Workspace) -> Arc<IdeIndex> {
+pub(crate) fn ide_index(db: &dyn Db, ws: Workspace) -> Arc<IdeIndex> {
     let mut parts: Vec<Arc<Part>> = crate::assemble::all_dirs(db, ws)
         .keys()
         .map(|dir| chunk_part(db, GoDir::new(db, ws, dir.clone())).clone())

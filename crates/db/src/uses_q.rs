@@ -155,43 +155,72 @@ impl Analysis {
     /// package and of the packages importing it that mention the name; sorted. Nothing for
     /// packages, fields or non-Go IDs.
     pub fn go_use_spans(&self, id: &str) -> Cancellable<Vec<Span>> {
-        let Some((ip, local)) = id.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
+        let Some((_, local)) = id.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
             return Ok(Vec::new());
         };
-        let method = local.starts_with('(');
-        let name = if method { local.rsplit_once(").").map_or("", |(_, m)| m) } else { local };
+        let name = symbol_name(local);
         if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
             return Ok(Vec::new());
         }
-        let ide = self.ide()?;
-        let package = format!("go:{ip}");
-        let mut packages: Vec<&str> = ide
-            .incoming(&package)
-            .filter(|e| e.relation == "imports")
-            .filter_map(|e| e.source.strip_prefix("go:"))
-            .chain([ip])
-            .collect();
-        packages.sort_unstable();
-        packages.dedup();
         let (db, ws) = self.parts();
         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-            let mut out = Vec::new();
-            for ip in packages {
-                let Some(pkg) = GoPackage::find(db, ws, ip) else { continue };
-                let Some(info) = pkg.info(db) else { continue };
-                for &file in &info.files {
-                    let Content::Bytes(bytes) = file.content(db) else { continue };
-                    if memchr::memmem::find(bytes, name.as_bytes()).is_none() {
-                        continue;
-                    }
-                    let rel = file.rel(db);
-                    let uses =
-                        if method { file_method_uses(db, pkg, file) } else { file_ident_uses(db, pkg, file) };
-                    out.extend(uses.iter().filter(|u| &*u.target == id).map(|u| span(rel, u)));
-                }
-            }
-            out.sort();
-            out
+            symbol_use_spans(db, GoSymbol::new(db, ws, id.to_string())).as_ref().clone()
         }))
     }
+}
+
+/// The name a symbol's uses spell: the method name of `(*T).M`, else the local name.
+fn symbol_name(local: &str) -> &str {
+    if local.starts_with('(') {
+        local.rsplit_once(").").map_or("", |(_, m)| m)
+    } else {
+        local
+    }
+}
+
+/// A Go symbol ID asked about by an editor (`go:<import path>::<local>`).
+#[salsa::interned(debug)]
+pub struct GoSymbol {
+    #[returns(copy)]
+    pub ws: Workspace,
+    #[returns(ref)]
+    pub id: String,
+}
+
+/// Every recorded use of one symbol (see [`Analysis::go_use_spans`]), memoised per revision:
+/// asking again without an edit answers from the memo, and after an edit only the edited
+/// files' uses are resolved again.
+#[salsa::tracked(returns(ref), lru = 128)]
+fn symbol_use_spans(db: &dyn Db, sym: GoSymbol<'_>) -> Arc<Vec<Span>> {
+    let (ws, id) = (sym.ws(db), sym.id(db).as_str());
+    let Some((ip, local)) = id.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
+        return Arc::default();
+    };
+    let (method, name) = (local.starts_with('('), symbol_name(local));
+    let ide = crate::ide::ide_index(db, ws);
+    let package = format!("go:{ip}");
+    let mut packages: Vec<&str> = ide
+        .incoming(&package)
+        .filter(|e| e.relation == "imports")
+        .filter_map(|e| e.source.strip_prefix("go:"))
+        .chain([ip])
+        .collect();
+    packages.sort_unstable();
+    packages.dedup();
+    let mut out = Vec::new();
+    for ip in packages {
+        let Some(pkg) = GoPackage::find(db, ws, ip) else { continue };
+        let Some(info) = pkg.info(db) else { continue };
+        for &file in &info.files {
+            let Content::Bytes(bytes) = file.content(db) else { continue };
+            if memchr::memmem::find(bytes, name.as_bytes()).is_none() {
+                continue;
+            }
+            let rel = file.rel(db);
+            let uses = if method { file_method_uses(db, pkg, file) } else { file_ident_uses(db, pkg, file) };
+            out.extend(uses.iter().filter(|u| &*u.target == id).map(|u| span(rel, u)));
+        }
+    }
+    out.sort();
+    Arc::new(out)
 }

@@ -643,3 +643,19 @@ func Use(t *T) int {\n\tt.Inc()\n\tt.Inc()\n\tf := t.Inc\n\tf()\n\t(t.Inc)()\n\t
     let at = h.analysis().mention_at("s/s.go", 11, 5).unwrap().unwrap();
     assert_eq!(at.target, "go:example.com/m/s::(*T).Inc");
 }
+
+#[test]
+fn a_symbols_uses_are_answered_from_the_memo_until_an_edit() {
+    let dir = small_project();
+    let mut h = host(dir.path(), AstPolicy::Allow);
+    h.execution_log().enable(true);
+    assert_eq!(spans(&h, "go:example.com/m/a::A"), ["b/b.go:5:25-26"]);
+    let ran = h.execution_log().take();
+    assert_eq!(ran.iter().filter(|e| e.starts_with("symbol_use_spans(")).count(), 1, "{ran:#?}");
+    assert_eq!(spans(&h, "go:example.com/m/a::A"), ["b/b.go:5:25-26"]);
+    assert_eq!(h.execution_log().take(), Vec::<String>::new(), "asked again without an edit");
+    // An edit adding a use: the answer follows it.
+    let b = b"package b\n\nimport \"example.com/m/a\"\n\nfunc C() int { return a.A() }\n\nvar f = a.A\n";
+    edit(&mut h, "b/b.go", FileKind::Go, b);
+    assert_eq!(spans(&h, "go:example.com/m/a::A"), ["b/b.go:5:25-26", "b/b.go:7:11-12"]);
+}
