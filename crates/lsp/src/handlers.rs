@@ -40,7 +40,28 @@ pub(crate) struct Ctx<'a> {
     pub folder: &'a Folder,
     pub analysis: &'a Analysis,
     texts: RefCell<HashMap<String, Option<String>>>,
-    lines: RefCell<HashMap<String, Rc<Vec<String>>>>,
+    lines: RefCell<HashMap<String, Rc<Lines>>>,
+}
+
+/// A file's text with the byte offset of each line's start (split once per request, no
+/// copy per line).
+pub(crate) struct Lines {
+    text: String,
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(text: String) -> Lines {
+        let starts =
+            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)).collect();
+        Lines { text, starts }
+    }
+    /// Line `i` (0-based) without its `\n`.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let start = *self.starts.get(i)?;
+        let end = self.starts.get(i + 1).map_or(self.text.len(), |next| next - 1);
+        Some(&self.text[start..end])
+    }
 }
 
 impl Ctx<'_> {
@@ -66,18 +87,17 @@ impl Ctx<'_> {
         Ok(Some((pos.line + 1, convert::column(line, pos.character, self.shared.enc))))
     }
     /// The lines of a loaded file (split once per request).
-    fn lines_of(&self, rel: &str) -> Result<Rc<Vec<String>>, Failure> {
+    fn lines_of(&self, rel: &str) -> Result<Rc<Lines>, Failure> {
         if let Some(l) = self.lines.borrow().get(rel) {
             return Ok(l.clone());
         }
-        let text = self.text(rel)?.unwrap_or_default();
-        let lines = Rc::new(text.split('\n').map(str::to_string).collect::<Vec<_>>());
+        let lines = Rc::new(Lines::new(self.text(rel)?.unwrap_or_default()));
         self.lines.borrow_mut().insert(rel.to_string(), lines.clone());
         Ok(lines)
     }
     pub fn range(&self, span: &Span) -> Result<Range, Failure> {
         let lines = self.lines_of(&span.path)?;
-        let text = lines.get(span.line.max(1) as usize - 1).map_or("", String::as_str);
+        let text = lines.get(span.line.max(1) as usize - 1).unwrap_or("");
         let mut r = convert::range(&[text], &Span { line: 1, ..span.clone() }, self.shared.enc);
         r.start.line = span.line.saturating_sub(1);
         r.end.line = r.start.line;
