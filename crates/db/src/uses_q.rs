@@ -149,6 +149,41 @@ impl Analysis {
         }))
     }
 
+    /// The local declaration (parameter, receiver, result, `:=`, local `var`/`const`/`type`,
+    /// range or type-switch variable) that the Go identifier at `line:column` of `rel` refers
+    /// to: the use's span and the declaring identifier's span (both the declaration's when the
+    /// position is on the declaring identifier of a name that is used). `None` elsewhere.
+    pub fn go_local_at(&self, rel: &str, line: u32, column: u32) -> Cancellable<Option<(Span, Span)>> {
+        let locals = self.go_locals(rel)?;
+        let on_use = locals.iter().find(|(u, _)| u.contains(line, column));
+        // On the declaring identifier itself (it has at least one use).
+        let on_decl =
+            || locals.iter().find(|(_, d)| d.contains(line, column)).map(|(_, d)| (d.clone(), d.clone()));
+        Ok(on_use.cloned().or_else(on_decl))
+    }
+
+    /// Every use in `rel` of the local declared at `decl` (sorted).
+    pub fn go_local_uses(&self, rel: &str, decl: &Span) -> Cancellable<Vec<Span>> {
+        Ok(self.go_locals(rel)?.into_iter().filter(|(_, d)| d == decl).map(|(u, _)| u).collect())
+    }
+
+    /// `(use, declaration)` spans of the local names used in the Go file `rel`.
+    fn go_locals(&self, rel: &str) -> Cancellable<Vec<(Span, Span)>> {
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            let files = ws.files(db);
+            let Ok(i) = files.binary_search_by(|f| f.rel(db).as_str().cmp(rel)) else { return Vec::new() };
+            let Some(uses) = go_uses(db, ws, files[i]).clone() else { return Vec::new() };
+            let at = |p: docforge_go::Pos, len: u32| Span {
+                path: rel.to_string(),
+                line: p.line,
+                start: p.column,
+                end: p.column + len,
+            };
+            uses.locals.iter().map(|l| (at(l.pos, l.len), at(l.decl, l.len))).collect()
+        }))
+    }
+
     /// Every recorded use of the Go symbol `id`: a package-level symbol
     /// (`go:<import path>::<name>`), or a method (`go:<import path>::(*T).M`) at its statically
     /// resolved call sites (precise analysis; see [`file_method_uses`]) — in the files of its

@@ -148,4 +148,16 @@ pub struct IdentUse {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct FileUses {
     pub uses: Vec<IdentUse>,
+    /// Identifiers bound by a local declaration (parameters, receivers, results, `:=`, local
+    /// `var`/`const`/`type`, range and type-switch variables), with where that declaration
+    /// names them; by position.
+    pub locals: Vec<LocalUse>,
+}
+
+/// A use of a locally declared name: `len` bytes at `pos`, declared at `decl`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LocalUse {
+    pub pos: Pos,
+    pub len: u32,
+    pub decl: Pos,
 }

@@ -42,7 +42,8 @@ pub use constraint::{eval_go_build, eval_plus_build};
 pub use context::{BuildContext, DEFAULT_TOOL_TAGS};
 pub use extract::{extract_file, extract_tree, extract_uses, MAX_CALLEE_LEN, MAX_SYNTAX_ERRORS};
 pub use facts::{
-    CallSite, Callee, Decl, DeclKind, Field, FileFacts, FileUses, IdentUse, Import, MethodSpec, Pos, Receiver,
+    CallSite, Callee, Decl, DeclKind, Field, FileFacts, FileUses, IdentUse, Import, LocalUse, MethodSpec,
+    Pos, Receiver,
 };
 pub use fragment::{file_fragment, package_fragment, package_node_fragment, PackageFile};
 pub use gomod::{go_list_excluded, import_path, parse_go_mod, parse_go_work, GoMod, GoWork};

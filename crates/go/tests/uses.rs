@@ -224,3 +224,66 @@ fn a_local_type_shadows_later_calls() {
     let shadowed: Vec<(u32, bool)> = facts.calls.iter().map(|c| (c.pos.line, c.shadowed)).collect();
     assert_eq!(shadowed, [(3, false), (5, true)]);
 }
+
+/// One line per local use: `name line:col -> declared line:col`.
+fn render_locals(src: &str) -> String {
+    let gate = AstGate::new(AstPolicy::Allow);
+    let go = gate.go().unwrap();
+    let tree = go.parse(src.as_bytes());
+    let uses = extract_uses(go, &tree, src.as_bytes());
+    let lines: Vec<&str> = src.lines().collect();
+    let mut out = String::new();
+    for l in &uses.locals {
+        let line = lines[l.pos.line as usize - 1];
+        let name = &line[l.pos.column as usize - 1..][..l.len as usize];
+        out.push_str(&format!(
+            "{name} {}:{} -> {}:{}\n",
+            l.pos.line, l.pos.column, l.decl.line, l.decl.column
+        ));
+    }
+    out
+}
+
+#[test]
+fn local_uses_point_at_the_innermost_declaration() {
+    let cases: &[(&str, &str, Expect)] = &[
+        (
+            "parameters, receivers and results; a field selector's operand",
+            "package p\ntype T struct{ n int }\nfunc (t *T) F(a int) (r int) {\n\tr = a + t.n\n\treturn r\n}\n",
+            expect![[r#"
+                r 4:2 -> 3:23
+                a 4:6 -> 3:15
+                t 4:10 -> 3:7
+                r 5:9 -> 3:23
+            "#]],
+        ),
+        (
+            "a block shadow ends with its block; `x := x` reads the outer x",
+            "package p\nfunc F(x int) int {\n\tif x > 0 {\n\t\tx := x + 1\n\t\t_ = x\n\t}\n\treturn x\n}\n",
+            expect![[r#"
+                x 3:5 -> 2:8
+                x 4:8 -> 2:8
+                x 5:7 -> 4:3
+                x 7:9 -> 2:8
+            "#]],
+        ),
+        (
+            "range variables, closures, type switches; package-level names are not local",
+            "package p\nvar G = 1\nfunc F(xs []int, v any) int {\n\tfor i, x := range xs {\n\t\tf := func(y int) int { return x + y + i + G }\n\t\t_ = f\n\t}\n\tswitch w := v.(type) {\n\tcase int:\n\t\treturn w\n\t}\n\treturn 0\n}\n",
+            expect![[r#"
+                xs 4:20 -> 3:8
+                x 5:33 -> 4:9
+                y 5:37 -> 5:13
+                i 5:41 -> 4:6
+                f 6:7 -> 5:3
+                v 8:14 -> 3:18
+                w 10:10 -> 8:9
+            "#]],
+        ),
+    ];
+    for (what, src, want) in cases {
+        let got = render_locals(src);
+        want.assert_eq(&got);
+        assert!(!got.contains("G "), "{what}: a package-level name is not local");
+    }
+}

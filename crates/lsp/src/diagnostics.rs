@@ -69,10 +69,12 @@ pub(crate) fn publish(shared: &Shared, folder: &Folder) {
     drop(index);
     let Ok(by_file) = collect(shared, folder, &analysis) else { return };
     drop(analysis);
-    if !folder.indexed.swap(true, Ordering::SeqCst) {
-        // What the cold analysis freed (its threads' parse trees and body facts) goes back to
-        // the system now; evicting parse memos waits until no request runs (a write).
-        docforge_db::release_free_memory();
+    let first = !folder.indexed.swap(true, Ordering::SeqCst);
+    // What the cold analysis freed (its threads' parse trees and body facts) goes back to the
+    // system when this run returns, after publishing; evicting parse memos waits until no
+    // request runs (a write).
+    let _release = first.then_some(ReleaseOnDrop);
+    if first {
         folder.trim_due.store(true, Ordering::SeqCst);
         shared.trim_due.store(true, Ordering::SeqCst);
         let _ = shared.wake.send(());
@@ -111,6 +113,15 @@ pub(crate) fn publish(shared: &Shared, folder: &Folder) {
         } else {
             published.insert(path, now);
         }
+    }
+}
+
+/// Returns free memory to the system when dropped.
+struct ReleaseOnDrop;
+
+impl Drop for ReleaseOnDrop {
+    fn drop(&mut self) {
+        docforge_db::release_free_memory();
     }
 }
 

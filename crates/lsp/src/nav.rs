@@ -29,8 +29,26 @@ pub(crate) fn node_at(
 
 pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     let tp = p.text_document_position_params;
-    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else {
+        let local = local_at(ctx, &tp.text_document.uri, tp.position)?;
+        return json(local.map(|(_, decl)| ctx.location(&decl)).transpose()?);
+    };
     json(ctx.decl_location(&node)?)
+}
+
+/// A Go identifier under the cursor that a local declaration binds: its use and the
+/// declaring identifier.
+fn local_at(
+    ctx: &Ctx<'_>,
+    uri: &lsp_types::Uri,
+    pos: lsp_types::Position,
+) -> Result<Option<(docforge_db::Span, docforge_db::Span)>, Failure> {
+    let Some(rel) = ctx.rel(uri) else { return Ok(None) };
+    if !rel.ends_with(".go") {
+        return Ok(None);
+    }
+    let Some((line, col)) = ctx.byte_pos(&rel, pos)? else { return Ok(None) };
+    Ok(ctx.analysis.go_local_at(&rel, line, col)?)
 }
 
 /// Every place that refers to `id` (links, relation targets, call sites, identifier uses of
@@ -58,7 +76,18 @@ pub(crate) fn reference_locations(ctx: &Ctx<'_>, id: &str) -> Result<Vec<Locatio
 
 pub(crate) fn references(ctx: &Ctx<'_>, p: ReferenceParams) -> Answer {
     let tp = p.text_document_position;
-    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else {
+        // A local name: its uses in the file (the cursor on a use of it).
+        let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+        let mut out = Vec::new();
+        if p.context.include_declaration {
+            out.push(ctx.location(&decl)?);
+        }
+        for span in ctx.analysis.go_local_uses(&decl.path, &decl)? {
+            out.push(ctx.location(&span)?);
+        }
+        return json(out);
+    };
     let mut out = Vec::new();
     if p.context.include_declaration {
         out.extend(ctx.decl_location(&node)?);

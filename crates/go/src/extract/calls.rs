@@ -234,6 +234,9 @@ struct Walker<'k, 's> {
     /// Uses mode: start bytes of identifiers that declare a name (or may be a field name), so
     /// are never uses.
     defs: HashSet<usize>,
+    /// Uses mode: `(use start byte, length, declaration start byte)` of identifiers a local
+    /// declaration binds.
+    locals: Vec<(usize, u32, usize)>,
 }
 
 /// Walk `decl` (a top-level func/method/var/const declaration) and append its call sites.
@@ -245,10 +248,17 @@ pub(crate) fn walk(k: &Kinds, decl: Node<'_>, src: &[u8], caller: Option<u32>, o
 /// Walk `decl` (any top-level declaration) and append the identifiers in it that no local
 /// declaration binds, with the selector/qualified-type names whose package name no local
 /// declaration binds: the candidates for uses of package-level or imported names.
-pub(crate) fn walk_uses(k: &Kinds, decl: Node<'_>, src: &[u8], out: &mut Vec<IdentUse>) {
+pub(crate) fn walk_uses(
+    k: &Kinds,
+    decl: Node<'_>,
+    src: &[u8],
+    out: &mut Vec<IdentUse>,
+    locals: &mut Vec<(usize, u32, usize)>,
+) {
     let mut w = Walker::new(k, src, None, true);
     w.run(decl, &mut Vec::new());
     out.extend(w.uses.unwrap_or_default());
+    locals.extend(w.locals);
 }
 
 impl<'k, 's> Walker<'k, 's> {
@@ -262,6 +272,7 @@ impl<'k, 's> Walker<'k, 's> {
             after: Vec::new(),
             uses: uses.then(Vec::new),
             defs: HashSet::new(),
+            locals: Vec::new(),
         }
     }
 
@@ -323,6 +334,13 @@ impl<'k, 's> Walker<'k, 's> {
 
     fn shadowed(&self, name: &[u8]) -> bool {
         self.names.iter().rev().any(|n| *n == name)
+    }
+
+    /// The start byte of the innermost local declaration of `name` (every bound name is a
+    /// slice of the source, taken at its declaring identifier).
+    fn binding(&self, name: &[u8]) -> Option<usize> {
+        let bound = self.names.iter().rev().find(|n| **n == name)?;
+        Some(bound.as_ptr() as usize - self.src.as_ptr() as usize)
     }
 
     /// Declare and bind the type parameters of a function or type (`[T any, U T]`: all of
@@ -516,7 +534,13 @@ impl<'k, 's> Walker<'k, 's> {
     fn record(&mut self, x: Option<Node<'_>>, name: Node<'_>) {
         let root = x.unwrap_or(name);
         let root_bytes = bytes(root, self.src);
-        if root_bytes == b"_" || name.is_missing() || root.is_missing() || self.shadowed(root_bytes) {
+        if root_bytes == b"_" || name.is_missing() || root.is_missing() {
+            return;
+        }
+        if let Some(decl) = self.binding(root_bytes) {
+            if self.uses.is_some() {
+                self.locals.push((root.start_byte(), root_bytes.len() as u32, decl));
+            }
             return;
         }
         let use_ = IdentUse { qualifier: x.map(|x| self.lossy(x)), name: self.lossy(name), pos: pos(name) };

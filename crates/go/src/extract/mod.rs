@@ -54,6 +54,7 @@ pub fn extract_uses(go: GoSyntax<'_>, tree: &docforge_syntax::tree_sitter::Tree,
     let root = tree.root_node();
     let kinds = calls::Kinds::get(root.language());
     let mut out = FileUses::default();
+    let mut locals = Vec::new();
     let mut cursor = root.walk();
     for decl in root.named_children(&mut cursor) {
         let top = matches!(
@@ -65,9 +66,21 @@ pub fn extract_uses(go: GoSyntax<'_>, tree: &docforge_syntax::tree_sitter::Tree,
                 | "type_declaration"
         );
         if top && !decl.has_error() {
-            calls::walk_uses(kinds, decl, source, &mut out.uses);
+            calls::walk_uses(kinds, decl, source, &mut out.uses, &mut locals);
         }
     }
+    let starts: Vec<usize> =
+        std::iter::once(0).chain(memchr::memchr_iter(b'\n', source).map(|i| i + 1)).collect();
+    let pos_of = |offset: usize| {
+        let line = starts.partition_point(|&s| s <= offset) - 1;
+        crate::Pos { line: line as u32 + 1, column: (offset - starts[line]) as u32 + 1 }
+    };
+    out.locals = locals
+        .into_iter()
+        .map(|(at, len, decl)| crate::LocalUse { pos: pos_of(at), len, decl: pos_of(decl) })
+        .collect();
+    out.locals.sort_by_key(|l| (l.pos.line, l.pos.column));
+    out.locals.dedup();
     out
 }
 
