@@ -245,9 +245,9 @@ fn take_part<T>(
     slot.take().or_else(|| {
         let Content::Bytes(bytes) = file.content(db) else { return None };
         let go = db.gate().go().ok()?;
-        // Not through the tree cache: this file is not being edited, and its tree would
-        // push out the tree of one that is.
-        let tree = go.parse(bytes);
+        // Not into the tree cache: this file is not being edited, and its tree would push
+        // out the tree of one that is.
+        let tree = db.trees().parse_transient(go, file.rel(db), bytes);
         Some(extract(go, &tree, bytes))
     })
 }

@@ -199,7 +199,7 @@ impl Analysis {
         Cancelled::catch(std::panic::AssertUnwindSafe(|| ide_index(db, ws).clone()))
     }
 
-    fn source(&self, rel: &str) -> Cancellable<Option<SourceFile>> {
+    pub(crate) fn source(&self, rel: &str) -> Cancellable<Option<SourceFile>> {
         let (db, ws) = self.parts();
         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
             ws.files(db).binary_search_by(|f| f.rel(db).as_str().cmp(rel)).ok().map(|i| ws.files(db)[i])

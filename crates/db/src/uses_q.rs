@@ -128,11 +128,9 @@ fn span(path: &str, u: &UseSite) -> Span {
 impl Analysis {
     /// The uses of package-level Go symbols in the file at `rel`, as mentions.
     pub fn go_uses_in(&self, rel: &str) -> Cancellable<Vec<Mention>> {
+        let Some(file) = self.source(rel)? else { return Ok(Vec::new()) };
         let (db, ws) = self.parts();
         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-            let files = ws.files(db);
-            let Ok(i) = files.binary_search_by(|f| f.rel(db).as_str().cmp(rel)) else { return Vec::new() };
-            let file = files[i];
             if file.kind(db) != FileKind::Go {
                 return Vec::new();
             }
@@ -169,11 +167,10 @@ impl Analysis {
 
     /// `(use, declaration)` spans of the local names used in the Go file `rel`.
     fn go_locals(&self, rel: &str) -> Cancellable<Vec<(Span, Span)>> {
+        let Some(file) = self.source(rel)? else { return Ok(Vec::new()) };
         let (db, ws) = self.parts();
         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-            let files = ws.files(db);
-            let Ok(i) = files.binary_search_by(|f| f.rel(db).as_str().cmp(rel)) else { return Vec::new() };
-            let Some(uses) = go_uses(db, ws, files[i]).clone() else { return Vec::new() };
+            let Some(uses) = go_uses(db, ws, file).clone() else { return Vec::new() };
             let at = |p: docforge_go::Pos, len: u32| Span {
                 path: rel.to_string(),
                 line: p.line,

@@ -52,6 +52,26 @@ pub fn column(line: &str, character: u32, enc: Encoding) -> u32 {
 }
 
 /// Lines of a text, without their `\n` (a trailing `\r` is kept: it is a byte of the line).
+/// A file's text with the byte offset of each line's start (split once, no copy per line).
+pub struct Lines {
+    text: String,
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    pub fn new(text: String) -> Lines {
+        let starts =
+            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)).collect();
+        Lines { text, starts }
+    }
+    /// Line `i` (0-based) without its `\n`, as `text.split('\n')` numbers them.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let start = *self.starts.get(i)?;
+        let end = self.starts.get(i + 1).map_or(self.text.len(), |next| next - 1);
+        Some(&self.text[start..end])
+    }
+}
+
 pub fn lines(text: &str) -> Vec<&str> {
     text.split('\n').collect()
 }

@@ -147,7 +147,7 @@ pub(crate) fn clear(shared: &Shared, folder: &Folder, dir: Option<&str>) {
 
 /// File lines read once per conversion (positions need the line's text).
 #[derive(Default)]
-struct Lines(HashMap<String, Option<Vec<String>>>);
+struct Lines(HashMap<String, Option<convert::Lines>>);
 
 impl Lines {
     fn range(
@@ -160,10 +160,10 @@ impl Lines {
     ) -> Cancellable<lsp_types::Range> {
         if !self.0.contains_key(path) {
             let text = analysis.file_text(path)?;
-            let lines = text.map(|b| String::from_utf8_lossy(&b).split('\n').map(str::to_string).collect());
+            let lines = text.map(|b| convert::Lines::new(String::from_utf8_lossy(&b).into_owned()));
             self.0.insert(path.to_string(), lines);
         }
-        let text = self.0[path].as_ref().and_then(|l| l.get(line.max(1) as usize - 1)).map(String::as_str);
+        let text = self.0[path].as_ref().and_then(|l| l.get(line.max(1) as usize - 1));
         Ok(token_range(text.filter(|_| line > 0), line, column, enc))
     }
 }

@@ -39,29 +39,8 @@ pub(crate) struct Ctx<'a> {
     pub shared: &'a Shared,
     pub folder: &'a Folder,
     pub analysis: &'a Analysis,
-    texts: RefCell<HashMap<String, Option<String>>>,
-    lines: RefCell<HashMap<String, Rc<Lines>>>,
-}
-
-/// A file's text with the byte offset of each line's start (split once per request, no
-/// copy per line).
-pub(crate) struct Lines {
-    text: String,
-    starts: Vec<usize>,
-}
-
-impl Lines {
-    fn new(text: String) -> Lines {
-        let starts =
-            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)).collect();
-        Lines { text, starts }
-    }
-    /// Line `i` (0-based) without its `\n`.
-    pub fn get(&self, i: usize) -> Option<&str> {
-        let start = *self.starts.get(i)?;
-        let end = self.starts.get(i + 1).map_or(self.text.len(), |next| next - 1);
-        Some(&self.text[start..end])
-    }
+    texts: RefCell<HashMap<String, Option<Rc<str>>>>,
+    lines: RefCell<HashMap<String, Rc<convert::Lines>>>,
 }
 
 impl Ctx<'_> {
@@ -71,27 +50,30 @@ impl Ctx<'_> {
     pub fn uri(&self, rel: &str) -> Uri {
         convert::uri(&self.folder.root, rel)
     }
-    pub fn text(&self, rel: &str) -> Result<Option<String>, Failure> {
+    pub fn text(&self, rel: &str) -> Result<Option<Rc<str>>, Failure> {
         if let Some(t) = self.texts.borrow().get(rel) {
             return Ok(t.clone());
         }
-        let t = self.analysis.file_text(rel)?.map(|b| String::from_utf8_lossy(&b).into_owned());
+        let t = self.analysis.file_text(rel)?.map(|b| Rc::from(String::from_utf8_lossy(&b)));
         self.texts.borrow_mut().insert(rel.to_string(), t.clone());
         Ok(t)
     }
     /// 1-based line and byte column of an LSP position in a loaded file.
     pub fn byte_pos(&self, rel: &str, pos: Position) -> Result<Option<(u32, u32)>, Failure> {
-        let Some(text) = self.text(rel)? else { return Ok(None) };
-        let lines = convert::lines(&text);
+        if self.text(rel)?.is_none() {
+            return Ok(None);
+        }
+        let lines = self.lines_of(rel)?;
         let Some(line) = lines.get(pos.line as usize) else { return Ok(None) };
         Ok(Some((pos.line + 1, convert::column(line, pos.character, self.shared.enc))))
     }
-    /// The lines of a loaded file (split once per request).
-    fn lines_of(&self, rel: &str) -> Result<Rc<Lines>, Failure> {
+    /// The lines of a loaded file (split once per request; empty for a file not loaded).
+    pub fn lines_of(&self, rel: &str) -> Result<Rc<convert::Lines>, Failure> {
         if let Some(l) = self.lines.borrow().get(rel) {
             return Ok(l.clone());
         }
-        let lines = Rc::new(Lines::new(self.text(rel)?.unwrap_or_default()));
+        let text = self.text(rel)?.map(|t| t.to_string()).unwrap_or_default();
+        let lines = Rc::new(convert::Lines::new(text));
         self.lines.borrow_mut().insert(rel.to_string(), lines.clone());
         Ok(lines)
     }

@@ -72,8 +72,7 @@ struct Plan<'a, 'b> {
 
 impl Plan<'_, '_> {
     fn line(&self, path: &str, line: u32) -> Result<String, Failure> {
-        let text = self.ctx.text(path)?.unwrap_or_default();
-        Ok(crate::convert::lines(&text).get(line as usize - 1).copied().unwrap_or("").to_string())
+        Ok(self.ctx.lines_of(path)?.get(line as usize - 1).unwrap_or("").to_string())
     }
 
     /// Replace the bytes `[start, end)` (1-based columns) of one line.
