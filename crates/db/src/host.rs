@@ -350,7 +350,8 @@ impl AnalysisHost {
 /// Read `entries` (in order) through the confined reader; a cold load reads on two threads
 /// (the read and the copy into shared bytes), a few changed files on this one.
 fn read_all(root: &std::path::Path, entries: &[&docforge_project::Entry], limit: u64) -> Vec<Content> {
-    let read = |entry: &docforge_project::Entry| match read_source(root, &entry.rel, limit) {
+    let reader = docforge_project::SourceReader::new(root);
+    let read = |entry: &docforge_project::Entry| match reader.read_into_vec(&entry.rel, limit) {
         Ok(bytes) => Content::Bytes(bytes.into()),
         Err(e) => Content::Unreadable { code: e.code().to_string(), message: e.to_string() },
     };

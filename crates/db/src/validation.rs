@@ -64,10 +64,12 @@ pub fn go_inventory(analysis: &Analysis) -> Cancellable<GoInventory> {
 
 impl GoInventory {
     /// Classify one loaded file of the walk (as [`go_inventory`] does, and a scan that reads
-    /// the files itself): a `.go` file is selected (with its digest) or excluded by `select`,
-    /// `go.mod`/`go.work` are metadata (with their digest), an unreadable Go-side file is
-    /// skipped; other kinds are ignored. `content` is the bytes or the read error's code;
-    /// `select` and `digest` get the bytes.
+    /// the files itself): a `.go` file that its name excludes under `self.build`
+    /// ([`docforge_go::excluded_by_name`]) is excluded whatever its content (a scan need not
+    /// read it: see [`GoInventory::needs_content`]); another `.go` file is selected (with its
+    /// digest) or excluded by `select`, `go.mod`/`go.work` are metadata (with their digest),
+    /// an unreadable Go-side file is skipped; other kinds are ignored. `content` is the bytes
+    /// or the read error's code; `select` and `digest` get the bytes.
     pub fn add_loaded(
         &mut self,
         rel: String,
@@ -76,6 +78,12 @@ impl GoInventory {
         select: impl FnOnce(&[u8]) -> FileSelection,
         digest: impl FnOnce(&[u8]) -> String,
     ) {
+        if kind == FileKind::Go {
+            if let Some(reason) = docforge_go::excluded_by_name(&self.build, &rel) {
+                self.excluded.push((rel, reason));
+                return;
+            }
+        }
         match (kind, content) {
             (_, _) if !kind.is_go_side() => {}
             (_, Err(code)) => self.skipped.push((rel, format!("refused:{code}"))),
@@ -85,6 +93,13 @@ impl GoInventory {
             },
             (_, Ok(b)) => self.metadata.push((rel, kind.as_str(), digest(b))),
         }
+    }
+
+    /// Whether [`GoInventory::add_loaded`] looks at this file's content (a Go-side file that
+    /// its name does not exclude).
+    pub fn needs_content(&self, rel: &str, kind: FileKind) -> bool {
+        kind.is_go_side()
+            && (kind != FileKind::Go || docforge_go::excluded_by_name(&self.build, rel).is_none())
     }
 
     /// Complete an inventory whose loaded files were added: the walk's Go-side entries that

@@ -23,15 +23,8 @@ fn excluded(reason: impl Into<String>) -> FileSelection {
 /// they do not want tests). `file_name` is the base name (a path is accepted; only its
 /// last component counts).
 pub fn select_file(ctx: &BuildContext, file_name: &str, source: &[u8]) -> FileSelection {
-    let name = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
-    if !name.ends_with(".go") {
-        return excluded("not a .go file");
-    }
-    if name.starts_with('_') || name.starts_with('.') {
-        return excluded("file name starts with _ or .");
-    }
-    if !good_os_arch_file(ctx, name) {
-        return excluded(format!("file name suffix does not match {}/{}", ctx.goos, ctx.goarch));
+    if let Some(reason) = excluded_by_name(ctx, file_name) {
+        return excluded(reason);
     }
     let header = scan_header(source);
     if let Some(e) = &header.error {
@@ -60,6 +53,21 @@ pub fn select_file(ctx: &BuildContext, file_name: &str, source: &[u8]) -> FileSe
         return excluded("imports \"C\" and cgo is disabled");
     }
     FileSelection::Included
+}
+
+/// Why [`select_file`] excludes a file by its name alone (without reading it), if it does.
+pub fn excluded_by_name(ctx: &BuildContext, file_name: &str) -> Option<String> {
+    let name = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    if !name.ends_with(".go") {
+        return Some("not a .go file".into());
+    }
+    if name.starts_with('_') || name.starts_with('.') {
+        return Some("file name starts with _ or .".into());
+    }
+    if !good_os_arch_file(ctx, name) {
+        return Some(format!("file name suffix does not match {}/{}", ctx.goos, ctx.goarch));
+    }
+    None
 }
 
 /// `go/build`'s `goodOSArchFile`: `name_GOOS`, `name_GOARCH`, `name_GOOS_GOARCH`, each

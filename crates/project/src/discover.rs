@@ -254,10 +254,11 @@ impl Selection {
             _ => None,
         }
     }
+}
 
-    fn dir_excluded(&self, rel: &str) -> bool {
-        self.exclude.is_match(rel) || self.exclude.is_match(format!("{rel}/_"))
-    }
+/// A directory is excluded when it or everything under it matches `exclude`.
+fn dir_excluded(exclude: &GlobSet, rel: &str) -> bool {
+    exclude.is_match(rel) || exclude.is_match(format!("{rel}/_"))
 }
 
 /// Directories the go command ignores: `testdata`, and names starting with `_` or `.`.
@@ -280,7 +281,33 @@ pub fn discover(project: &Project) -> Inventory {
 /// The walk of [`discover`], handing each classified entry to `found` as soon as it is
 /// classified (in walk order, not sorted), so that a caller can read files while the walk goes
 /// on. Returns the scanner errors.
-pub fn discover_each(project: &Project, mut found: impl FnMut(Entry)) -> Vec<(String, String)> {
+pub fn discover_each(project: &Project, found: impl FnMut(Entry)) -> Vec<(String, String)> {
+    walk(project, None, found)
+}
+
+/// [`discover_each`] for a caller that opens the files it loads through the confined reader
+/// (which checks the file type and the size limit on the open file): a file the walk reports
+/// as a regular file is stat'ed only when `stat(rel, kind)` says the caller will not read it;
+/// otherwise it is handed over as `Selected` with no stamp, and a too-large one is refused by
+/// the reader (`file_too_large`, the same code). Symlinks and special files are classified
+/// exactly as [`discover_each`] does.
+pub fn discover_each_lazy(
+    project: &Project,
+    stat: impl Fn(&str, FileKind) -> bool,
+    found: impl FnMut(Entry),
+) -> Vec<(String, String)> {
+    walk(project, Some(&stat), found)
+}
+
+/// Which regular files a lazy walk stats.
+type StatFilter<'a> = dyn Fn(&str, FileKind) -> bool + 'a;
+
+/// `lazy`: which regular files are stat'ed (`None`: all).
+fn walk(
+    project: &Project,
+    lazy: Option<&StatFilter>,
+    mut found: impl FnMut(Entry),
+) -> Vec<(String, String)> {
     let sel = Selection::new(&project.config);
     let root = &project.root;
     let mut errors = Vec::new();
@@ -301,14 +328,7 @@ pub fn discover_each(project: &Project, mut found: impl FnMut(Entry)) -> Vec<(St
                 if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
                     return true;
                 }
-                let rel = rel_path(&root, e.path());
-                let s = Selection {
-                    docs: GlobSet::empty(),
-                    exclude: exclude.clone(),
-                    go_roots: vec![],
-                    max_file_bytes: 0,
-                };
-                !s.dir_excluded(&rel)
+                !dir_excluded(&exclude, &rel_path(&root, e.path()))
             }
         })
         .build();
@@ -333,7 +353,11 @@ pub fn discover_each(project: &Project, mut found: impl FnMut(Entry)) -> Vec<(St
         if sel.exclude.is_match(&rel) {
             continue;
         }
-        found(classify(root, &sel, rel, kind, entry.path()));
+        if ft.is_file() && lazy.is_some_and(|stat| !stat(&rel, kind)) {
+            found(Entry { status: go_dir_status(&rel, kind), rel, kind, stamp: None });
+        } else {
+            found(classify(root, &sel, rel, kind, entry.path()));
+        }
     }
     errors
 }
@@ -371,12 +395,16 @@ fn classify(root: &Path, sel: &Selection, rel: String, kind: FileKind, path: &Pa
             stamp: Some(FileStamp::of(&meta)),
         };
     }
-    let status = if kind.is_go_side() && go_ignored_dir(&rel) {
+    Entry { status: go_dir_status(&rel, kind), rel, kind, stamp: Some(FileStamp::of(&meta)) }
+}
+
+/// A loadable file's status: Go-side files in directories the go command ignores are excluded.
+fn go_dir_status(rel: &str, kind: FileKind) -> EntryStatus {
+    if kind.is_go_side() && go_ignored_dir(rel) {
         EntryStatus::Excluded("go_ignored_dir".into())
     } else {
         EntryStatus::Selected
-    };
-    Entry { rel, kind, status, stamp: Some(FileStamp::of(&meta)) }
+    }
 }
 
 fn error_path(e: &ignore::Error) -> Option<PathBuf> {

@@ -11,9 +11,10 @@ mod read;
 
 pub use config::{Config, ConfigError, GoConfig, Limits, ProjectSection, Proposals, Sources, View};
 pub use discover::{
-    discover, discover_each, Entry, EntryStatus, FileKind, FileStamp, Inventory, Project, ProjectError,
+    discover, discover_each, discover_each_lazy, Entry, EntryStatus, FileKind, FileStamp, Inventory, Project,
+    ProjectError,
 };
-pub use read::{read_source, read_source_into, ReadError, DEFAULT_MAX_FILE_BYTES};
+pub use read::{read_source, read_source_into, ReadError, SourceReader, DEFAULT_MAX_FILE_BYTES};
 
 /// The index directory inside the project root.
 pub const STATE_DIR: &str = ".docforge";

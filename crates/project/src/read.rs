@@ -34,22 +34,66 @@ impl ReadError {
 
 const O_NONBLOCK: i32 = 0o4000;
 
-/// Open `rel` with `openat2(RESOLVE_BENEATH)` from the root: one system call that resolves
-/// the path, symlinks included, and fails if resolution would leave the root — race-free,
-/// and without the per-component `readlink` calls of canonicalisation. `None` when the kernel
-/// cannot answer that way (no `openat2`, or `EXDEV`: an escape or an absolute symlink), and
-/// then the canonical check decides.
-fn open_beneath(root: &Path, rel: &str) -> std::io::Result<Option<fs::File>> {
-    use rustix::fs::{open, openat2, Mode, OFlags, ResolveFlags};
-    use rustix::io::Errno;
-    let Ok(dir) = open(root, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) else {
-        return Ok(None);
-    };
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    match openat2(&dir, rel, flags, Mode::empty(), ResolveFlags::BENEATH) {
-        Ok(fd) => Ok(Some(fs::File::from(fd))),
-        Err(Errno::NOSYS | Errno::XDEV | Errno::PERM | Errno::INVAL) => Ok(None),
-        Err(e) => Err(e.into()),
+/// A handle on the root for opening many files beneath it: the root directory is opened once
+/// (`O_PATH`), not once per file.
+pub struct SourceReader<'r> {
+    root: &'r Path,
+    dir: Option<rustix::fd::OwnedFd>,
+}
+
+impl<'r> SourceReader<'r> {
+    /// `root` must be canonical.
+    pub fn new(root: &'r Path) -> Self {
+        use rustix::fs::{open, Mode, OFlags};
+        let dir = open(root, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).ok();
+        SourceReader { root, dir }
+    }
+
+    /// [`read_source`] through this handle.
+    pub fn read_into_vec(&self, rel: &str, limit: u64) -> Result<Vec<u8>, ReadError> {
+        let mut bytes = Vec::new();
+        self.read_into(rel, limit, &mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// [`read_source_into`] through this handle.
+    pub fn read_into(&self, rel: &str, limit: u64, bytes: &mut Vec<u8>) -> Result<(), ReadError> {
+        bytes.clear();
+        let io = |e: std::io::Error| ReadError::Io { path: rel.to_string(), message: e.to_string() };
+        let file = match self.open_beneath(rel).map_err(io)? {
+            Some(file) => file,
+            None => open_canonical(self.root, rel)?,
+        };
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            return Err(ReadError::NotRegular { path: rel.to_string() });
+        }
+        if meta.len() > limit {
+            return Err(ReadError::TooLarge { path: rel.to_string(), limit });
+        }
+        bytes.reserve(meta.len() as usize);
+        file.take(limit.saturating_add(1)).read_to_end(bytes).map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(ReadError::TooLarge { path: rel.to_string(), limit });
+        }
+        Ok(())
+    }
+
+    /// Open `rel` with `openat2(RESOLVE_BENEATH)` from the root: one system call that
+    /// resolves the path, symlinks included, and fails if resolution would leave the root —
+    /// race-free, and without the per-component `readlink` calls of canonicalisation. `None`
+    /// when the kernel cannot answer that way (no `openat2`, or `EXDEV`: an escape or an
+    /// absolute symlink), and then the canonical check decides.
+    fn open_beneath(&self, rel: &str) -> std::io::Result<Option<fs::File>> {
+        use rustix::fs::{openat2, Mode, OFlags, ResolveFlags};
+        use rustix::io::Errno;
+        let Some(dir) = &self.dir else { return Ok(None) };
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        match openat2(dir, rel, flags, Mode::empty(), ResolveFlags::BENEATH) {
+            Ok(fd) => Ok(Some(fs::File::from(fd))),
+            Err(Errno::NOSYS | Errno::XDEV | Errno::PERM | Errno::INVAL) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
@@ -75,23 +119,5 @@ pub fn read_source(root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, ReadEr
 /// [`read_source`] into `bytes` (cleared first), so that a caller reading many files can
 /// reuse one buffer. On an error `bytes` holds nothing meaningful.
 pub fn read_source_into(root: &Path, rel: &str, limit: u64, bytes: &mut Vec<u8>) -> Result<(), ReadError> {
-    bytes.clear();
-    let io = |e: std::io::Error| ReadError::Io { path: rel.to_string(), message: e.to_string() };
-    let file = match open_beneath(root, rel).map_err(io)? {
-        Some(file) => file,
-        None => open_canonical(root, rel)?,
-    };
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotRegular { path: rel.to_string() });
-    }
-    if meta.len() > limit {
-        return Err(ReadError::TooLarge { path: rel.to_string(), limit });
-    }
-    bytes.reserve(meta.len() as usize);
-    file.take(limit.saturating_add(1)).read_to_end(bytes).map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::TooLarge { path: rel.to_string(), limit });
-    }
-    Ok(())
+    SourceReader::new(root).read_into(rel, limit, bytes)
 }

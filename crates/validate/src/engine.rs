@@ -3,7 +3,9 @@
 //! and turning document claims into bindings.
 
 use crate::manifest::SelectionPolicy;
-use crate::snapshot::{build_meta, SnapDiagnostic, SnapEdge, SnapNode, Snapshot, GRAPH_SCHEMA_VERSION};
+use crate::snapshot::{
+    build_meta, Attrs, SnapDiagnostic, SnapEdge, SnapLocation, SnapNode, Snapshot, GRAPH_SCHEMA_VERSION,
+};
 use crate::validator::{Clock, GraphAccessError, RepositoryAccess, SourceState};
 use docforge_db::{go_inventory, Analysis, AnalysisHost, AstPolicy, DocClaim};
 use docforge_model::Precision;
@@ -64,7 +66,7 @@ pub fn current_sources(root: &Path) -> Result<SourceState, String> {
 /// What `gograph build` produced.
 pub struct Built {
     pub host: AnalysisHost,
-    pub snapshot: Snapshot,
+    pub snapshot: Snapshot<'static>,
     /// Visible warnings (precise fallback, partial analysis).
     pub warnings: Vec<String>,
 }
@@ -97,7 +99,7 @@ pub fn snapshot_of(
     precise: bool,
     version: &str,
     clock: &dyn Clock,
-) -> Result<(Snapshot, Vec<String>), String> {
+) -> Result<(Snapshot<'static>, Vec<String>), String> {
     let graph = analysis.graph().map_err(|_| "analysis cancelled".to_string())?;
     let inventory = go_inventory(analysis).map_err(|_| "analysis cancelled".to_string())?;
     let mut meta = build_meta(&inventory, policy);
@@ -128,10 +130,10 @@ pub fn snapshot_of(
         .nodes()
         .filter_map(|n| {
             Some(SnapNode {
-                id: bare(&n.id)?,
-                kind: n.kind.clone(),
-                location: n.location.clone(),
-                attrs: n.attrs.to_map(),
+                id: bare(&n.id)?.into(),
+                kind: n.kind.clone().into(),
+                location: n.location.as_ref().map(SnapLocation::of),
+                attrs: kept(n.attrs.to_map(), NODE_ATTRS),
             })
         })
         .collect();
@@ -141,11 +143,11 @@ pub fn snapshot_of(
         .filter(|e| matches!(e.relation.as_str(), "imports" | "calls" | "implements" | "implements_unknown"))
         .filter_map(|e| {
             Some(SnapEdge {
-                source: bare(&e.source)?,
-                relation: e.relation.clone(),
-                target: bare(&e.target)?,
-                location: e.location.clone(),
-                attrs: e.attrs.to_map(),
+                source: bare(&e.source)?.into(),
+                relation: e.relation.clone().into(),
+                target: bare(&e.target)?.into(),
+                location: e.location.as_ref().map(SnapLocation::of),
+                attrs: kept(e.attrs.to_map(), EDGE_ATTRS),
             })
         })
         .collect();
@@ -179,6 +181,19 @@ pub fn snapshot_of(
         diagnostics,
     };
     Ok((snapshot, warnings))
+}
+
+/// The node attributes evaluation reads. The graph's others (`package`, `receiver`,
+/// `pointer_receiver`, `test`, `dir`, …) are display facts derivable from the ID or the
+/// location; every validation reads, hashes and decodes the whole snapshot, so they are left
+/// out of it (a fifth of the standard library's snapshot).
+const NODE_ATTRS: &[&str] = &["calls_resolved", "generic", "unresolved_calls"];
+/// The edge attributes evaluation reads.
+const EDGE_ATTRS: &[&str] = &["classification", "reason", "receiver"];
+
+fn kept(mut attrs: std::collections::BTreeMap<String, String>, keep: &[&str]) -> Attrs<'static> {
+    attrs.retain(|k, _| keep.contains(&k.as_str()));
+    attrs.into()
 }
 
 /// The binding document a claim stands for: reference kinds follow the predicate; a claim

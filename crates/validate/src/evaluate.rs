@@ -37,7 +37,7 @@ impl Verdict {
 /// nothing is built; a snapshot in another order gets a sorted index (stable, so nodes and
 /// edges with equal keys keep the snapshot's order).
 pub struct GraphView<'a> {
-    snap: &'a Snapshot,
+    snap: &'a Snapshot<'a>,
     /// Node indices in ID order; `None` when the nodes are already in that order.
     node_order: Option<Vec<u32>>,
     duplicated: HashSet<&'a str>,
@@ -46,7 +46,7 @@ pub struct GraphView<'a> {
 }
 
 enum Lookup<'a> {
-    Found(&'a SnapNode),
+    Found(&'a SnapNode<'a>),
     Missing,
     Ambiguous(usize),
 }
@@ -79,7 +79,7 @@ fn equal_range<'a, T>(items: &'a [T], order: Option<&[u32]>, cmp: impl Fn(&T) ->
 }
 
 impl<'a> GraphView<'a> {
-    pub fn new(snap: &'a Snapshot) -> Self {
+    pub fn new(snap: &'a Snapshot<'a>) -> Self {
         let duplicated = snap
             .diagnostics
             .iter()
@@ -88,18 +88,18 @@ impl<'a> GraphView<'a> {
             .collect();
         GraphView {
             snap,
-            node_order: order_by(&snap.nodes, |n| n.id.as_str()),
+            node_order: order_by(&snap.nodes, |n| n.id.as_ref()),
             duplicated,
             edge_order: order_by(&snap.edges, |e| {
-                (e.source.as_str(), e.relation.as_str(), e.target.as_str())
+                (e.source.as_ref(), e.relation.as_ref(), e.target.as_ref())
             }),
         }
     }
 
     fn lookup(&self, r: &Reference) -> Lookup<'a> {
         let want_package = r.kind == RefKind::Package;
-        let found: Vec<&SnapNode> =
-            equal_range(&self.snap.nodes, self.node_order.as_deref(), |n| n.id.as_str().cmp(r.id.as_str()))
+        let found: Vec<&SnapNode<'a>> =
+            equal_range(&self.snap.nodes, self.node_order.as_deref(), |n| n.id.as_ref().cmp(r.id.as_str()))
                 .into_iter()
                 .filter(|n| (n.kind == "package") == want_package)
                 .collect();
@@ -111,9 +111,9 @@ impl<'a> GraphView<'a> {
         }
     }
 
-    fn edges(&self, relation: &str, source: &str, target: &str) -> Vec<&'a SnapEdge> {
+    fn edges(&self, relation: &str, source: &str, target: &str) -> Vec<&'a SnapEdge<'a>> {
         equal_range(&self.snap.edges, self.edge_order.as_deref(), |e| {
-            (e.source.as_str(), e.relation.as_str(), e.target.as_str()).cmp(&(source, relation, target))
+            (e.source.as_ref(), e.relation.as_ref(), e.target.as_ref()).cmp(&(source, relation, target))
         })
     }
 }
@@ -121,9 +121,9 @@ impl<'a> GraphView<'a> {
 fn resolved(n: &SnapNode) -> Resolved {
     let package = n.kind == "package";
     Resolved {
-        id: n.id.clone(),
+        id: n.id.to_string(),
         kind: if package { "package" } else { "symbol" },
-        symbol_kind: (!package).then(|| n.kind.clone()),
+        symbol_kind: (!package).then(|| n.kind.to_string()),
         locations: n.location.iter().map(SourceLocation::of).collect(),
     }
 }
@@ -209,7 +209,7 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
         }
         Predicate::TypeImplements => {
             let object = targets[1];
-            if !matches!(subject.kind.as_str(), "struct" | "type") || object.kind != "interface" {
+            if !matches!(subject.kind.as_ref(), "struct" | "type") || object.kind != "interface" {
                 return kind_mismatch(
                     evidence,
                     format!(
@@ -218,7 +218,7 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                     ),
                 );
             }
-            let generic = |n: &SnapNode| n.attrs.get("generic").is_some_and(|g| g == "true");
+            let generic = |n: &SnapNode| n.attrs.get("generic") == Some("true");
             if generic(subject) || generic(object) {
                 // The semantic layer records no implements facts for generic types.
                 return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
@@ -226,21 +226,25 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                         "generic_type_unsupported",
                         "implements is not derived for generic types or interfaces",
                     )
-                    .symbol(if generic(subject) { &subject.id } else { &object.id }),
+                    .symbol(if generic(subject) {
+                        subject.id.as_ref()
+                    } else {
+                        object.id.as_ref()
+                    }),
                 );
             }
             let found = view.edges("implements", &subject.id, &object.id);
             if found.is_empty() {
                 if let Some(e) = view.edges("implements_unknown", &subject.id, &object.id).first() {
                     // The answer depends on something the semantic layer could not resolve.
-                    let why = e.attrs.get("reason").map_or("unresolved types", String::as_str);
+                    let why = e.attrs.get("reason").unwrap_or("unresolved types");
                     return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
                         Diagnostic::new("implements_unknown", format!("may or may not implement: {why}"))
-                            .symbol(&subject.id),
+                            .symbol(subject.id.as_ref()),
                     );
                 }
             }
-            let class = |e: &SnapEdge| match e.attrs.get("receiver").map(String::as_str) {
+            let class = |e: &SnapEdge| match e.attrs.get("receiver") {
                 Some("value") => "value_method_set".to_string(),
                 Some("pointer") => "pointer_method_set".to_string(),
                 _ => "method_set".to_string(),
@@ -249,7 +253,7 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
         }
         Predicate::CallEdgeExists => {
             let object = targets[1];
-            let callable = |n: &SnapNode| matches!(n.kind.as_str(), "func" | "method");
+            let callable = |n: &SnapNode| matches!(n.kind.as_ref(), "func" | "method");
             if !callable(subject) || !callable(object) {
                 return kind_mismatch(
                     evidence,
@@ -272,8 +276,8 @@ fn kind_mismatch(evidence: Evidence, message: String) -> Verdict {
 fn matched(binding: &Binding, e: &SnapEdge, classification: String) -> MatchedRelation {
     MatchedRelation {
         kind: binding.predicate.as_str(),
-        subject_id: e.source.clone(),
-        object_id: e.target.clone(),
+        subject_id: e.source.to_string(),
+        object_id: e.target.to_string(),
         classification,
         locations: e.location.iter().map(SourceLocation::of).collect(),
     }
@@ -308,7 +312,7 @@ fn call_edge(
     inconclusive: impl Fn() -> Diagnostic,
 ) -> Verdict {
     let found = view.edges("calls", &subject.id, &object.id);
-    let class = |e: &SnapEdge| e.attrs.get("classification").cloned().unwrap_or_default();
+    let class = |e: &SnapEdge| e.attrs.get("classification").unwrap_or_default().to_string();
     let counted: Vec<&SnapEdge> = found
         .iter()
         .copied()
@@ -320,8 +324,8 @@ fn call_edge(
             .iter()
             .map(|e| MatchedRelation {
                 kind: binding_kind,
-                subject_id: e.source.clone(),
-                object_id: e.target.clone(),
+                subject_id: e.source.to_string(),
+                object_id: e.target.to_string(),
                 classification: class(e),
                 locations: e.location.iter().map(SourceLocation::of).collect(),
             })
@@ -344,13 +348,13 @@ fn call_edge(
                 "synthetic_edge_only",
                 "only a synthetic forwarding edge links the two; it is neither evidence nor absence",
             )
-            .symbol(&subject.id),
+            .symbol(subject.id.as_ref()),
         );
     }
     let unknown: Vec<String> =
         found.iter().map(|e| class(e)).filter(|c| !matches!(c.as_str(), "synthetic")).collect();
-    let unresolved = subject.attrs.get("unresolved_calls").map(String::as_str).unwrap_or("unknown");
-    let all_resolved = subject.attrs.get("calls_resolved").map(String::as_str) == Some("true");
+    let unresolved = subject.attrs.get("unresolved_calls").unwrap_or("unknown");
+    let all_resolved = subject.attrs.get("calls_resolved") == Some("true");
     let reason = if synthetic {
         None
     } else if !unknown.is_empty() {
@@ -365,10 +369,10 @@ fn call_edge(
                 "call_sites_unresolved",
                 format!(
                     "the subject's call sites are not all resolved (unresolved_calls {unresolved}, calls_resolved {})",
-                    subject.attrs.get("calls_resolved").map(String::as_str).unwrap_or("unknown")
+                    subject.attrs.get("calls_resolved").unwrap_or("unknown")
                 ),
             )
-            .symbol(&subject.id),
+            .symbol(subject.id.as_ref()),
         );
         None
     } else {

@@ -12,6 +12,7 @@ mod engine;
 mod evaluate;
 mod manifest;
 mod project;
+mod records;
 mod report;
 mod scan;
 mod snapshot;
@@ -38,8 +39,8 @@ pub use report::{
     Resolved, SourceLocation, ValidationResult, MAX_DIAGNOSTICS, MAX_MESSAGE_BYTES, RESULT_SCHEMA,
 };
 pub use snapshot::{
-    build_meta, BuildMeta, FileRecord, SnapDiagnostic, SnapEdge, SnapNode, Snapshot, SnapshotError,
-    GRAPH_DIR, GRAPH_FILE, GRAPH_SCHEMA_VERSION,
+    build_meta, Attrs, BuildMeta, FileRecord, SnapDiagnostic, SnapEdge, SnapLocation, SnapNode, Snapshot,
+    SnapshotError, GRAPH_DIR, GRAPH_FILE, GRAPH_SCHEMA_VERSION,
 };
 pub use store::{graph_rel, read_graph, write_graph, MAX_GRAPH_BYTES};
 pub use validator::{Clock, GraphAccessError, Received, RepositoryAccess, SourceState, Validator};

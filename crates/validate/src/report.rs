@@ -184,9 +184,9 @@ pub struct SourceLocation {
 }
 
 impl SourceLocation {
-    pub fn of(l: &docforge_model::Location) -> Self {
+    pub fn of(l: &crate::snapshot::SnapLocation<'_>) -> Self {
         SourceLocation {
-            path: l.path.clone(),
+            path: l.path.to_string(),
             line: (l.line > 0).then_some(l.line),
             column: (l.line > 0 && l.column > 0).then_some(l.column),
         }

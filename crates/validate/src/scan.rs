@@ -12,7 +12,7 @@
 use crate::manifest::SelectionPolicy;
 use crate::validator::SourceState;
 use docforge_db::{build_context, modules_of, sha256_hex, Content, GoInventory};
-use docforge_project::{discover_each, read_source_into, Entry, EntryStatus, FileKind, Project};
+use docforge_project::{discover_each_lazy, Entry, EntryStatus, FileKind, Project, SourceReader};
 use std::path::Path;
 use std::sync::{mpsc, Mutex};
 
@@ -31,8 +31,9 @@ pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> 
     let limit = project.config.limits.max_file_bytes;
     let (found, queue) = mpsc::channel::<Entry>();
     let queue = Mutex::new(queue);
+    let reader = SourceReader::new(&project.root);
     let worker = || {
-        let mut part = GoInventory::default();
+        let mut part = GoInventory { build: build.clone(), ..Default::default() };
         // go.mod / go.work as read, for the modules.
         let mut metadata = Vec::new();
         // One buffer for every file this worker reads (no allocation per file).
@@ -40,7 +41,12 @@ pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> 
         loop {
             let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
             let Ok(e) = next else { break };
-            let read = read_source_into(&project.root, &e.rel, limit, &mut buffer);
+            if !part.needs_content(&e.rel, e.kind) {
+                // Excluded by its name: classified without being read.
+                part.add_loaded(e.rel, e.kind, Ok(&[]), |_| unreachable!(), |_| unreachable!());
+                continue;
+            }
+            let read = reader.read_into(&e.rel, limit, &mut buffer);
             let content = match &read {
                 Ok(()) => Ok(&buffer[..]),
                 Err(err) => Err(err.code()),
@@ -68,7 +74,11 @@ pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> 
         let helpers: Vec<_> = (1..threads.max(1)).map(|_| s.spawn(worker)).collect();
         // Entries the engine would not load (their Go-side ones are recorded as skipped).
         let mut skipped = Vec::new();
-        let errors = discover_each(&project, |e| {
+        // A Go file excluded by its name is not read: the walk stats it (its size limit).
+        let stat = |rel: &str, kind: FileKind| {
+            kind == FileKind::Go && docforge_go::excluded_by_name(&build, rel).is_some()
+        };
+        let errors = discover_each_lazy(&project, stat, |e| {
             if e.status != EntryStatus::Selected {
                 skipped.push((e.rel, e.kind, e.status.label()));
             } else if e.kind.is_go_side() {
@@ -159,6 +169,10 @@ mod tests {
         write("sub2/go.mod", "module example.com/s\n\nreplace example.com/p => /elsewhere\n");
         write("sub2/go.work", "go 1.22\n\nuse ../..\n");
         write("testdata/t.go", "package t\n");
+        // Larger than the limit: refused by the walk (stat'ed although not read) and by the read.
+        write("docforge.toml", "schema_version = 1\n[limits]\nmax_file_bytes = 200\n");
+        write("big_windows.go", &format!("package m\n\n// {}\n", "x".repeat(300)));
+        write("big.go", &format!("package m\n\n// {}\n", "x".repeat(300)));
         write("README.md", "# m\n");
         symlink(outside.path().join("x.go"), root.join("evil.go")).unwrap();
         symlink(root.join("a.go"), root.join("alias.go")).unwrap();
@@ -171,6 +185,13 @@ mod tests {
         assert!(!inv.excluded.is_empty() && !inv.skipped.is_empty() && !inv.outside_root.is_empty());
         assert!(!inv.metadata_errors.is_empty() && inv.metadata.len() == 5, "{inv:?}");
         assert!(inv.outside_root.len() >= 3, "{:?}", inv.outside_root);
+        for big in ["big.go", "big_windows.go"] {
+            let refused = (big.to_string(), "refused:file_too_large".to_string());
+            assert!(inv.skipped.contains(&refused), "{big}: {:?}", inv.skipped);
+        }
+        let by_name =
+            |rel: &str| inv.excluded.iter().any(|(p, r)| p == rel && r.contains("file name suffix"));
+        assert!(by_name("a_windows.go"), "{:?}", inv.excluded);
         for threads in [1, 2] {
             assert_eq!(scan_sources(&root, threads).unwrap(), expected, "{threads} threads");
         }

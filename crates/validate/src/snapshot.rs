@@ -9,12 +9,11 @@
 //! repository root is never trusted: no root is stored, paths are repository-relative.
 
 use crate::manifest::{self, SelectionPolicy};
+pub use crate::records::{Attrs, SnapEdge, SnapLocation, SnapNode};
 use crate::report::Reason;
 use docforge_db::GoInventory;
 use docforge_go::BuildContext;
-use docforge_model::Location;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 pub const GRAPH_SCHEMA_VERSION: &str = "2";
 /// The snapshot's place under the repository root.
@@ -23,7 +22,7 @@ pub const GRAPH_FILE: &str = "graph.json";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Snapshot {
+pub struct Snapshot<'a> {
     pub schema_version: String,
     pub source_policy_version: u32,
     /// The gograph build identifier that wrote the snapshot.
@@ -31,9 +30,11 @@ pub struct Snapshot {
     pub generated_at: String,
     pub build: BuildMeta,
     /// Go package and symbol nodes (bare IDs, without `go:`).
-    pub nodes: Vec<SnapNode>,
+    #[serde(borrow, deserialize_with = "crate::records::records")]
+    pub nodes: Vec<SnapNode<'a>>,
     /// `imports`, `calls` and `implements` edges between bare IDs.
-    pub edges: Vec<SnapEdge>,
+    #[serde(borrow, deserialize_with = "crate::records::records")]
+    pub edges: Vec<SnapEdge<'a>>,
     /// Go-side diagnostics that evaluation needs (duplicate symbols, …).
     pub diagnostics: Vec<SnapDiagnostic>,
 }
@@ -89,29 +90,6 @@ pub struct MetaRecord {
 pub struct PathReason {
     pub path: String,
     pub reason: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SnapNode {
-    pub id: String,
-    pub kind: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<Location>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub attrs: BTreeMap<String, String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SnapEdge {
-    pub source: String,
-    pub relation: String,
-    pub target: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<Location>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub attrs: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,12 +161,21 @@ fn is_digest(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-impl Snapshot {
+impl<'a> Snapshot<'a> {
     /// Strictly decode the exact bytes of a persisted graph. The version markers decide
     /// first: a graph of another schema or source policy is reported as such, whatever else
     /// it contains (when the strict decode fails, the markers alone are read to say why).
-    pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
-        let snap: Snapshot = match serde_json::from_slice(bytes) {
+    /// Node and edge strings borrow from `bytes`.
+    pub fn decode(bytes: &'a [u8]) -> Result<Snapshot<'a>, SnapshotError> {
+        // The shortest record (`{"id":"p","kind":"package"}`) has 26 bytes.
+        let bound = bytes.len() / 26;
+        // UTF-8 is checked once for the whole document rather than string by string; bytes
+        // that are not UTF-8 take the byte decoder, which says where.
+        let decoded = crate::records::with_record_bound(bound, || match std::str::from_utf8(bytes) {
+            Ok(text) => serde_json::from_str::<Snapshot<'a>>(text),
+            Err(_) => serde_json::from_slice::<Snapshot<'a>>(bytes),
+        });
+        let snap = match decoded {
             Ok(snap) => snap,
             Err(e) => {
                 let head: Head = serde_json::from_slice(bytes).map_err(|e| {
@@ -275,6 +262,20 @@ impl Snapshot {
         }
     }
 
+    /// The same snapshot, owning its strings.
+    pub fn into_owned(self) -> Snapshot<'static> {
+        Snapshot {
+            schema_version: self.schema_version,
+            source_policy_version: self.source_policy_version,
+            generator: self.generator,
+            generated_at: self.generated_at,
+            build: self.build,
+            nodes: self.nodes.into_iter().map(SnapNode::into_owned).collect(),
+            edges: self.edges.into_iter().map(SnapEdge::into_owned).collect(),
+            diagnostics: self.diagnostics,
+        }
+    }
+
     /// The bytes that are written: compact JSON (one line) with a final newline. Every
     /// validation reads, hashes and decodes all of it, so no indentation (a third of the
     /// bytes of the standard library's snapshot); `jq .` shows it indented.
@@ -335,7 +336,7 @@ pub fn build_meta(inv: &GoInventory, policy: &SelectionPolicy) -> BuildMeta {
 mod tests {
     use super::*;
 
-    pub(crate) fn sample() -> Snapshot {
+    pub(crate) fn sample() -> Snapshot<'static> {
         let inv = GoInventory {
             modules: vec![(String::new(), "example.com/m".into())],
             files: vec![("a.go".into(), "1".repeat(64))],

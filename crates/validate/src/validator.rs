@@ -11,6 +11,7 @@ use crate::report::{
 };
 use crate::snapshot::Snapshot;
 use docforge_db::GoInventory;
+use std::sync::OnceLock;
 
 /// Why the trusted snapshot could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,13 +75,13 @@ pub struct Validator<'a> {
     pub pause: Option<&'a (dyn Fn() + Sync)>,
 }
 
-struct Shared {
+struct Shared<'g> {
     analysis: AnalysisInfo,
     source_fingerprint: Option<String>,
     /// When set, every valid request gets this verdict instead of an evaluation.
     blocked: Option<(Reason, Vec<Diagnostic>)>,
     /// The decoded snapshot whose bytes were fingerprinted (read once).
-    snapshot: Option<Snapshot>,
+    snapshot: Option<Snapshot<'g>>,
 }
 
 fn analysis_unknown() -> AnalysisInfo {
@@ -109,8 +110,10 @@ impl Validator<'_> {
         let generated_at = self.clock.now();
         let root = self.repo.root();
         let any_valid = requests.iter().any(|r| r.binding.is_ok());
+        // The snapshot's bytes: its decoded records borrow from them.
+        let bytes = OnceLock::new();
         let mut shared = if any_valid {
-            self.load_and_check()
+            self.load_and_check(&bytes)
         } else {
             Shared { analysis: analysis_unknown(), source_fingerprint: None, blocked: None, snapshot: None }
         };
@@ -175,13 +178,14 @@ impl Validator<'_> {
 
     /// Read the snapshot and scan the sources at the same time: the scan runs beside reading,
     /// hashing (one thread) and strictly decoding (this thread) the snapshot's bytes.
-    fn load_and_check(&self) -> Shared {
+    fn load_and_check<'g>(&self, slot: &'g OnceLock<Vec<u8>>) -> Shared<'g> {
         let (graph, current) = std::thread::scope(|s| {
             let current = s.spawn(|| self.repo.current_sources());
             let graph = self.repo.read_graph().map(|bytes| {
+                let bytes = slot.get_or_init(|| bytes);
                 std::thread::scope(|t| {
-                    let fingerprint = t.spawn(|| crate::sha256_hex(&bytes));
-                    let snap = Snapshot::decode(&bytes);
+                    let fingerprint = t.spawn(|| crate::sha256_hex(bytes));
+                    let snap = Snapshot::decode(bytes);
                     (fingerprint.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), snap)
                 })
             });
@@ -270,7 +274,7 @@ impl Validator<'_> {
         &self,
         root: &str,
         generated_at: &str,
-        shared: &Shared,
+        shared: &Shared<'_>,
         r: Received,
         verdict: Option<Verdict>,
     ) -> ValidationResult {

@@ -4,36 +4,38 @@
 //! unresolved call sites, value/pointer method sets, embedded interfaces, same-named types
 //! in different packages, ambiguity, case sensitivity, and every analysis state.
 
-use docforge_model::Location;
 use docforge_validate::{
-    build_meta, decode_binding, evaluate, GoInventory, GraphView, Outcome, Reason, SelectionPolicy,
-    SnapDiagnostic, SnapEdge, SnapNode, Snapshot, GRAPH_SCHEMA_VERSION,
+    build_meta, decode_binding, evaluate, Attrs, GoInventory, GraphView, Outcome, Reason, SelectionPolicy,
+    SnapDiagnostic, SnapEdge, SnapLocation, SnapNode, Snapshot, GRAPH_SCHEMA_VERSION,
 };
-use std::collections::BTreeMap;
 
 const M: &str = "example.com/m";
 
-fn node(id: &str, kind: &str, attrs: &[(&str, &str)]) -> SnapNode {
+fn node(id: &str, kind: &str, attrs: &[(&str, &str)]) -> SnapNode<'static> {
     SnapNode {
-        id: format!("{M}/{id}"),
-        kind: kind.into(),
-        location: Some(Location::new("x.go", 3, 1)),
-        attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        id: format!("{M}/{id}").into(),
+        kind: kind.to_string().into(),
+        location: Some(loc("x.go", 3, 1)),
+        attrs: attrs.iter().copied().collect(),
     }
 }
 
-fn edge(source: &str, relation: &str, target: &str, attrs: &[(&str, &str)]) -> SnapEdge {
+fn loc(path: &str, line: u32, column: u32) -> SnapLocation<'static> {
+    SnapLocation { path: path.to_string().into(), line, column }
+}
+
+fn edge(source: &str, relation: &str, target: &str, attrs: &[(&str, &str)]) -> SnapEdge<'static> {
     SnapEdge {
-        source: format!("{M}/{source}"),
-        relation: relation.into(),
-        target: format!("{M}/{target}"),
-        location: Some(Location::new("x.go", 7, 9)),
-        attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>(),
+        source: format!("{M}/{source}").into(),
+        relation: relation.to_string().into(),
+        target: format!("{M}/{target}").into(),
+        location: Some(loc("x.go", 7, 9)),
+        attrs: attrs.iter().copied().collect(),
     }
 }
 
 /// A graph as the precise layer will publish it.
-fn precise_graph(precision: &str, completeness: &str) -> Snapshot {
+fn precise_graph(precision: &str, completeness: &str) -> Snapshot<'static> {
     let resolved = [("unresolved_calls", "0"), ("calls_resolved", "true")];
     let nodes = vec![
         node("a", "package", &[]),
@@ -103,7 +105,7 @@ fn binding(predicate: &str, subject: &str, object: Option<&str>, precision: &str
 }
 
 fn outcome(
-    snap: &Snapshot,
+    snap: &Snapshot<'_>,
     predicate: &str,
     subject: &str,
     object: Option<&str>,
@@ -249,11 +251,11 @@ fn duplicate_records_are_ambiguous_never_a_first_match() {
 fn imports_of_packages_outside_the_repository() {
     let mut g = precise_graph("ast", "complete");
     g.edges.push(SnapEdge {
-        source: format!("{M}/a"),
+        source: format!("{M}/a").into(),
         relation: "imports".into(),
         target: "fmt".into(),
-        location: Some(Location::new("a/a.go", 3, 8)),
-        attrs: BTreeMap::new(),
+        location: Some(loc("a/a.go", 3, 8)),
+        attrs: Attrs::default(),
     });
     let doc = r#"{"schema_version":"gograph.binding.v1","predicate":"package_imports","subject":{"language":"go","kind":"package","id":"example.com/m/a"},"object":{"language":"go","kind":"package","id":"fmt"},"required_precision":"ast"}"#;
     let v = evaluate(&GraphView::new(&g), &decode_binding(doc.as_bytes()).unwrap());

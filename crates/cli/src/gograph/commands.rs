@@ -73,12 +73,13 @@ pub fn build(root: &Path, precise: bool, as_json: bool) -> u8 {
 }
 
 /// The canonical root and the decoded trusted snapshot with its bytes.
-fn load(root: &Path) -> Result<(DiskRepository, Vec<u8>, Snapshot), String> {
+fn load(root: &Path) -> Result<(DiskRepository, Vec<u8>, Snapshot<'static>), String> {
     let repo = DiskRepository::open(root)?;
     let bytes = read_graph(repo.path()).map_err(|e| match e {
         GraphAccessError::Missing(m) | GraphAccessError::Unsafe(m) | GraphAccessError::Unreadable(m) => m,
     })?;
-    let snap = Snapshot::decode(&bytes).map_err(|e| format!("{}: {}", e.reason.as_str(), e.message))?;
+    let snap =
+        Snapshot::decode(&bytes).map_err(|e| format!("{}: {}", e.reason.as_str(), e.message))?.into_owned();
     Ok((repo, bytes, snap))
 }
 
@@ -89,11 +90,11 @@ pub fn stats(root: &Path, as_json: bool) -> u8 {
     };
     let mut nodes_by_kind: BTreeMap<&str, usize> = BTreeMap::new();
     for n in &s.nodes {
-        *nodes_by_kind.entry(n.kind.as_str()).or_default() += 1;
+        *nodes_by_kind.entry(n.kind.as_ref()).or_default() += 1;
     }
     let mut edges_by_relation: BTreeMap<&str, usize> = BTreeMap::new();
     for e in &s.edges {
-        *edges_by_relation.entry(e.relation.as_str()).or_default() += 1;
+        *edges_by_relation.entry(e.relation.as_ref()).or_default() += 1;
     }
     let parse_failures = s.diagnostics.iter().filter(|d| d.code == "go_syntax_error").count();
     let b = &s.build;
