@@ -39,6 +39,9 @@ tests/oracle/compare.sh --implements
 tests/oracle/compare.sh --implements fixtures/shop
 DOCFORGE_ORACLE_SIDE=go-crate tests/oracle/compare.sh --implements fixtures/shop
 
+echo "== go/types oracle: identifier and struct field uses for editors (GOROOT/src/go) =="
+tests/oracle/navigation.sh
+
 echo "== go/ssa + callgraph/cha oracle: precise call resolution =="
 tests/oracle/compare.sh --cha fixtures/shop
 tests/oracle/compare.sh --cha fixtures/validate/mod

@@ -42,6 +42,7 @@ func main() {
 	implements := flag.Bool("implements", false, "list implements pairs of the tree's named types instead of symbol IDs (see implements.go)")
 	stdOnly := flag.Bool("std-only", false, "skip <root>/cmd (GOROOT/src: module std only)")
 	usesMode := flag.Bool("uses", false, "list identifier uses of the tree's package-level objects instead of symbol IDs (see uses.go)")
+	fieldsMode := flag.Bool("fields", false, "list uses of struct fields of the tree's package-level named types instead of symbol IDs (see fields.go)")
 	chaMode := flag.Bool("cha", false, "list go/ssa + callgraph/cha call edges with call-site positions instead of symbol IDs (see cha.go)")
 	flag.Parse()
 
@@ -73,7 +74,7 @@ func main() {
 			ip := importPath(modPath, modDir, dir)
 			if *chaMode {
 				ssaTree.add(ip, dir, modPath)
-			} else if *implements || *usesMode {
+			} else if *implements || *usesMode || *fieldsMode {
 				tree.add(ip, dir, modPath)
 			} else if *calls {
 				ids = append(ids, packageCalls(&ctxt, fset, imp, dir, ip)...)
@@ -100,6 +101,9 @@ func main() {
 	}
 	if *usesMode {
 		ids = tree.usesLines(*root)
+	}
+	if *fieldsMode {
+		ids = tree.fieldLines(*root)
 	}
 	sort.Strings(ids)
 	w := bufio.NewWriter(os.Stdout)

@@ -44,12 +44,9 @@ func (t *treeImporter) usesLines(root string) []string {
 			default:
 				continue
 			}
-			pos := t.fset.Position(id.Pos())
-			rel, err := filepath.Rel(root, pos.Filename)
-			if err != nil {
-				continue
+			if line, ok := t.useLine(root, id, target); ok {
+				out = append(out, line)
 			}
-			out = append(out, fmt.Sprintf("%s:%d:%d %s", filepath.ToSlash(rel), pos.Line, pos.Column, target))
 		}
 	}
 	return out
@@ -68,4 +65,14 @@ func methodID(fn *types.Func) string {
 		return ""
 	}
 	return fmt.Sprintf("%s::(%s%s).%s", fn.Pkg().Path(), star, named.Origin().Obj().Name(), fn.Name())
+}
+
+// useLine is "<file relative to root>:<line>:<column> <target>" for the identifier id.
+func (t *treeImporter) useLine(root string, id *ast.Ident, target string) (string, bool) {
+	pos := t.fset.Position(id.Pos())
+	rel, err := filepath.Rel(root, pos.Filename)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%s:%d:%d %s", filepath.ToSlash(rel), pos.Line, pos.Column, target), true
 }

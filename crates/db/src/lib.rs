@@ -9,6 +9,7 @@ mod calls_q;
 mod db;
 mod digest;
 mod docs_q;
+mod fields_q;
 mod go_graph;
 mod go_q;
 mod graph;
@@ -25,6 +26,7 @@ mod validation;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
+pub use fields_q::{FieldRef, FieldUse};
 pub use go_q::{modules_of, Module, Modules};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};
 pub use host::{

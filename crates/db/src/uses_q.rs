@@ -114,14 +114,14 @@ pub fn file_method_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Ar
 }
 
 /// The package (of the project's analysis) a Go file belongs to.
-fn package_of<'db>(db: &'db dyn Db, ws: Workspace, file: SourceFile) -> Option<GoPackage<'db>> {
+pub(crate) fn package_of<'db>(db: &'db dyn Db, ws: Workspace, file: SourceFile) -> Option<GoPackage<'db>> {
     let dir = dir_of(file.rel(db)).to_string();
     let pkgs = crate::go_q::dir_packages(db, GoDir::new(db, ws, dir.clone()));
     let info = pkgs.packages.iter().find(|p| p.files.contains(&file))?;
     Some(GoPackage::new(db, ws, dir, info.import_path.clone()))
 }
 
-fn span(path: &str, u: &UseSite) -> Span {
+pub(crate) fn span(path: &str, u: &UseSite) -> Span {
     Span { path: path.to_string(), line: u.line, start: u.column, end: u.column + u.len }
 }
 
@@ -229,30 +229,52 @@ fn symbol_use_spans(db: &dyn Db, sym: GoSymbol<'_>) -> Arc<Vec<Span>> {
         return Arc::default();
     };
     let (method, name) = (local.starts_with('('), symbol_name(local));
-    let ide = crate::ide::ide_index(db, ws);
-    let package = format!("go:{ip}");
-    let mut packages: Vec<&str> = ide
-        .incoming(&package)
-        .filter(|e| e.relation == "imports")
-        .filter_map(|e| e.source.strip_prefix("go:"))
-        .chain([ip])
-        .collect();
-    packages.sort_unstable();
-    packages.dedup();
     let mut out = Vec::new();
-    for ip in packages {
+    for_files_mentioning(db, ws, ip, name, method, |pkg, file| {
+        let rel = file.rel(db);
+        let uses = if method { file_method_uses(db, pkg, file) } else { file_ident_uses(db, pkg, file) };
+        out.extend(uses.iter().filter(|u| &*u.target == id).map(|u| span(rel, u)));
+    });
+    out.sort();
+    Arc::new(out)
+}
+
+/// Call `f` with every file whose bytes contain `name`, of the package `ip` and of the
+/// packages importing it — directly (the only ones that can name what `ip` declares), or
+/// with `transitive` also indirectly (a method or field of a type of `ip` can be selected on
+/// a value obtained through another package, without importing `ip`).
+pub(crate) fn for_files_mentioning<'db>(
+    db: &'db dyn Db,
+    ws: Workspace,
+    ip: &str,
+    name: &str,
+    transitive: bool,
+    mut f: impl FnMut(GoPackage<'db>, SourceFile),
+) {
+    let ide = crate::ide::ide_index(db, ws);
+    let mut packages: Vec<String> = vec![ip.to_string()];
+    let mut seen: std::collections::HashSet<String> = packages.iter().cloned().collect();
+    let mut next = 0;
+    while next < packages.len() && (transitive || next == 0) {
+        let package = format!("go:{}", packages[next]);
+        next += 1;
+        for e in ide.incoming(&package).filter(|e| e.relation == "imports") {
+            if let Some(importer) = e.source.strip_prefix("go:") {
+                if seen.insert(importer.to_string()) {
+                    packages.push(importer.to_string());
+                }
+            }
+        }
+    }
+    packages.sort_unstable();
+    for ip in &packages {
         let Some(pkg) = GoPackage::find(db, ws, ip) else { continue };
         let Some(info) = pkg.info(db) else { continue };
         for &file in &info.files {
             let Content::Bytes(bytes) = file.content(db) else { continue };
-            if memchr::memmem::find(bytes, name.as_bytes()).is_none() {
-                continue;
+            if memchr::memmem::find(bytes, name.as_bytes()).is_some() {
+                f(pkg, file);
             }
-            let rel = file.rel(db);
-            let uses = if method { file_method_uses(db, pkg, file) } else { file_ident_uses(db, pkg, file) };
-            out.extend(uses.iter().filter(|u| &*u.target == id).map(|u| span(rel, u)));
         }
     }
-    out.sort();
-    Arc::new(out)
 }

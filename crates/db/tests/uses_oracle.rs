@@ -5,6 +5,8 @@
 //! and `-root testdata/fixture > testdata/fixture.uses`). Test files are left out (as the
 //! oracle does).
 
+mod oracle;
+
 use docforge_db::{AnalysisHost, AstPolicy};
 use docforge_project::Project;
 use std::collections::BTreeSet;
@@ -18,13 +20,7 @@ fn engine_uses(root: &Path, precise: bool) -> BTreeSet<String> {
     h.set_precise(precise);
     let a = h.analysis();
     let mut out = BTreeSet::new();
-    let ide = a.ide().unwrap();
-    let files: BTreeSet<String> = ide
-        .nodes()
-        .filter_map(|n| n.id.strip_prefix("file:"))
-        .filter(|p| p.ends_with(".go") && !p.ends_with("_test.go"))
-        .map(str::to_string)
-        .collect();
+    let files = oracle::non_test_go_files(&a);
     for rel in files {
         for m in a.go_uses_in(&rel).unwrap() {
             let target = m.target.strip_prefix("go:").unwrap();
@@ -40,15 +36,7 @@ fn check(root: &str, oracle: &str, precise: bool, min_recall: f64) {
 }
 
 fn compare(root: &Path, oracle: &Path, precise: bool, min_recall: f64) {
-    let want: BTreeSet<String> =
-        std::fs::read_to_string(oracle).unwrap().lines().map(str::to_string).collect();
-    let got = engine_uses(root, precise);
-    let wrong: Vec<&String> = got.difference(&want).collect();
-    assert!(wrong.is_empty(), "uses go/types does not record: {wrong:#?}");
-    let missed: Vec<&String> = want.difference(&got).collect();
-    let recall = got.len() as f64 / want.len() as f64;
-    eprintln!("{} uses recorded, {} by go/types (recall {recall:.3})", got.len(), want.len());
-    assert!(recall >= min_recall, "recall {recall:.2}; missed: {missed:#?}");
+    oracle::assert_within("uses", &engine_uses(root, precise), oracle, min_recall);
 }
 
 #[test]

@@ -287,3 +287,26 @@ fn local_uses_point_at_the_innermost_declaration() {
         assert!(!got.contains("G "), "{what}: a package-level name is not local");
     }
 }
+
+#[test]
+fn struct_fields_are_listed_with_the_position_of_their_name() {
+    let src = "package p\n\nimport \"sync\"\n\ntype (\n\tA struct {\n\t\tx, y int\n\t\t*sync.Mutex\n\t\tB\n\t\tG[int] `tag`\n\t}\n\tB struct{ z string }\n\tG[T any] struct{ v T }\n\tU B\n\tL = struct{ w int }\n)\n\nfunc f() {\n\ttype local struct{ q int }\n}\n";
+    let gate = AstGate::new(AstPolicy::Allow);
+    let go = gate.go().unwrap();
+    let tree = go.parse(src.as_bytes());
+    let got: Vec<String> = docforge_go::struct_fields(go, &tree, src.as_bytes())
+        .iter()
+        .map(|f| format!("{}.{} {}:{}", f.type_name, f.field, f.pos.line, f.pos.column))
+        .collect();
+    // `U B` declares no struct of its own, an alias is no defined type, and a local type is
+    // not package-level.
+    expect![[r#"
+        A.x 7:3
+        A.y 7:6
+        A.Mutex 8:9
+        A.B 9:3
+        A.G 10:3
+        B.z 12:12
+        G.v 13:19"#]]
+    .assert_eq(&got.join("\n"));
+}

@@ -30,10 +30,28 @@ pub(crate) fn node_at(
 pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     let tp = p.text_document_position_params;
     let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else {
-        let local = local_at(ctx, &tp.text_document.uri, tp.position)?;
-        return json(local.map(|(_, decl)| ctx.location(&decl)).transpose()?);
+        if let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? {
+            return json(ctx.location(&decl)?);
+        }
+        let Some(f) = field_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+        let decl = ctx.analysis.go_field_decl(&f.owner, &f.field)?;
+        return json(decl.map(|d| ctx.location(&d)).transpose()?);
     };
     json(ctx.decl_location(&node)?)
+}
+
+/// A struct field under the cursor: a selector of it (precise analysis) or its declaration.
+fn field_at(
+    ctx: &Ctx<'_>,
+    uri: &lsp_types::Uri,
+    pos: lsp_types::Position,
+) -> Result<Option<docforge_db::FieldRef>, Failure> {
+    let Some(rel) = ctx.rel(uri) else { return Ok(None) };
+    if !rel.ends_with(".go") {
+        return Ok(None);
+    }
+    let Some((line, col)) = ctx.byte_pos(&rel, pos)? else { return Ok(None) };
+    Ok(ctx.analysis.go_field_at(&rel, line, col)?)
 }
 
 /// A Go identifier under the cursor that a local declaration binds: its use and the
@@ -77,14 +95,23 @@ pub(crate) fn reference_locations(ctx: &Ctx<'_>, id: &str) -> Result<Vec<Locatio
 pub(crate) fn references(ctx: &Ctx<'_>, p: ReferenceParams) -> Answer {
     let tp = p.text_document_position;
     let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else {
-        // A local name: its uses in the file (the cursor on a use of it).
-        let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+        // A local name: its uses in the file; a struct field: its selectors.
+        let (decl, uses) = if let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? {
+            let uses = ctx.analysis.go_local_uses(&decl.path, &decl)?;
+            (Some(decl), uses)
+        } else if let Some(f) = field_at(ctx, &tp.text_document.uri, tp.position)? {
+            (ctx.analysis.go_field_decl(&f.owner, &f.field)?, ctx.analysis.go_field_uses(&f.owner, &f.field)?)
+        } else {
+            return json(());
+        };
         let mut out = Vec::new();
         if p.context.include_declaration {
-            out.push(ctx.location(&decl)?);
+            if let Some(decl) = &decl {
+                out.push(ctx.location(decl)?);
+            }
         }
-        for span in ctx.analysis.go_local_uses(&decl.path, &decl)? {
-            out.push(ctx.location(&span)?);
+        for span in &uses {
+            out.push(ctx.location(span)?);
         }
         return json(out);
     };

@@ -408,3 +408,51 @@ fn go_local_names_have_definition_and_references() {
     assert!(def.is_null(), "{def}");
     c.shutdown();
 }
+
+#[test]
+fn go_struct_fields_have_definition_and_references() {
+    let mut c = Client::start(opts(), json!({}));
+    // Selectors of fields (precise type inference of the operand): a field of the receiver's
+    // own type, a field of another package's type (through a parameter, and through an index
+    // expression inside a function literal), and a different type's field of the same name.
+    let cases = [
+        ("cache/cache.go", "s.items[id] = p", 2),
+        ("cache/cache.go", "p, ok := s.items[id]", 11),
+        ("storage/memory/memory.go", "r.items[p.ID] = p", 10),
+        ("storage/memory/memory.go", "return out[i].ID", 14),
+        ("service/service.go", "s.placed.Has(o.ID)", 15),
+    ];
+    let got = definitions(&mut c, &cases);
+    expect![[r#"
+        cache/cache.go `s.items[id] = p` -> cache/cache.go:12:1-6
+        cache/cache.go `p, ok := s.items[id]` -> cache/cache.go:12:1-6
+        storage/memory/memory.go `r.items[p.ID] = p` -> catalog/catalog.go:6:1-3
+        storage/memory/memory.go `return out[i].ID` -> catalog/catalog.go:6:1-3
+        service/service.go `s.placed.Has(o.ID)` -> catalog/catalog.go:19:1-3"#]]
+    .assert_eq(&got.join("\n"));
+    // References from the declaration and from a use: the selectors of that type's field
+    // only (`catalog.Order.ID` is another field).
+    let refs = |c: &mut Client, rel: &str, needle: &str, skip: u32| {
+        let p = c.pos(rel, needle, skip);
+        let r = c.ok("textDocument/references", with(p, "context", json!({"includeDeclaration": true})));
+        locs(c, &r)
+    };
+    let product_id = refs(&mut c, "catalog/catalog.go", "ID    string", 0);
+    expect![[r#"
+        catalog/catalog.go:6:1-3
+        cmd/shop/main.go:21:36-38
+        storage/memory/memory.go:39:11-13
+        storage/memory/memory.go:51:53-55
+        storage/memory/memory.go:51:65-67"#]]
+    .assert_eq(&product_id);
+    assert_eq!(product_id, refs(&mut c, "storage/memory/memory.go", "r.items[p.ID] = p", 10));
+    let items = refs(&mut c, "cache/cache.go", "items map[string]", 0);
+    expect![[r#"
+        cache/cache.go:12:1-6
+        cache/cache.go:17:15-20
+        cache/cache.go:23:4-9
+        cache/cache.go:30:12-17
+        cache/cache.go:39:14-19"#]]
+    .assert_eq(&items);
+    c.shutdown();
+}

@@ -303,11 +303,7 @@ pub fn discover_each_lazy(
 type StatFilter<'a> = dyn Fn(&str, FileKind) -> bool + 'a;
 
 /// `lazy`: which regular files are stat'ed (`None`: all).
-fn walk(
-    project: &Project,
-    lazy: Option<&StatFilter>,
-    mut found: impl FnMut(Entry),
-) -> Vec<(String, String)> {
+fn walk(project: &Project, lazy: Option<&StatFilter>, mut found: impl FnMut(Entry)) -> Vec<(String, String)> {
     let sel = Selection::new(&project.config);
     let root = &project.root;
     let mut errors = Vec::new();

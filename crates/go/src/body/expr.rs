@@ -2,7 +2,7 @@
 //! with the position of their `(`.
 
 use super::{named_children, Binding, Walker};
-use crate::body::{BinOp, CallIr, Expr, ExprId, LitKind, UnOp};
+use crate::body::{BinOp, CallIr, Expr, ExprId, LitKind, LiteralKey, UnOp};
 use crate::extract::text::{bytes, pos, text};
 use crate::sig::{func_sig, TypeExpr};
 use docforge_syntax::tree_sitter::Node;
@@ -46,7 +46,7 @@ impl<'s> Walker<'s> {
                     None => self.push(Expr::Other),
                 };
                 match field("field") {
-                    Some(f) => Expr::Selector { x, sel: text(f, self.src) },
+                    Some(f) => Expr::Selector { x, sel: text(f, self.src), pos: pos(f) },
                     None => Expr::Other,
                 }
             }
@@ -104,12 +104,12 @@ impl<'s> Walker<'s> {
             "composite_literal" => {
                 let ty = field("type").map(|t| self.ty(t));
                 if let Some(b) = field("body") {
-                    self.literal_value(b);
+                    self.literal_value(b, ty.as_ref());
                 }
                 Expr::Composite(ty)
             }
             "literal_value" => {
-                self.literal_value(node);
+                self.literal_value(node, None);
                 Expr::Composite(None)
             }
             "func_literal" => {
@@ -212,7 +212,7 @@ impl<'s> Walker<'s> {
                             None => Expr::Global(text(p, self.src)),
                         };
                         let x = self.push(x);
-                        self.push(Expr::Selector { x, sel: text(n, self.src) })
+                        self.push(Expr::Selector { x, sel: text(n, self.src), pos: pos(n) })
                     }
                     _ => self.push(Expr::Other),
                 }
@@ -229,7 +229,8 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn literal_value(&mut self, node: Node<'_>) {
+    /// The elements of a composite literal of type `ty` (`None`: elided).
+    fn literal_value(&mut self, node: Node<'_>, ty: Option<&TypeExpr>) {
         for el in named_children(node) {
             match el.kind() {
                 "keyed_element" => {
@@ -238,6 +239,14 @@ impl<'s> Walker<'s> {
                         let inner = if c.kind() == "literal_element" { c.named_child(0) } else { Some(c) };
                         let Some(inner) = inner else { continue };
                         if i == 0 && inner.kind() == "identifier" {
+                            if let Some(ty) = ty {
+                                let key = LiteralKey {
+                                    ty: ty.clone(),
+                                    name: text(inner, self.src),
+                                    pos: pos(inner),
+                                };
+                                self.body.keys.push(key);
+                            }
                             continue;
                         }
                         self.expr(inner);

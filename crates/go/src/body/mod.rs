@@ -46,11 +46,23 @@ pub struct FuncBody {
     pub exprs: Vec<Expr>,
     /// Call sites in source order.
     pub calls: Vec<CallIr>,
+    /// The identifier keys of composite literals with an explicit type (`T{f: v}`: field
+    /// names when `T` is a struct type), in source order.
+    pub keys: Vec<LiteralKey>,
     /// The caps were hit: the IR is incomplete.
     pub truncated: bool,
     /// Where the declaration's first syntax error (`ERROR`/`MISSING` node) is: call sites
     /// may be missing or misread, so its calls are never complete.
     pub syntax_error: Option<Pos>,
+}
+
+/// An identifier key of a composite literal.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LiteralKey {
+    /// The literal's type as written (`T`, `pkg.T`, `T[int]`).
+    pub ty: TypeExpr,
+    pub name: String,
+    pub pos: Pos,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -151,9 +163,11 @@ pub enum Expr {
     Global(String),
     /// A locally declared type name (never resolved).
     LocalType(String),
+    /// `x.sel`; `pos` is the position of `sel`.
     Selector {
         x: ExprId,
         sel: String,
+        pos: Pos,
     },
     /// `fun(args)`; `spread` for `f(xs...)`.
     Call {

@@ -210,7 +210,7 @@ impl<'a, 'c> Infer<'a, 'c> {
             Expr::Local(l) => self.local(*l),
             Expr::Global(name) => self.global(name, false),
             Expr::LocalType(n) => unknown(Reason::LocalType, n.clone()),
-            Expr::Selector { x, sel } => self.selector(*x, sel),
+            Expr::Selector { x, sel, .. } => self.selector(*x, sel),
             Expr::Call { fun, args, .. } => self.call_result(*fun, args),
             Expr::Index { x, index } => self.index(*x, index),
             Expr::Slice { x } => match self.eval(*x) {
@@ -452,6 +452,34 @@ impl<'a, 'c> Infer<'a, 'c> {
         }
     }
 
+    /// The defined type whose struct declares the field that `x.sel` selects on a value
+    /// (directly or promoted through embedded fields); `None` when the selector is not a
+    /// field of a defined struct type or the operand's type is not established.
+    pub(crate) fn field_owner(&self, x: ExprId, sel: &str) -> Option<Arc<crate::types::NamedRef>> {
+        let vx = match self.body.exprs.get(x as usize) {
+            Some(Expr::Global(name)) => self.global(name, true),
+            _ => self.eval(x),
+        };
+        let Val::Value(t) = vx else { return None };
+        match lookup(self.ctx, &t, &self.key(&t, sel)) {
+            Lookup::Field { owner, .. } => owner,
+            _ => None,
+        }
+    }
+
+    /// The defined type whose struct declares the field a composite literal of type `ty`
+    /// names with the key `name` (`None` when `ty` is no defined struct type declaring it).
+    pub(crate) fn key_owner(&self, ty: &TypeExpr, name: &str) -> Option<Arc<crate::types::NamedRef>> {
+        let t = self.resolve(ty);
+        let Type::Named(n) = &t else { return None };
+        match lookup(self.ctx, &t, &self.key(&t, name)) {
+            Lookup::Field { owner: Some(owner), .. } if owner.path == n.path && owner.name == n.name => {
+                Some(owner)
+            }
+            _ => None,
+        }
+    }
+
     fn key(&self, t: &Type, sel: &str) -> Key {
         // Unexported names are qualified by the package declaring them; a selector written
         // in this package can only reach unexported names of this package.
@@ -462,7 +490,7 @@ impl<'a, 'c> Infer<'a, 'c> {
     fn value_selector(&self, t: &Type, sel: &str) -> Val {
         let key = self.key(t, sel);
         match lookup(self.ctx, t, &key) {
-            Lookup::Field(ft) => value(ft),
+            Lookup::Field { ty, .. } => value(ty),
             Lookup::Method { owner, ptr_recv, sig, depth } => {
                 let kind = if depth == 0 { StaticKind::Method } else { StaticKind::Promoted };
                 Val::Method(CallTarget::Static { callee: method_id(&owner, ptr_recv, sel), kind }, sig)

@@ -9,7 +9,12 @@ use std::sync::Arc;
 /// What a selector `x.name` denotes on a value of some type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Lookup {
-    Field(Type),
+    /// A field, declared by the struct type underlying the defined type `owner` (`None` for
+    /// a struct literal type).
+    Field {
+        ty: Type,
+        owner: Option<Arc<NamedRef>>,
+    },
     /// A method declared on the defined type `owner` (instantiated signature).
     Method {
         owner: Arc<NamedRef>,
@@ -119,7 +124,11 @@ pub(crate) fn lookup(ctx: &TypeCtx<'_>, t: &Type, key: &Key) -> Lookup {
                     for f in fields.iter() {
                         if &f.key == key {
                             count += weight;
-                            found = Some(Lookup::Field(f.ty.clone()));
+                            let owner = match &ty {
+                                Type::Named(n) => Some(n.clone()),
+                                _ => None,
+                            };
+                            found = Some(Lookup::Field { ty: f.ty.clone(), owner });
                         }
                         if f.embedded {
                             next.push((deref(&f.ty), multiples));

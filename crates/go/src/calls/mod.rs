@@ -207,6 +207,54 @@ fn resolve_func(
     FuncCalls { func: index, caller, sites, complete }
 }
 
+/// A selector `x.f` of a function body that selects a field of a defined struct type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldSel {
+    /// Position of the field name.
+    pub pos: Pos,
+    /// The defined type whose struct declares the field, as a symbol ID (`pkg::T`).
+    pub owner: String,
+    pub field: String,
+}
+
+/// Every selector of the functions of file `file` of package `import_path` that selects a
+/// field of a defined struct type (on a value whose type inference establishes; a promoted
+/// field names the embedded type that declares it), and every key of a composite literal
+/// `T{f: v}` of a defined struct type `T`, in source order per function (keys of literals
+/// whose type is elided, `[]T{{f: v}}`, are not listed).
+pub fn resolve_file_fields(
+    ctx: &TypeCtx<'_>,
+    import_path: &str,
+    file: usize,
+    bodies: &FileBodies,
+) -> Vec<FieldSel> {
+    let Some(env) = ctx.env(import_path) else { return Vec::new() };
+    let Some(sigs) = env.sigs.files.get(file).cloned() else { return Vec::new() };
+    let mut out = Vec::new();
+    for (i, body) in bodies.funcs.iter().enumerate() {
+        let Some(decl) = sigs.funcs.get(i) else { break };
+        if body.truncated {
+            continue;
+        }
+        let inf = infer::Infer::new(ctx, &env, file, decl, body);
+        let mut found = Vec::new();
+        for e in &body.exprs {
+            let crate::body::Expr::Selector { x, sel, pos } = e else { continue };
+            if let Some((path, name)) = inf.field_owner(*x, sel).and_then(|o| ctx.struct_declarer(&o)) {
+                found.push(FieldSel { pos: *pos, owner: format!("{path}::{name}"), field: sel.clone() });
+            }
+        }
+        for k in &body.keys {
+            if let Some((path, name)) = inf.key_owner(&k.ty, &k.name).and_then(|o| ctx.struct_declarer(&o)) {
+                found.push(FieldSel { pos: k.pos, owner: format!("{path}::{name}"), field: k.name.clone() });
+            }
+        }
+        found.sort_by_key(|f| f.pos);
+        out.extend(found);
+    }
+    out
+}
+
 /// Calls inside the operands of `unsafe.Sizeof`/`Alignof`/`Offsetof` are never evaluated.
 fn not_evaluated(body: &FuncBody, sites: &mut [SiteCall]) {
     let unsafe_op = |t: &CallTarget| matches!(t, CallTarget::Builtin(b) if matches!(b.as_str(), "unsafe.Sizeof" | "unsafe.Alignof" | "unsafe.Offsetof"));

@@ -6,7 +6,10 @@
 
 mod calls;
 mod decls;
+mod fields;
 pub(crate) mod text;
+
+pub use fields::{struct_fields, FieldDecl};
 
 use crate::{FileFacts, FileUses, Import, Pos};
 use docforge_syntax::GoSyntax;

@@ -506,6 +506,29 @@ impl<'s> TypeCtx<'s> {
         Ok(NamedInfo { tparams: d.type_params.len(), underlying, methods, incomplete })
     }
 
+    /// The defined type whose declaration spells the struct type underlying `n`: `n` itself
+    /// for `type T struct { … }`, else the type it is declared as, followed (`type U T`,
+    /// `type V pkg.T`, `type W G[int]`). `None` when the chain ends elsewhere.
+    pub fn struct_declarer(&self, n: &NamedRef) -> Option<(Arc<str>, Arc<str>)> {
+        let (mut path, mut name) = (n.path.clone(), n.name.clone());
+        for _ in 0..16 {
+            let env = self.env(&path)?;
+            let (file, d) = env.sigs.type_decl(&name).filter(|(_, d)| !d.alias)?;
+            match &d.ty {
+                TypeExpr::Struct(_) => return Some((path, name)),
+                TypeExpr::Name(_) | TypeExpr::Qualified { .. } | TypeExpr::Generic { .. } => {
+                    let tparams = self.tparam_env(&path, &name, &d.type_params);
+                    match self.resolve_in(Scope { pkg: &env, file, tparams: &tparams }, &d.ty) {
+                        Type::Named(m) => (path, name) = (m.path.clone(), m.name.clone()),
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
     /// The underlying type of a (possibly instantiated) defined type.
     pub fn underlying(&self, n: &NamedRef) -> Result<Type, Unresolved> {
         let info = self.named_info(&n.path, &n.name)?;

@@ -1,0 +1,183 @@
+//! Struct fields for editor navigation: the fields that package-level defined struct types
+//! declare (from the declaring file's tree), and, with precise analysis, the selectors of
+//! function bodies that select them (type inference over the file's body facts). Like
+//! identifier uses, computed on demand and kept out of the graph.
+
+use crate::go_q::{go_selection, is_test_file, GoPackage};
+use crate::host::{Analysis, Cancellable};
+use crate::ide::Span;
+use crate::inputs::{Content, SourceFile, Workspace};
+use crate::types_q::{package_sigs, DbSigs};
+use crate::uses_q::{for_files_mentioning, package_of, span, UseSite};
+use crate::Db;
+use docforge_go::types::TypeCtx;
+use docforge_go::{FieldDecl, FileSelection};
+use docforge_project::FileKind;
+use salsa::Cancelled;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The fields of the package-level defined struct types of one selected Go file; `None` for
+/// other files and under the no-AST policy.
+#[salsa::tracked(returns(ref), lru = 256)]
+pub fn go_struct_fields(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<Vec<FieldDecl>>> {
+    if file.kind(db) != FileKind::Go || !matches!(go_selection(db, ws, file), FileSelection::Included) {
+        return None;
+    }
+    let Content::Bytes(bytes) = file.content(db) else { return None };
+    let go = db.gate().go().ok()?;
+    let tree = db.trees().parse_transient(go, file.rel(db), bytes);
+    Some(Arc::new(docforge_go::struct_fields(go, &tree, bytes)))
+}
+
+/// A selector of a field: the site (its target is the declaring type's node ID,
+/// `go:<import path>::T`) and the field name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldUse {
+    pub site: UseSite,
+    pub field: Arc<str>,
+}
+
+/// The field selectors of one non-test file of `pkg` whose operand type inference
+/// establishes (precise analysis only; empty otherwise), in body order. The body facts are
+/// extracted again from the file's bytes (the call resolution's copy is not taken).
+#[salsa::tracked(returns(ref), lru = 256)]
+pub fn file_field_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<Vec<FieldUse>> {
+    let ws = pkg.ws(db);
+    if !ws.precise(db) || is_test_file(file.rel(db)) {
+        return Arc::default();
+    }
+    let Some(info) = pkg.info(db) else { return Arc::default() };
+    if package_sigs(db, pkg).is_none() {
+        return Arc::default();
+    }
+    // The file's index among the summaries `package_sigs` was built from.
+    let Some(index) = info.files.iter().filter(|f| !is_test_file(f.rel(db))).position(|&f| f == file) else {
+        return Arc::default();
+    };
+    let Content::Bytes(bytes) = file.content(db) else { return Arc::default() };
+    let Ok(go) = db.gate().go() else { return Arc::default() };
+    let tree = db.trees().parse_transient(go, file.rel(db), bytes);
+    let bodies = docforge_go::body::extract_bodies(go, &tree, bytes);
+    let source = DbSigs { db, ws };
+    let ctx = TypeCtx::new(&source);
+    let mut shared: HashMap<String, Arc<str>> = HashMap::new();
+    let mut intern = |s: String| shared.entry(s).or_insert_with_key(|k| Arc::from(k.as_str())).clone();
+    let uses = docforge_go::calls::resolve_file_fields(&ctx, &info.import_path, index, &bodies)
+        .into_iter()
+        .map(|f| FieldUse {
+            site: UseSite {
+                line: f.pos.line,
+                column: f.pos.column,
+                len: f.field.len() as u32,
+                target: intern(format!("go:{}", f.owner)),
+            },
+            field: intern(f.field),
+        });
+    Arc::new(uses.collect())
+}
+
+/// A struct field under the cursor: where (the selector's or the declaration's name), the
+/// declaring type's node ID and the field name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldRef {
+    pub span: Span,
+    /// `go:<import path>::T`.
+    pub owner: String,
+    pub field: String,
+}
+
+impl Analysis {
+    /// The struct field at `line:column` of the Go file `rel`: a selector that selects it
+    /// (precise analysis), or its name in the declaring `type T struct { … }`.
+    pub fn go_field_at(&self, rel: &str, line: u32, column: u32) -> Cancellable<Option<FieldRef>> {
+        let Some(file) = self.source(rel)? else { return Ok(None) };
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            if file.kind(db) != FileKind::Go {
+                return None;
+            }
+            let pkg = package_of(db, ws, file)?;
+            let uses = file_field_uses(db, pkg, file);
+            if let Some(u) = uses.iter().find(|u| span(rel, &u.site).contains(line, column)) {
+                return Some(FieldRef {
+                    span: span(rel, &u.site),
+                    owner: u.site.target.to_string(),
+                    field: u.field.to_string(),
+                });
+            }
+            let decls = go_struct_fields(db, ws, file).clone()?;
+            let ip = &pkg.info(db)?.import_path;
+            decls.iter().map(|d| (decl_span(rel, d), d)).find(|(s, _)| s.contains(line, column)).map(
+                |(span, d)| FieldRef {
+                    span,
+                    owner: format!("go:{ip}::{}", d.type_name),
+                    field: d.field.clone(),
+                },
+            )
+        }))
+    }
+
+    /// Every field selector and composite-literal key recorded in the Go file `rel` (precise
+    /// analysis), in source order.
+    pub fn go_fields_in(&self, rel: &str) -> Cancellable<Vec<FieldRef>> {
+        let Some(file) = self.source(rel)? else { return Ok(Vec::new()) };
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            let Some(pkg) = package_of(db, ws, file) else { return Vec::new() };
+            let uses = file_field_uses(db, pkg, file);
+            let refs = uses.iter().map(|u| FieldRef {
+                span: span(rel, &u.site),
+                owner: u.site.target.to_string(),
+                field: u.field.to_string(),
+            });
+            refs.collect()
+        }))
+    }
+
+    /// Where the field `field` of the defined struct type `owner` (`go:<import path>::T`) is
+    /// declared.
+    pub fn go_field_decl(&self, owner: &str, field: &str) -> Cancellable<Option<Span>> {
+        let Some(type_name) = owner.rsplit_once("::").map(|(_, t)| t) else { return Ok(None) };
+        let ide = self.ide()?;
+        let Some(path) = ide.node(owner).and_then(|n| n.location.as_ref()).map(|l| l.path.clone()) else {
+            return Ok(None);
+        };
+        let Some(file) = self.source(&path)? else { return Ok(None) };
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            let decls = go_struct_fields(db, ws, file).clone()?;
+            let d = decls.iter().find(|d| d.type_name == type_name && d.field == field)?;
+            Some(decl_span(&path, d))
+        }))
+    }
+
+    /// Every selector of the field `field` of `owner` (precise analysis), in the files of
+    /// the owner's package and of the packages importing it, directly or not; sorted.
+    pub fn go_field_uses(&self, owner: &str, field: &str) -> Cancellable<Vec<Span>> {
+        let Some((ip, _)) = owner.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
+            return Ok(Vec::new());
+        };
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            let mut out = Vec::new();
+            for_files_mentioning(db, ws, ip, field, true, |pkg, file| {
+                let rel = file.rel(db);
+                let uses = file_field_uses(db, pkg, file);
+                let mine = uses.iter().filter(|u| &*u.site.target == owner && &*u.field == field);
+                out.extend(mine.map(|u| span(rel, &u.site)));
+            });
+            out.sort();
+            out
+        }))
+    }
+}
+
+fn decl_span(path: &str, d: &FieldDecl) -> Span {
+    Span {
+        path: path.to_string(),
+        line: d.pos.line,
+        start: d.pos.column,
+        end: d.pos.column + d.field.len() as u32,
+    }
+}

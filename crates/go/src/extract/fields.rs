@@ -1,0 +1,71 @@
+//! The fields that package-level defined struct types declare, with the position of each
+//! field's name (an embedded field's: its type name), for editor navigation.
+
+use super::text::{pos, text};
+use crate::Pos;
+use docforge_syntax::GoSyntax;
+use tree_sitter::{Node, Tree};
+
+/// One field of a package-level defined struct type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldDecl {
+    /// The defined type's name.
+    pub type_name: String,
+    /// The field name; for an embedded field, its type name (`Mutex` for `*sync.Mutex`).
+    pub field: String,
+    pub pos: Pos,
+}
+
+/// The fields of every package-level `type T struct { … }` of a file (generic types
+/// included; aliases and struct types nested in other types are not defined types).
+pub fn struct_fields(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<FieldDecl> {
+    let _ = go; // the tree was obtained through the gate; no query is needed
+    let root = tree.root_node();
+    let mut out = Vec::new();
+    for decl in named(root).filter(|d| d.kind() == "type_declaration") {
+        for spec in named(decl).filter(|s| s.kind() == "type_spec") {
+            let (Some(name), Some(ty)) = (spec.child_by_field_name("name"), spec.child_by_field_name("type"))
+            else {
+                continue;
+            };
+            if ty.kind() != "struct_type" {
+                continue;
+            }
+            let type_name = text(name, source);
+            let list = named(ty).find(|n| n.kind() == "field_declaration_list");
+            for field in list.into_iter().flat_map(named).filter(|f| f.kind() == "field_declaration") {
+                let mut cursor = field.walk();
+                let names: Vec<Node<'_>> = field.children_by_field_name("name", &mut cursor).collect();
+                if names.is_empty() {
+                    if let Some(n) = field.child_by_field_name("type").and_then(embedded_name) {
+                        out.push(FieldDecl {
+                            type_name: type_name.clone(),
+                            field: text(n, source),
+                            pos: pos(n),
+                        });
+                    }
+                    continue;
+                }
+                for n in names {
+                    out.push(FieldDecl { type_name: type_name.clone(), field: text(n, source), pos: pos(n) });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn named(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
+    (0..node.named_child_count()).filter_map(move |i| node.named_child(i as u32))
+}
+
+/// The type name of an embedded field's type: `T`, `*T`, `pkg.T`, `T[A]`, `*pkg.T[A]`.
+fn embedded_name(ty: Node<'_>) -> Option<Node<'_>> {
+    match ty.kind() {
+        "type_identifier" => Some(ty),
+        "pointer_type" => named(ty).next().and_then(embedded_name),
+        "qualified_type" => ty.child_by_field_name("name"),
+        "generic_type" => ty.child_by_field_name("type").and_then(embedded_name),
+        _ => None,
+    }
+}
