@@ -41,7 +41,7 @@ pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
 }
 
 /// A struct field under the cursor: a selector of it (precise analysis) or its declaration.
-fn field_at(
+pub(crate) fn field_at(
     ctx: &Ctx<'_>,
     uri: &lsp_types::Uri,
     pos: lsp_types::Position,
@@ -56,7 +56,7 @@ fn field_at(
 
 /// A Go identifier under the cursor that a local declaration binds: its use and the
 /// declaring identifier.
-fn local_at(
+pub(crate) fn local_at(
     ctx: &Ctx<'_>,
     uri: &lsp_types::Uri,
     pos: lsp_types::Position,

@@ -1,8 +1,9 @@
-//! Reading aids: hover (a node card), completion of node IDs, code lens over claims.
+//! Reading aids: hover (a node card; for a Go local name or struct field, what it is and its
+//! declaring line), completion of node IDs, code lens over claims.
 
 use crate::diagnostics::{claim_label, claim_outcomes};
-use crate::handlers::{json, Answer, Ctx};
-use crate::nav::is_structural;
+use crate::handlers::{json, Answer, Ctx, Failure};
+use crate::nav::{field_at, is_structural, local_at};
 use docforge_model::Node;
 use lsp_types::{
     CodeLens, CodeLensParams, Command, CompletionItem, CompletionItemKind, CompletionParams,
@@ -13,7 +14,9 @@ use std::collections::BTreeMap;
 
 pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
     let tp = p.text_document_position_params;
-    let Some(m) = ctx.mention_at(&tp.text_document.uri, tp.position)? else { return json(()) };
+    let Some(m) = ctx.mention_at(&tp.text_document.uri, tp.position)? else {
+        return json(go_name_hover(ctx, &tp.text_document.uri, tp.position)?);
+    };
     let ide = ctx.analysis.ide()?;
     let Some(node) = ide.node(&m.target) else { return json(()) };
     let mut card = node_card(node);
@@ -48,6 +51,31 @@ pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
         range: Some(ctx.range(&m.span)?),
     };
     json(hover)
+}
+
+/// A Go local name or struct field under the cursor: what it is, where it is declared and
+/// the declaring line.
+fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<Option<Hover>, Failure> {
+    let (span, title, decl) = if let Some((at, decl)) = local_at(ctx, uri, pos)? {
+        let name = ctx
+            .lines_of(&decl.path)?
+            .get(decl.line as usize - 1)
+            .and_then(|l| l.get(decl.start as usize - 1..decl.end as usize - 1).map(str::to_string));
+        (at, format!("local `{}`", name.unwrap_or_default()), Some(decl))
+    } else if let Some(f) = field_at(ctx, uri, pos)? {
+        let owner = f.owner.strip_prefix("go:").unwrap_or(&f.owner);
+        (f.span, format!("field `{}` of `{owner}`", f.field), ctx.analysis.go_field_decl(&f.owner, &f.field)?)
+    } else {
+        return Ok(None);
+    };
+    let mut card = format!("**{title}**");
+    if let Some(d) = decl {
+        if let Some(line) = ctx.lines_of(&d.path)?.get(d.line as usize - 1) {
+            card.push_str(&format!("\n\n```go\n{}\n```\n\ndeclared at `{}:{}`", line.trim(), d.path, d.line));
+        }
+    }
+    let contents = HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card });
+    Ok(Some(Hover { contents, range: Some(ctx.range(&span)?) }))
 }
 
 /// Kind, family, status and the other attributes of a node, with a Go signature when known.

@@ -446,6 +446,34 @@ fn go_struct_fields_have_definition_and_references() {
         storage/memory/memory.go:51:65-67"#]]
     .assert_eq(&product_id);
     assert_eq!(product_id, refs(&mut c, "storage/memory/memory.go", "r.items[p.ID] = p", 10));
+    // Hover says what the name is and shows its declaring line.
+    let hover = |c: &mut Client, rel: &str, needle: &str, skip: u32| {
+        let h = c.ok("textDocument/hover", c.pos(rel, needle, skip));
+        let value = h["contents"]["value"].as_str().unwrap_or("(none)").to_string();
+        let r = &h["range"];
+        let line = r["start"]["line"].as_u64().unwrap_or(0) + 1;
+        format!("{value}\nrange {line}:{}-{}", r["start"]["character"], r["end"]["character"])
+    };
+    expect![[r#"
+        **field `ID` of `example.com/shop/catalog::Product`**
+
+        ```go
+        ID    string
+        ```
+
+        declared at `catalog/catalog.go:6`
+        range 39:11-13"#]]
+    .assert_eq(&hover(&mut c, "storage/memory/memory.go", "r.items[p.ID] = p", 10));
+    expect![[r#"
+        **local `r`**
+
+        ```go
+        func FromReader(r storage.Reader, ids ...string) (Snapshot, error) {
+        ```
+
+        declared at `cache/cache.go:16`
+        range 19:12-13"#]]
+    .assert_eq(&hover(&mut c, "cache/cache.go", "r.Get(id)", 0));
     let items = refs(&mut c, "cache/cache.go", "items map[string]", 0);
     expect![[r#"
         cache/cache.go:12:1-6

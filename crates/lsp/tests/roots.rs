@@ -222,7 +222,15 @@ fn an_edit_in_one_folder_neither_cancels_nor_re_runs_another() {
     c.wait_note(running);
     c.open("roots-b/docs/intro.md");
     c.edit("roots-b/docs/intro.md", 2, [13, 32, 13, 43], "[[b.intro]]");
-    assert_eq!(c.take_diagnostics("roots-b/docs/intro.md"), Vec::<Value>::new(), "the broken link is fixed");
+    // The publication for the opened (still broken) text may come first; the edit's follows.
+    let mut after = c.take_diagnostics("roots-b/docs/intro.md");
+    for _ in 0..2 {
+        if after.is_empty() {
+            break;
+        }
+        after = c.take_diagnostics("roots-b/docs/intro.md");
+    }
+    assert_eq!(after, Vec::<Value>::new(), "the broken link is fixed");
 
     let executed = |log: &Value| {
         let all: Vec<String> = serde_json::from_value(log.clone()).unwrap();
