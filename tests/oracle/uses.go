@@ -7,7 +7,8 @@ package main
 // <symbol ID>" (1-based byte column of the identifier; IDs as the default mode lists them),
 // sorted. Packages are type-checked against each other as in -implements (tests excluded);
 // fields, interface methods, locals, type parameters, labels, package names and objects of
-// packages outside the tree are left out.
+// packages outside the tree are left out. The builtins of package unsafe count as uses of
+// the tree's unsafe package (when the tree has it: GOROOT/src), which declares them.
 
 import (
 	"fmt"
@@ -28,6 +29,14 @@ func (t *treeImporter) usesLines(root string) []string {
 		conf := types.Config{Importer: t, Error: func(error) {}, FakeImportC: true}
 		_, _ = conf.Check(p.ip, t.fset, files, info)
 		for id, obj := range info.Uses {
+			if b, ok := obj.(*types.Builtin); ok && b.Parent() == types.Unsafe.Scope() && t.pkgs["unsafe"] != nil {
+				// unsafe.Sizeof & co. are builtins to go/types; the tree's unsafe package
+				// declares them (for documentation), and that is where their uses go.
+				if line, ok := t.useLine(root, id, "unsafe::"+b.Name()); ok {
+					out = append(out, line)
+				}
+				continue
+			}
 			if obj.Pkg() == nil || t.pkgs[obj.Pkg().Path()] == nil {
 				continue
 			}

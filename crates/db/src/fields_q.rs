@@ -38,11 +38,20 @@ pub struct FieldUse {
     pub field: Arc<str>,
 }
 
-/// The field selectors of one non-test file of `pkg` whose operand type inference
-/// establishes (precise analysis only; empty otherwise), in body order. The body facts are
-/// extracted again from the file's bytes (the call resolution's copy is not taken).
+/// What the selectors of one file select: fields (and composite-literal keys) and declared
+/// methods.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SelectorUses {
+    pub fields: Vec<FieldUse>,
+    /// Each site's target is the method's node ID (`go:<import path>::(*T).M`).
+    pub methods: Vec<UseSite>,
+}
+
+/// The field and method selectors of one non-test file of `pkg` whose operand type
+/// inference establishes (precise analysis only; empty otherwise), in body order. The body
+/// facts are extracted again from the file's bytes (the call resolution's copy is not taken).
 #[salsa::tracked(returns(ref), lru = 256)]
-pub fn file_field_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<Vec<FieldUse>> {
+pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<SelectorUses> {
     let ws = pkg.ws(db);
     if !ws.precise(db) || is_test_file(file.rel(db)) {
         return Arc::default();
@@ -61,20 +70,25 @@ pub fn file_field_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc
     let bodies = docforge_go::body::extract_bodies(go, &tree, bytes);
     let source = DbSigs { db, ws };
     let ctx = TypeCtx::new(&source);
+    let found = docforge_go::calls::resolve_file_selectors(&ctx, &info.import_path, index, &bodies);
     let mut shared: HashMap<String, Arc<str>> = HashMap::new();
     let mut intern = |s: String| shared.entry(s).or_insert_with_key(|k| Arc::from(k.as_str())).clone();
-    let uses = docforge_go::calls::resolve_file_fields(&ctx, &info.import_path, index, &bodies)
-        .into_iter()
-        .map(|f| FieldUse {
-            site: UseSite {
-                line: f.pos.line,
-                column: f.pos.column,
-                len: f.field.len() as u32,
-                target: intern(format!("go:{}", f.owner)),
-            },
-            field: intern(f.field),
-        });
-    Arc::new(uses.collect())
+    let site = |pos: docforge_go::Pos, len: usize, target: Arc<str>| UseSite {
+        line: pos.line,
+        column: pos.column,
+        len: len as u32,
+        target,
+    };
+    let mut out = SelectorUses::default();
+    for f in found.fields {
+        let target = intern(format!("go:{}", f.owner));
+        out.fields.push(FieldUse { site: site(f.pos, f.field.len(), target), field: intern(f.field) });
+    }
+    for m in found.methods {
+        let target = intern(format!("go:{}", m.callee));
+        out.methods.push(site(m.pos, m.name.len(), target));
+    }
+    Arc::new(out)
 }
 
 /// A struct field under the cursor: where (the selector's or the declaration's name), the
@@ -98,8 +112,8 @@ impl Analysis {
                 return None;
             }
             let pkg = package_of(db, ws, file)?;
-            let uses = file_field_uses(db, pkg, file);
-            if let Some(u) = uses.iter().find(|u| span(rel, &u.site).contains(line, column)) {
+            let uses = file_selector_uses(db, pkg, file);
+            if let Some(u) = uses.fields.iter().find(|u| span(rel, &u.site).contains(line, column)) {
                 return Some(FieldRef {
                     span: span(rel, &u.site),
                     owner: u.site.target.to_string(),
@@ -125,8 +139,8 @@ impl Analysis {
         let (db, ws) = self.parts();
         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
             let Some(pkg) = package_of(db, ws, file) else { return Vec::new() };
-            let uses = file_field_uses(db, pkg, file);
-            let refs = uses.iter().map(|u| FieldRef {
+            let uses = file_selector_uses(db, pkg, file);
+            let refs = uses.fields.iter().map(|u| FieldRef {
                 span: span(rel, &u.site),
                 owner: u.site.target.to_string(),
                 field: u.field.to_string(),
@@ -163,8 +177,8 @@ impl Analysis {
             let mut out = Vec::new();
             for_files_mentioning(db, ws, ip, field, true, |pkg, file| {
                 let rel = file.rel(db);
-                let uses = file_field_uses(db, pkg, file);
-                let mine = uses.iter().filter(|u| &*u.site.target == owner && &*u.field == field);
+                let uses = file_selector_uses(db, pkg, file);
+                let mine = uses.fields.iter().filter(|u| &*u.site.target == owner && &*u.field == field);
                 out.extend(mine.map(|u| span(rel, &u.site)));
             });
             out.sort();

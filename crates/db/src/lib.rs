@@ -26,7 +26,7 @@ mod validation;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
-pub use fields_q::{FieldRef, FieldUse};
+pub use fields_q::{FieldRef, FieldUse, SelectorUses};
 pub use go_q::{modules_of, Module, Modules};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};
 pub use host::{

@@ -81,36 +81,14 @@ impl Targets {
     }
 }
 
-/// The method calls of one non-test file of `pkg` that precise call resolution resolves
-/// statically (a method of the receiver's type, a promoted method, a method expression),
-/// each at the method name before the call's `(`; a site whose text there is not
-/// `.<name>` (`(x.M)(…)`, `x.M[T](…)`) is left out. Empty without precise analysis. Not
-/// the graph's `calls` edges, which keep the first site per caller and callee.
-#[salsa::tracked(returns(ref))]
-pub fn file_method_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<Vec<UseSite>> {
-    use docforge_go::calls::{CallTarget, StaticKind};
-    let Some(funcs) = crate::calls_q::resolve_calls(db, pkg, file) else { return Arc::default() };
-    let Content::Bytes(bytes) = file.content(db) else { return Arc::default() };
-    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    let mut out = Vec::new();
-    let mut targets = Targets::default();
-    for site in funcs.iter().flat_map(|f| &f.sites) {
-        let CallTarget::Static { callee, kind } = &site.target else { continue };
-        let Some((_, name)) = callee.rsplit_once('.').filter(|_| *kind != StaticKind::Func) else { continue };
-        let Some(line) = lines.get((site.pos.line as usize).wrapping_sub(1)) else { continue };
-        let before = &line[..(site.pos.column as usize).saturating_sub(1).min(line.len())];
-        let Some(rest) = before.strip_suffix(name.as_bytes()) else { continue };
-        if rest.last() != Some(&b'.') {
-            continue;
-        }
-        out.push(UseSite {
-            line: site.pos.line,
-            column: rest.len() as u32 + 1,
-            len: name.len() as u32,
-            target: targets.get(format!("go:{callee}")),
-        });
-    }
-    Arc::new(out)
+/// The uses of declared methods in one non-test file of `pkg` (precise analysis; empty
+/// otherwise): every selector that type inference resolves to a method of a defined type —
+/// called or not (`x.M()`, `f := x.M`, `(x.M)()`, `x.M[T]()`), own or promoted, and method
+/// expressions `T.M` — at the method name ([`crate::fields_q::file_selector_uses`]). Not the
+/// graph's `calls` edges, which keep the first site per caller and callee; interface method
+/// calls are not listed (they stay CHA call edges).
+pub fn file_method_uses<'db>(db: &'db dyn Db, pkg: GoPackage<'db>, file: SourceFile) -> &'db [UseSite] {
+    &crate::fields_q::file_selector_uses(db, pkg, file).methods
 }
 
 /// The package (of the project's analysis) a Go file belongs to.
@@ -232,7 +210,8 @@ fn symbol_use_spans(db: &dyn Db, sym: GoSymbol<'_>) -> Arc<Vec<Span>> {
     let mut out = Vec::new();
     for_files_mentioning(db, ws, ip, name, method, |pkg, file| {
         let rel = file.rel(db);
-        let uses = if method { file_method_uses(db, pkg, file) } else { file_ident_uses(db, pkg, file) };
+        let uses =
+            if method { file_method_uses(db, pkg, file) } else { file_ident_uses(db, pkg, file).as_slice() };
         out.extend(uses.iter().filter(|u| &*u.target == id).map(|u| span(rel, u)));
     });
     out.sort();

@@ -622,7 +622,7 @@ fn identifier_uses_resolve_and_an_edit_reruns_only_its_file() {
 }
 
 #[test]
-fn precise_method_call_sites_are_uses_at_every_site() {
+fn precise_method_selectors_are_uses_at_every_site() {
     let dir = small_project();
     let r = dir.path();
     write(
@@ -635,9 +635,10 @@ func Use(t *T) int {\n\tt.Inc()\n\tt.Inc()\n\tf := t.Inc\n\tf()\n\t(t.Inc)()\n\t
     // Syntax analysis resolves no method.
     assert!(spans(&h, "go:example.com/m/s::(*T).Inc").is_empty());
     h.set_precise(true);
-    // Both calls (the graph keeps one edge at the first); the method value and the
-    // parenthesised callee are not recorded.
-    assert_eq!(spans(&h, "go:example.com/m/s::(*T).Inc"), ["s/s.go:10:4-7", "s/s.go:11:4-7"]);
+    // Both calls (the graph keeps one edge at the first), the method value and the
+    // parenthesised callee.
+    let inc = ["s/s.go:10:4-7", "s/s.go:11:4-7", "s/s.go:12:9-12", "s/s.go:14:5-8"];
+    assert_eq!(spans(&h, "go:example.com/m/s::(*T).Inc"), inc);
     // A method expression is a use of the method too.
     assert_eq!(spans(&h, "go:example.com/m/s::(T).Get"), ["s/s.go:15:11-14", "s/s.go:15:21-24"]);
     let at = h.analysis().mention_at("s/s.go", 11, 5).unwrap().unwrap();

@@ -467,6 +467,16 @@ impl<'a, 'c> Infer<'a, 'c> {
         }
     }
 
+    /// The declared method a selector expression denotes statically (`x.M` on a value of a
+    /// defined type or a pointer to one, promoted methods included; a method expression
+    /// `T.M`), as a symbol ID.
+    pub(crate) fn static_method(&self, selector: ExprId) -> Option<String> {
+        match self.eval(selector) {
+            Val::Method(CallTarget::Static { callee, .. }, _) | Val::MethodExpr(callee, _) => Some(callee),
+            _ => None,
+        }
+    }
+
     /// The defined type whose struct declares the field a composite literal of type `ty`
     /// names with the key `name` (`None` when `ty` is no defined struct type declaring it).
     pub(crate) fn key_owner(&self, ty: &TypeExpr, name: &str) -> Option<Arc<crate::types::NamedRef>> {

@@ -13,7 +13,7 @@ mod cha;
 mod infer;
 mod lookup;
 
-use crate::body::{FileBodies, FuncBody};
+use crate::body::{ExprId, FileBodies, FuncBody};
 use crate::sig::FuncDeclSig;
 use crate::types::{Key, Type, TypeCtx};
 use crate::Pos;
@@ -207,50 +207,74 @@ fn resolve_func(
     FuncCalls { func: index, caller, sites, complete }
 }
 
-/// A selector `x.f` of a function body that selects a field of a defined struct type.
+/// A selector `x.f` of a function body that selects a field of a defined struct type, or a
+/// key of a composite literal naming one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldSel {
     /// Position of the field name.
     pub pos: Pos,
-    /// The defined type whose struct declares the field, as a symbol ID (`pkg::T`).
+    /// The defined type whose declaration spells the struct, as a symbol ID (`pkg::T`).
     pub owner: String,
     pub field: String,
 }
 
-/// Every selector of the functions of file `file` of package `import_path` that selects a
-/// field of a defined struct type (on a value whose type inference establishes; a promoted
-/// field names the embedded type that declares it), and every key of a composite literal
-/// `T{f: v}` of a defined struct type `T`, in source order per function (keys of literals
-/// whose type is elided, `[]T{{f: v}}`, are not listed).
-pub fn resolve_file_fields(
+/// A selector `x.M` / `T.M` of a function body that denotes a declared method statically
+/// (called or not: a method value or method expression counts too).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MethodSel {
+    /// Position of the method name.
+    pub pos: Pos,
+    pub name: String,
+    /// The method's symbol ID (`pkg::(*T).M`; the generic method for an instantiation).
+    pub callee: String,
+}
+
+/// What the selectors of one file's functions select, as far as type inference establishes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Selections {
+    /// Field selectors (promoted fields name the embedded type that declares them) and keys
+    /// of composite literals `T{f: v}` of a defined struct type `T` (keys of literals whose
+    /// type is elided, `[]T{{f: v}}`, are not listed), in source order per function.
+    pub fields: Vec<FieldSel>,
+    /// Method selectors resolved to a declared method (own, promoted, method expression; not
+    /// interface methods), in source order per function.
+    pub methods: Vec<MethodSel>,
+}
+
+/// The selections of the functions of file `file` of package `import_path` (`bodies` as for
+/// [`resolve_file_calls`]).
+pub fn resolve_file_selectors(
     ctx: &TypeCtx<'_>,
     import_path: &str,
     file: usize,
     bodies: &FileBodies,
-) -> Vec<FieldSel> {
-    let Some(env) = ctx.env(import_path) else { return Vec::new() };
-    let Some(sigs) = env.sigs.files.get(file).cloned() else { return Vec::new() };
-    let mut out = Vec::new();
+) -> Selections {
+    let mut out = Selections::default();
+    let Some(env) = ctx.env(import_path) else { return out };
+    let Some(sigs) = env.sigs.files.get(file).cloned() else { return out };
+    let owner_id = |o: &crate::types::NamedRef| ctx.struct_declarer(o).map(|(p, n)| format!("{p}::{n}"));
     for (i, body) in bodies.funcs.iter().enumerate() {
         let Some(decl) = sigs.funcs.get(i) else { break };
         if body.truncated {
             continue;
         }
         let inf = infer::Infer::new(ctx, &env, file, decl, body);
-        let mut found = Vec::new();
-        for e in &body.exprs {
+        let mut fields = Vec::new();
+        for (id, e) in body.exprs.iter().enumerate() {
             let crate::body::Expr::Selector { x, sel, pos } = e else { continue };
-            if let Some((path, name)) = inf.field_owner(*x, sel).and_then(|o| ctx.struct_declarer(&o)) {
-                found.push(FieldSel { pos: *pos, owner: format!("{path}::{name}"), field: sel.clone() });
+            if let Some(owner) = inf.field_owner(*x, sel).and_then(|o| owner_id(&o)) {
+                fields.push(FieldSel { pos: *pos, owner, field: sel.clone() });
+            } else if let Some(callee) = inf.static_method(id as ExprId) {
+                out.methods.push(MethodSel { pos: *pos, name: sel.clone(), callee });
             }
         }
         for k in &body.keys {
-            if let Some((path, name)) = inf.key_owner(&k.ty, &k.name).and_then(|o| ctx.struct_declarer(&o)) {
-                found.push(FieldSel { pos: k.pos, owner: format!("{path}::{name}"), field: k.name.clone() });
+            if let Some(owner) = inf.key_owner(&k.ty, &k.name).and_then(|o| owner_id(&o)) {
+                fields.push(FieldSel { pos: k.pos, owner, field: k.name.clone() });
             }
         }
-        found.sort_by_key(|f| f.pos);
-        out.extend(found);
+        fields.sort_by_key(|f| f.pos);
+        out.fields.extend(fields);
     }
     out
 }
