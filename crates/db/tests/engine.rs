@@ -660,3 +660,33 @@ fn a_symbols_uses_are_answered_from_the_memo_until_an_edit() {
     edit(&mut h, "b/b.go", FileKind::Go, b);
     assert_eq!(spans(&h, "go:example.com/m/a::A"), ["b/b.go:5:25-26", "b/b.go:7:11-12"]);
 }
+
+#[test]
+fn keys_of_literals_with_elided_types_are_field_uses() {
+    let dir = small_project();
+    let r = dir.path();
+    write(
+        r,
+        "s/s.go",
+        b"package s\n\ntype T struct{ f, g int }\n\nfunc Use() int {\n\tts := []T{{f: 1}, {g: 2}}\n\
+\tm := map[string]*T{\"a\": {f: 3}}\n\tk := map[T]bool{{g: 4}: true}\n\treturn ts[0].f + m[\"a\"].g + len(k)\n}\n",
+    );
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let a = h.analysis();
+    let got: Vec<String> = a
+        .go_fields_in("s/s.go")
+        .unwrap()
+        .iter()
+        .map(|f| format!("{}:{} {}.{}", f.span.line, f.span.start, f.owner, f.field))
+        .collect();
+    let want = [
+        "6:13 go:example.com/m/s::T.f",
+        "6:21 go:example.com/m/s::T.g",
+        "7:27 go:example.com/m/s::T.f",
+        "8:19 go:example.com/m/s::T.g",
+        "9:15 go:example.com/m/s::T.f",
+        "9:26 go:example.com/m/s::T.g",
+    ];
+    assert_eq!(got, want);
+}

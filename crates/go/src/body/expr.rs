@@ -229,8 +229,19 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// The elements of a composite literal of type `ty` (`None`: elided).
+    /// The elements of a composite literal of type `ty` (`None`: unknown). The literals
+    /// nested in it with their type elided (`[]T{{f: v}}`, `map[K]*T{k: {f: v}}`) get the
+    /// element type the outer type spells.
     fn literal_value(&mut self, node: Node<'_>, ty: Option<&TypeExpr>) {
+        let literal_type = |e: &TypeExpr| match e {
+            TypeExpr::Pointer(inner) => (**inner).clone(),
+            e => e.clone(),
+        };
+        let (key, elem) = match ty {
+            Some(TypeExpr::Slice(e) | TypeExpr::Array { elem: e, .. }) => (None, Some(literal_type(e))),
+            Some(TypeExpr::Map { key, value }) => (Some(literal_type(key)), Some(literal_type(value))),
+            _ => (None, None),
+        };
         for el in named_children(node) {
             match el.kind() {
                 "keyed_element" => {
@@ -249,18 +260,28 @@ impl<'s> Walker<'s> {
                             }
                             continue;
                         }
-                        self.expr(inner);
+                        self.element(inner, if i == 0 { key.as_ref() } else { elem.as_ref() });
                     }
                 }
                 "literal_element" => {
                     if let Some(c) = el.named_child(0) {
-                        self.expr(c);
+                        self.element(c, elem.as_ref());
                     }
                 }
                 _ => {
                     self.expr(el);
                 }
             }
+        }
+    }
+
+    /// One element (or key) of a composite literal whose element type is `elem`.
+    fn element(&mut self, node: Node<'_>, elem: Option<&TypeExpr>) {
+        if node.kind() != "literal_value" || elem.is_none() {
+            self.expr(node);
+        } else if self.deeper() {
+            self.literal_value(node, elem);
+            self.depth -= 1;
         }
     }
 
