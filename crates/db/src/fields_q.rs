@@ -47,8 +47,9 @@ pub struct SelectorUses {
     pub methods: Vec<UseSite>,
 }
 
-/// The field and method selectors of one non-test file of `pkg` whose operand type
-/// inference establishes (precise analysis only; empty otherwise), in body order. The body
+/// The field and method selectors (and literal keys) of the functions and package-level
+/// variable initializers of one non-test file of `pkg` whose operand type inference
+/// establishes (precise analysis only; empty otherwise), in body order. The body
 /// facts are extracted again from the file's bytes (the call resolution's copy is not taken).
 #[salsa::tracked(returns(ref), lru = 256)]
 pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<SelectorUses> {
@@ -68,9 +69,10 @@ pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> 
     let Ok(go) = db.gate().go() else { return Arc::default() };
     let tree = db.trees().parse_transient(go, file.rel(db), bytes);
     let bodies = docforge_go::body::extract_bodies(go, &tree, bytes);
+    let inits = docforge_go::body::extract_var_inits(go, &tree, bytes);
     let source = DbSigs { db, ws };
     let ctx = TypeCtx::new(&source);
-    let found = docforge_go::calls::resolve_file_selectors(&ctx, &info.import_path, index, &bodies);
+    let found = docforge_go::calls::resolve_file_selectors(&ctx, &info.import_path, index, &bodies, &inits);
     let mut shared: HashMap<String, Arc<str>> = HashMap::new();
     let mut intern = |s: String| shared.entry(s).or_insert_with_key(|k| Arc::from(k.as_str())).clone();
     let site = |pos: docforge_go::Pos, len: usize, target: Arc<str>| UseSite {

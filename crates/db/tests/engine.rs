@@ -662,14 +662,14 @@ fn a_symbols_uses_are_answered_from_the_memo_until_an_edit() {
 }
 
 #[test]
-fn keys_of_literals_with_elided_types_are_field_uses() {
+fn keys_of_literals_with_elided_types_and_in_var_initializers_are_field_uses() {
     let dir = small_project();
     let r = dir.path();
     write(
         r,
         "s/s.go",
         b"package s\n\ntype T struct{ f, g int }\n\nfunc Use() int {\n\tts := []T{{f: 1}, {g: 2}}\n\
-\tm := map[string]*T{\"a\": {f: 3}}\n\tk := map[T]bool{{g: 4}: true}\n\treturn ts[0].f + m[\"a\"].g + len(k)\n}\n",
+\tm := map[string]*T{\"a\": {f: 3}}\n\tk := map[T]bool{{g: 4}: true}\n\treturn ts[0].f + m[\"a\"].g + len(k)\n}\nvar table = []T{{f: 5}}\nvar fixed = [...]T{{g: 6}}\n",
     );
     let mut h = host(r, AstPolicy::Allow);
     h.set_precise(true);
@@ -687,6 +687,9 @@ fn keys_of_literals_with_elided_types_are_field_uses() {
         "8:19 go:example.com/m/s::T.g",
         "9:15 go:example.com/m/s::T.f",
         "9:26 go:example.com/m/s::T.g",
+        // A package-level variable's initializer.
+        "11:18 go:example.com/m/s::T.f",
+        "12:21 go:example.com/m/s::T.g",
     ];
     assert_eq!(got, want);
 }

@@ -103,8 +103,14 @@ impl<'s> Walker<'s> {
             }
             "composite_literal" => {
                 let ty = field("type").map(|t| self.ty(t));
+                // `[...]T{…}`: its elements are of type T (the literal's own type stays
+                // unmodelled).
+                let elements = field("type")
+                    .filter(|t| t.kind() == "implicit_length_array_type")
+                    .and_then(|t| t.child_by_field_name("element"))
+                    .map(|e| TypeExpr::Slice(Box::new(self.ty(e))));
                 if let Some(b) = field("body") {
-                    self.literal_value(b, ty.as_ref());
+                    self.literal_value(b, elements.as_ref().or(ty.as_ref()));
                 }
                 Expr::Composite(ty)
             }

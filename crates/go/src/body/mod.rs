@@ -19,7 +19,7 @@ use crate::sig::{FuncSig, TypeExpr};
 use crate::Pos;
 use serde::{Deserialize, Serialize};
 
-pub use walk::extract_bodies;
+pub use walk::{extract_bodies, extract_var_inits};
 
 /// Expressions per function beyond which the body is truncated.
 pub const MAX_EXPRS: usize = 1 << 16;

@@ -31,6 +31,41 @@ pub fn extract_bodies(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> FileBodie
     out
 }
 
+/// The initializers of the package-level `var` specs of one file, one body without
+/// parameters per spec that has values (for what their selectors and literal keys select;
+/// not part of [`extract_bodies`], whose bodies are parallel to the file's functions). Each
+/// is bounded like a function body.
+pub fn extract_var_inits(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<FuncBody> {
+    let _ = go; // the tree was obtained through the gate; no query is needed
+    let root = tree.root_node();
+    let mut out = Vec::new();
+    for decl in named_children(root).filter(|d| d.kind() == "var_declaration") {
+        let specs: Vec<Node<'_>> = named_children(decl)
+            .flat_map(|s| if s.kind() == "var_spec_list" { named_children(s).collect() } else { vec![s] })
+            .filter(|s| s.kind() == "var_spec")
+            .collect();
+        for spec in specs {
+            let Some(values) = spec.child_by_field_name("value") else { continue };
+            let name = spec.child_by_field_name("name").map(|n| text(n, source)).unwrap_or_default();
+            let mut w = Walker {
+                src: source,
+                body: FuncBody { name, syntax_error: first_error(spec).map(pos), ..FuncBody::default() },
+                names: Vec::new(),
+                marks: Vec::new(),
+                depth: 0,
+                lits: 0,
+            };
+            w.open();
+            for v in named_children(values) {
+                w.expr(v);
+            }
+            w.body.calls.sort_by_key(|c| c.pos);
+            out.push(w.body);
+        }
+    }
+    out
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Binding {
     Var(u32),

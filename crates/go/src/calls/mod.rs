@@ -242,19 +242,28 @@ pub struct Selections {
 }
 
 /// The selections of the functions of file `file` of package `import_path` (`bodies` as for
-/// [`resolve_file_calls`]).
+/// [`resolve_file_calls`]) and of its package-level variable initializers (`inits`, from
+/// [`extract_var_inits`](crate::body::extract_var_inits)).
 pub fn resolve_file_selectors(
     ctx: &TypeCtx<'_>,
     import_path: &str,
     file: usize,
     bodies: &FileBodies,
+    inits: &[FuncBody],
 ) -> Selections {
     let mut out = Selections::default();
     let Some(env) = ctx.env(import_path) else { return out };
     let Some(sigs) = env.sigs.files.get(file).cloned() else { return out };
     let owner_id = |o: &crate::types::NamedRef| ctx.struct_declarer(o).map(|(p, n)| format!("{p}::{n}"));
-    for (i, body) in bodies.funcs.iter().enumerate() {
-        let Some(decl) = sigs.funcs.get(i) else { break };
+    // The initializers have no declaration: no parameters, receiver or type parameters.
+    let no_decl = FuncDeclSig {
+        name: "_".into(),
+        receiver: None,
+        type_params: Vec::new(),
+        sig: crate::sig::FuncSig::default(),
+    };
+    let funcs = bodies.funcs.iter().zip(sigs.funcs.iter());
+    for (body, decl) in funcs.chain(inits.iter().map(|b| (b, &no_decl))) {
         if body.truncated {
             continue;
         }
