@@ -130,17 +130,28 @@ pub(crate) fn resolve_calls(
     file: SourceFile,
 ) -> Option<Vec<docforge_go::calls::FuncCalls>> {
     let ws = pkg.ws(db);
-    if !ws.precise(db) || is_test_file(file.rel(db)) {
-        return None;
-    }
-    let info = pkg.info(db)?;
-    package_sigs(db, pkg).as_ref()?;
-    // The file's index among the summaries `package_sigs` was built from.
-    let index = info.files.iter().filter(|f| !is_test_file(f.rel(db))).position(|&f| f == file)?;
+    let (info, index) = semantic_file(db, pkg, file)?;
     let bodies = take_bodies(db, ws, file)?;
     let source = DbSigs { db, ws };
     let ctx = TypeCtx::new(&source);
     Some(resolve_file_calls(&ctx, &info.import_path, index, &bodies))
+}
+
+/// The package of a non-test file of `pkg` and the file's index among the signature
+/// summaries of [`package_sigs`]; `None` without precise analysis, for test files (they get
+/// no semantic facts) and when the package has no summaries.
+pub(crate) fn semantic_file<'db>(
+    db: &'db dyn Db,
+    pkg: GoPackage<'db>,
+    file: SourceFile,
+) -> Option<(&'db crate::go_q::PackageInfo, usize)> {
+    if !pkg.ws(db).precise(db) || is_test_file(file.rel(db)) {
+        return None;
+    }
+    let info = pkg.info(db)?;
+    package_sigs(db, pkg).as_ref()?;
+    let index = info.files.iter().filter(|f| !is_test_file(f.rel(db))).position(|&f| f == file)?;
+    Some((info, index))
 }
 
 /// The resolved calls of one non-test file of `pkg`, interface calls expanded with CHA over

@@ -1,34 +1,22 @@
 //! Struct fields for editor navigation: the fields that package-level defined struct types
-//! declare (from the declaring file's tree), and, with precise analysis, the selectors of
+//! declare (from the declaring file's tree, read with its identifier uses: [`go_uses`]), and, with precise analysis, the selectors of
 //! function bodies that select them (type inference over the file's body facts). Like
 //! identifier uses, computed on demand and kept out of the graph.
 
-use crate::go_q::{go_selection, is_test_file, GoPackage};
+use crate::calls_q::semantic_file;
+use crate::go_q::GoPackage;
 use crate::host::{Analysis, Cancellable};
 use crate::ide::Span;
-use crate::inputs::{Content, SourceFile, Workspace};
-use crate::types_q::{package_sigs, DbSigs};
-use crate::uses_q::{for_files_mentioning, package_of, span, UseSite};
+use crate::inputs::{Content, SourceFile};
+use crate::types_q::DbSigs;
+use crate::uses_q::{for_files_mentioning, go_uses, package_of, span, UseSite};
 use crate::Db;
 use docforge_go::types::TypeCtx;
-use docforge_go::{FieldDecl, FileSelection};
+use docforge_go::FieldDecl;
 use docforge_project::FileKind;
 use salsa::Cancelled;
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// The fields of the package-level defined struct types of one selected Go file; `None` for
-/// other files and under the no-AST policy.
-#[salsa::tracked(returns(ref), lru = 256)]
-pub fn go_struct_fields(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<Vec<FieldDecl>>> {
-    if file.kind(db) != FileKind::Go || !matches!(go_selection(db, ws, file), FileSelection::Included) {
-        return None;
-    }
-    let Content::Bytes(bytes) = file.content(db) else { return None };
-    let go = db.gate().go().ok()?;
-    let tree = db.trees().parse_transient(go, file.rel(db), bytes);
-    Some(Arc::new(docforge_go::struct_fields(go, &tree, bytes)))
-}
 
 /// A selector of a field: the site (its target is the declaring type's node ID,
 /// `go:<import path>::T`) and the field name.
@@ -54,17 +42,7 @@ pub struct SelectorUses {
 #[salsa::tracked(returns(ref), lru = 256)]
 pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<SelectorUses> {
     let ws = pkg.ws(db);
-    if !ws.precise(db) || is_test_file(file.rel(db)) {
-        return Arc::default();
-    }
-    let Some(info) = pkg.info(db) else { return Arc::default() };
-    if package_sigs(db, pkg).is_none() {
-        return Arc::default();
-    }
-    // The file's index among the summaries `package_sigs` was built from.
-    let Some(index) = info.files.iter().filter(|f| !is_test_file(f.rel(db))).position(|&f| f == file) else {
-        return Arc::default();
-    };
+    let Some((info, index)) = semantic_file(db, pkg, file) else { return Arc::default() };
     let Content::Bytes(bytes) = file.content(db) else { return Arc::default() };
     let Ok(go) = db.gate().go() else { return Arc::default() };
     let tree = db.trees().parse_transient(go, file.rel(db), bytes);
@@ -122,9 +100,9 @@ impl Analysis {
                     field: u.field.to_string(),
                 });
             }
-            let decls = go_struct_fields(db, ws, file).clone()?;
+            let syntax = go_uses(db, ws, file).clone()?;
             let ip = &pkg.info(db)?.import_path;
-            decls.iter().map(|d| (decl_span(rel, d), d)).find(|(s, _)| s.contains(line, column)).map(
+            syntax.fields.iter().map(|d| (decl_span(rel, d), d)).find(|(s, _)| s.contains(line, column)).map(
                 |(span, d)| FieldRef {
                     span,
                     owner: format!("go:{ip}::{}", d.type_name),
@@ -162,8 +140,8 @@ impl Analysis {
         let Some(file) = self.source(&path)? else { return Ok(None) };
         let (db, ws) = self.parts();
         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-            let decls = go_struct_fields(db, ws, file).clone()?;
-            let d = decls.iter().find(|d| d.type_name == type_name && d.field == field)?;
+            let syntax = go_uses(db, ws, file).clone()?;
+            let d = syntax.fields.iter().find(|d| d.type_name == type_name && d.field == field)?;
             Some(decl_span(&path, d))
         }))
     }

@@ -20,17 +20,26 @@ use docforge_project::FileKind;
 use salsa::Cancelled;
 use std::sync::Arc;
 
-/// The identifier uses of one selected Go file; `None` for other files and under the no-AST
-/// policy. Only recent values are kept (the resolved uses are what readers keep).
+/// What navigation reads from one selected Go file's tree: its identifier uses and the fields
+/// its package-level struct types declare (one parse for both).
+#[derive(Debug, PartialEq, Eq)]
+pub struct NavSyntax {
+    pub uses: FileUses,
+    pub fields: Vec<docforge_go::FieldDecl>,
+}
+
+/// The navigation syntax of one selected Go file; `None` for other files and under the
+/// no-AST policy. Only recent values are kept (the resolved uses are what readers keep).
 #[salsa::tracked(returns(ref), lru = 256)]
-pub fn go_uses(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<FileUses>> {
+pub fn go_uses(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<NavSyntax>> {
     if file.kind(db) != FileKind::Go || !matches!(go_selection(db, ws, file), FileSelection::Included) {
         return None;
     }
     let Content::Bytes(bytes) = file.content(db) else { return None };
     let go = db.gate().go().ok()?;
     let tree = db.trees().parse_transient(go, file.rel(db), bytes);
-    Some(Arc::new(docforge_go::extract_uses(go, &tree, bytes)))
+    let uses = docforge_go::extract_uses(go, &tree, bytes);
+    Some(Arc::new(NavSyntax { uses, fields: docforge_go::struct_fields(go, &tree, bytes) }))
 }
 
 /// A use of a package-level symbol in one file.
@@ -59,7 +68,7 @@ pub fn file_ident_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc
     };
     let imports = package_imports(db, pkg);
     let lookup = |ip: &str| imports.0.get(ip).cloned().flatten().map(|(_, syms)| syms);
-    let resolved = docforge_go::resolve_uses(&info.import_path, &facts, &uses, &own, &lookup);
+    let resolved = docforge_go::resolve_uses(&info.import_path, &facts, &uses.uses, &own, &lookup);
     let mut targets = Targets::default();
     let sites = resolved.into_iter().filter_map(|u| {
         // The package an import path denotes (GOROOT's vendored copies included).
@@ -155,7 +164,7 @@ impl Analysis {
                 start: p.column,
                 end: p.column + len,
             };
-            uses.locals.iter().map(|l| (at(l.pos, l.len), at(l.decl, l.len))).collect()
+            uses.uses.locals.iter().map(|l| (at(l.pos, l.len), at(l.decl, l.len))).collect()
         }))
     }
 

@@ -95,11 +95,10 @@ impl GoInventory {
         }
     }
 
-    /// Whether [`GoInventory::add_loaded`] looks at this file's content (a Go-side file that
-    /// its name does not exclude).
-    pub fn needs_content(&self, rel: &str, kind: FileKind) -> bool {
-        kind.is_go_side()
-            && (kind != FileKind::Go || docforge_go::excluded_by_name(&self.build, rel).is_none())
+    /// Whether [`GoInventory::add_loaded`] looks at this file's content under `build` (a
+    /// Go-side file that its name does not exclude).
+    pub fn needs_content(build: &BuildContext, rel: &str, kind: FileKind) -> bool {
+        kind.is_go_side() && (kind != FileKind::Go || docforge_go::excluded_by_name(build, rel).is_none())
     }
 
     /// Complete an inventory whose loaded files were added: the walk's Go-side entries that

@@ -46,12 +46,18 @@ pub(crate) fn field_at(
     uri: &lsp_types::Uri,
     pos: lsp_types::Position,
 ) -> Result<Option<docforge_db::FieldRef>, Failure> {
-    let Some(rel) = ctx.rel(uri) else { return Ok(None) };
-    if !rel.ends_with(".go") {
-        return Ok(None);
-    }
-    let Some((line, col)) = ctx.byte_pos(&rel, pos)? else { return Ok(None) };
+    let Some((rel, line, col)) = go_pos(ctx, uri, pos)? else { return Ok(None) };
     Ok(ctx.analysis.go_field_at(&rel, line, col)?)
+}
+
+/// The Go file, 1-based line and byte column of an LSP position (`None` outside Go files).
+fn go_pos(
+    ctx: &Ctx<'_>,
+    uri: &lsp_types::Uri,
+    pos: lsp_types::Position,
+) -> Result<Option<(String, u32, u32)>, Failure> {
+    let Some(rel) = ctx.rel(uri).filter(|r| r.ends_with(".go")) else { return Ok(None) };
+    Ok(ctx.byte_pos(&rel, pos)?.map(|(line, col)| (rel, line, col)))
 }
 
 /// A Go identifier under the cursor that a local declaration binds: its use and the
@@ -61,11 +67,7 @@ pub(crate) fn local_at(
     uri: &lsp_types::Uri,
     pos: lsp_types::Position,
 ) -> Result<Option<(docforge_db::Span, docforge_db::Span)>, Failure> {
-    let Some(rel) = ctx.rel(uri) else { return Ok(None) };
-    if !rel.ends_with(".go") {
-        return Ok(None);
-    }
-    let Some((line, col)) = ctx.byte_pos(&rel, pos)? else { return Ok(None) };
+    let Some((rel, line, col)) = go_pos(ctx, uri, pos)? else { return Ok(None) };
     Ok(ctx.analysis.go_local_at(&rel, line, col)?)
 }
 

@@ -41,7 +41,7 @@ pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> 
         loop {
             let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
             let Ok(e) = next else { break };
-            if !part.needs_content(&e.rel, e.kind) {
+            if !GoInventory::needs_content(&build, &e.rel, e.kind) {
                 // Excluded by its name: classified without being read.
                 part.add_loaded(e.rel, e.kind, Ok(&[]), |_| unreachable!(), |_| unreachable!());
                 continue;
@@ -75,9 +75,8 @@ pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> 
         // Entries the engine would not load (their Go-side ones are recorded as skipped).
         let mut skipped = Vec::new();
         // A Go file excluded by its name is not read: the walk stats it (its size limit).
-        let stat = |rel: &str, kind: FileKind| {
-            kind == FileKind::Go && docforge_go::excluded_by_name(&build, rel).is_some()
-        };
+        let stat =
+            |rel: &str, kind: FileKind| kind.is_go_side() && !GoInventory::needs_content(&build, rel, kind);
         let errors = discover_each_lazy(&project, stat, |e| {
             if e.status != EntryStatus::Selected {
                 skipped.push((e.rel, e.kind, e.status.label()));

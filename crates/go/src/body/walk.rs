@@ -47,15 +47,7 @@ pub fn extract_var_inits(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<Fu
         for spec in specs {
             let Some(values) = spec.child_by_field_name("value") else { continue };
             let name = spec.child_by_field_name("name").map(|n| text(n, source)).unwrap_or_default();
-            let mut w = Walker {
-                src: source,
-                body: FuncBody { name, syntax_error: first_error(spec).map(pos), ..FuncBody::default() },
-                names: Vec::new(),
-                marks: Vec::new(),
-                depth: 0,
-                lits: 0,
-            };
-            w.open();
+            let mut w = Walker::new(source, name, spec);
             for v in named_children(values) {
                 w.expr(v);
             }
@@ -92,15 +84,7 @@ fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
 
 fn func_body(decl: Node<'_>, src: &[u8]) -> FuncBody {
     let name = decl.child_by_field_name("name").map(|n| text(n, src)).unwrap_or_default();
-    let mut w = Walker {
-        src,
-        body: FuncBody { name, syntax_error: first_error(decl).map(pos), ..FuncBody::default() },
-        names: Vec::new(),
-        marks: Vec::new(),
-        depth: 0,
-        lits: 0,
-    };
-    w.open();
+    let mut w = Walker::new(src, name, decl);
     if let Some(tps) = decl.child_by_field_name("type_parameters") {
         for d in named_children(tps) {
             let mut c = d.walk();
@@ -168,6 +152,14 @@ fn receiver_tparams<'s>(w: &mut Walker<'s>, mut ty: Node<'_>) {
 }
 
 impl<'s> Walker<'s> {
+    /// A walker of the declaration `decl` (its first syntax error noted), its scope open.
+    fn new(src: &'s [u8], name: String, decl: Node<'_>) -> Self {
+        let body = FuncBody { name, syntax_error: first_error(decl).map(pos), ..FuncBody::default() };
+        let mut w = Walker { src, body, names: Vec::new(), marks: Vec::new(), depth: 0, lits: 0 };
+        w.open();
+        w
+    }
+
     fn open(&mut self) {
         self.marks.push(self.names.len());
     }
