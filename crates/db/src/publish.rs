@@ -5,6 +5,7 @@ use crate::assemble::Chunk;
 use crate::graph::{file_digest, source_fingerprint, Graph, OwnerFragment};
 use crate::host::{AnalysisHost, Cancellable};
 use crate::inputs::{Content, SourceFile, Workspace};
+use crate::receipt::Edges;
 use crate::Db;
 use docforge_index::{Batch, Delta, FileRecord, Index, IndexError, Owner, PublishReport};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -255,10 +256,6 @@ fn side_of(
     }))
 }
 
-fn edge_ids(f: &docforge_model::Fragment) -> Vec<(&str, &str, &str)> {
-    f.edges.iter().map(|e| (e.source.as_str(), e.relation.as_str(), e.target.as_str())).collect()
-}
-
 /// The changes a delta makes, from the fragments this host published last time.
 fn items_from_memory(prev: &Published, d: &Delta) -> crate::receipt::ChangeSummary {
     let old: HashMap<&str, &Arc<docforge_model::Fragment>> = prev
@@ -275,9 +272,9 @@ fn items_from_memory(prev: &Published, d: &Delta) -> crate::receipt::ChangeSumma
     ) -> crate::receipt::OwnerPair<'a> {
         crate::receipt::OwnerPair {
             old_nodes: &o.nodes,
-            old_edges: edge_ids(o),
+            old_edges: Edges::Graph(&o.edges),
             new_nodes: &n.nodes,
-            new_edges: edge_ids(n),
+            new_edges: Edges::Graph(&n.edges),
         }
     }
     let mut pairs: Vec<crate::receipt::OwnerPair<'_>> = d
@@ -324,16 +321,16 @@ fn items_replaced(r: &Replaced<'_>) -> crate::receipt::ChangeSummary {
         .iter()
         .map(|c| crate::receipt::OwnerPair {
             old_nodes: &c.nodes,
-            old_edges: c.edges.iter().map(|(s, r, t)| (s.as_str(), r.as_str(), t.as_str())).collect(),
+            old_edges: Edges::Stored(&c.edges),
             new_nodes: &[],
-            new_edges: Vec::new(),
+            new_edges: Edges::NONE,
         })
         .collect();
     pairs.extend(r.news.iter().map(|f| crate::receipt::OwnerPair {
         old_nodes: &[],
-        old_edges: Vec::new(),
+        old_edges: Edges::NONE,
         new_nodes: &f.nodes,
-        new_edges: edge_ids(f),
+        new_edges: Edges::Graph(&f.edges),
     }));
     crate::receipt::changes(&pairs)
 }
@@ -346,7 +343,14 @@ type FullReceipt = (crate::receipt::ChangeSummary, crate::receipt::OwnerHashes);
 fn publish_full(index: &mut Index, snap: &Snapshot) -> Result<(PublishReport, FullReceipt), IndexError> {
     let replaced = replaced_by(index, snap)?;
     std::thread::scope(|scope| {
-        let items = scope.spawn(|| (items_replaced(&replaced), all_hashes(snap)));
+        let items = scope.spawn(|| {
+            let t = std::time::Instant::now();
+            let a = items_replaced(&replaced);
+            let t1 = t.elapsed();
+            let b = all_hashes(snap);
+            eprintln!("TMP items {:?} hashes {:?}", t1, t.elapsed() - t1);
+            (a, b)
+        });
         let report = index.publish(full_batch(snap));
         let items = items.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         Ok((report?, items))

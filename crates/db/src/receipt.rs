@@ -39,17 +39,28 @@ pub struct Side {
 pub(crate) type OwnerHashes = std::collections::HashMap<std::sync::Arc<str>, ([u8; 32], [u8; 32])>;
 
 pub(crate) fn owner_hashes(f: &docforge_model::Fragment) -> ([u8; 32], [u8; 32]) {
-    let mut nodes = Sha256::new();
-    for n in &f.nodes {
-        nodes.update(serde_json::to_vec(n).expect("node serialises"));
-        nodes.update(b"\n");
+    fn digest<T: Serialize>(items: &[T]) -> [u8; 32] {
+        // Serialised straight into the hash: no buffer per item.
+        let mut w = HashWriter(Sha256::new());
+        for item in items {
+            serde_json::to_writer(&mut w, item).expect("serialises");
+            w.0.update(b"\n");
+        }
+        w.0.finalize().into()
     }
-    let mut edges = Sha256::new();
-    for e in &f.edges {
-        edges.update(serde_json::to_vec(e).expect("edge serialises"));
-        edges.update(b"\n");
+    (digest(&f.nodes), digest(&f.edges))
+}
+
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
     }
-    (nodes.finalize().into(), edges.finalize().into())
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The generation's node and edge hashes from its owners' digests.
@@ -136,9 +147,34 @@ impl Receipt {
 /// The contents one owner had before and has after (either may be absent).
 pub(crate) struct OwnerPair<'a> {
     pub old_nodes: &'a [Node],
-    pub old_edges: Vec<(&'a str, &'a str, &'a str)>,
+    pub old_edges: Edges<'a>,
     pub new_nodes: &'a [Node],
-    pub new_edges: Vec<(&'a str, &'a str, &'a str)>,
+    pub new_edges: Edges<'a>,
+}
+
+/// An owner's edges as the graph holds them or as the index stored their identities.
+#[derive(Clone, Copy)]
+pub(crate) enum Edges<'a> {
+    Graph(&'a [docforge_model::Edge]),
+    Stored(&'a [(String, String, String)]),
+}
+
+impl<'a> Edges<'a> {
+    pub(crate) const NONE: Edges<'static> = Edges::Graph(&[]);
+
+    fn len(self) -> usize {
+        match self {
+            Edges::Graph(e) => e.len(),
+            Edges::Stored(e) => e.len(),
+        }
+    }
+
+    fn push_to(self, out: &mut Vec<Triple<'a>>) {
+        match self {
+            Edges::Graph(e) => out.extend(e.iter().map(|e| (&*e.source, &*e.relation, &*e.target))),
+            Edges::Stored(e) => out.extend(e.iter().map(|(s, r, t)| (&**s, &**r, &**t))),
+        }
+    }
 }
 
 /// The complete change collection, summarised: exact counts, the hash of every item in
@@ -155,60 +191,150 @@ pub(crate) struct ChangeSummary {
 /// edge `(source, relation, target)`. Sorting these tuples is the canonical item order.
 type Row<'a> = (&'static str, &'static str, &'a str, &'a str, &'a str);
 
+type Triple<'a> = (&'a str, &'a str, &'a str);
+
 /// The exact change collection across changed owners (a node moving between owners is
 /// compared by ID, an edge by triple), without materialising more than the retained items.
+///
+/// Both sides are sorted and merged, once per kind of change, in the canonical item order
+/// (`edge` before `node`; `added`, `changed`, `removed`): a cold publication compares
+/// ~400k items, and neither hash tables nor a list of all rows are built.
 pub(crate) fn changes(pairs: &[OwnerPair<'_>]) -> ChangeSummary {
-    use std::collections::{HashMap, HashSet};
-    let mut old_nodes: HashMap<&str, &Node> = HashMap::new();
-    let mut new_nodes: HashMap<&str, &Node> = HashMap::new();
-    let mut old_edges = HashSet::new();
-    let mut new_edges = HashSet::new();
-    for p in pairs {
-        old_nodes.extend(p.old_nodes.iter().map(|n| (n.id.as_str(), n)));
-        new_nodes.extend(p.new_nodes.iter().map(|n| (n.id.as_str(), n)));
-        old_edges.extend(p.old_edges.iter().copied());
-        new_edges.extend(p.new_edges.iter().copied());
+    let old_nodes = last_by_id(pairs.iter().flat_map(|p| p.old_nodes));
+    let new_nodes = last_by_id(pairs.iter().flat_map(|p| p.new_nodes));
+    let old_edges = sorted_set(pairs.iter().map(|p| p.old_edges));
+    let new_edges = sorted_set(pairs.iter().map(|p| p.new_edges));
+    let mut out = Collector::new();
+    let edges_added = out.pass(
+        &old_edges,
+        &new_edges,
+        |e| *e,
+        |o, n| match (o, n) {
+            (None, Some(&(s, r, t))) => Some(("edge", "added", s, r, t)),
+            _ => None,
+        },
+    );
+    let edges_removed = out.pass(
+        &old_edges,
+        &new_edges,
+        |e| *e,
+        |o, n| match (o, n) {
+            (Some(&(s, r, t)), None) => Some(("edge", "removed", s, r, t)),
+            _ => None,
+        },
+    );
+    fn id<'a>(n: &&'a Node) -> &'a str {
+        &n.id
     }
-    let mut rows: Vec<Row<'_>> = Vec::new();
-    for (id, n) in &new_nodes {
-        match old_nodes.get(id) {
-            None => rows.push(("node", "added", id, "", "")),
-            Some(o) if **o != **n => rows.push(("node", "changed", id, "", "")),
-            Some(_) => {}
-        }
-    }
-    rows.extend(
-        old_nodes.keys().filter(|id| !new_nodes.contains_key(*id)).map(|id| ("node", "removed", *id, "", "")),
-    );
-    rows.extend(
-        new_edges.iter().filter(|e| !old_edges.contains(*e)).map(|&(s, r, t)| ("edge", "added", s, r, t)),
-    );
-    rows.extend(
-        old_edges.iter().filter(|e| !new_edges.contains(*e)).map(|&(s, r, t)| ("edge", "removed", s, r, t)),
-    );
-    rows.sort_unstable();
-    let count =
-        |kind: &str, change: &str| rows.iter().filter(|r| r.0 == kind && r.1 == change).count() as u64;
+    let nodes_added = out.pass(&old_nodes, &new_nodes, id, |o, n| match (o, n) {
+        (None, Some(n)) => Some(("node", "added", &n.id, "", "")),
+        _ => None,
+    });
+    let nodes_changed = out.pass(&old_nodes, &new_nodes, id, |o, n| match (o, n) {
+        (Some(o), Some(n)) if o != n => Some(("node", "changed", &n.id, "", "")),
+        _ => None,
+    });
+    let nodes_removed = out.pass(&old_nodes, &new_nodes, id, |o, n| match (o, n) {
+        (Some(o), None) => Some(("node", "removed", &o.id, "", "")),
+        _ => None,
+    });
     let counts = Counts {
-        nodes_added: count("node", "added"),
-        nodes_removed: count("node", "removed"),
-        nodes_changed: count("node", "changed"),
-        edges_added: count("edge", "added"),
-        edges_removed: count("edge", "removed"),
-        items_total: rows.len() as u64,
+        nodes_added,
+        nodes_removed,
+        nodes_changed,
+        edges_added,
+        edges_removed,
+        items_total: nodes_added + nodes_removed + nodes_changed + edges_added + edges_removed,
     };
-    let mut retained = Vec::new();
-    let mut retained_bytes = 0usize;
-    for r in &rows {
-        let item = item(r);
-        let size = serde_json::to_vec(&item).expect("item serialises").len() + 1;
-        if retained.len() == MAX_RETAINED_ITEMS || retained_bytes + size > MAX_RETAINED_BYTES {
-            break;
-        }
-        retained_bytes += size;
-        retained.push(item);
+    ChangeSummary {
+        counts,
+        full_collection_hash: out.hash.finish(),
+        retained: out.retained,
+        retained_bytes: out.retained_bytes,
     }
-    ChangeSummary { counts, full_collection_hash: hash_rows(rows.iter().copied()), retained, retained_bytes }
+}
+
+/// The nodes sorted by ID; of several with one ID the last wins (as in a map).
+fn last_by_id<'a>(nodes: impl Iterator<Item = &'a Node>) -> Vec<&'a Node> {
+    let mut v: Vec<&Node> = nodes.collect();
+    v.reverse();
+    v.sort_by(|a, b| a.id.cmp(&b.id)); // stable: the last one comes first in its run
+    v.dedup_by(|later, first| later.id == first.id);
+    v
+}
+
+fn sorted_set<'a>(lists: impl Iterator<Item = Edges<'a>> + Clone) -> Vec<Triple<'a>> {
+    let mut v = Vec::with_capacity(lists.clone().map(Edges::len).sum());
+    for list in lists {
+        list.push_to(&mut v);
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Hashes every row it is given and keeps the first ones within the retention limits.
+struct Collector<'a> {
+    hash: RowHasher,
+    retained: Vec<Item>,
+    retained_bytes: usize,
+    retaining: bool,
+    _rows: std::marker::PhantomData<Row<'a>>,
+}
+
+impl<'a> Collector<'a> {
+    fn new() -> Self {
+        Collector {
+            hash: RowHasher::new(),
+            retained: Vec::new(),
+            retained_bytes: 0,
+            retaining: true,
+            _rows: std::marker::PhantomData,
+        }
+    }
+
+    /// Merge two sorted, duplicate-free lists by key and collect the row `row` makes of each
+    /// pair (what each side has); returns how many rows it collected.
+    fn pass<T, K: Ord>(
+        &mut self,
+        old: &'a [T],
+        new: &'a [T],
+        key: impl Fn(&T) -> K,
+        row: impl Fn(Option<&'a T>, Option<&'a T>) -> Option<Row<'a>>,
+    ) -> u64 {
+        let (mut i, mut j, mut n) = (0, 0, 0);
+        while i < old.len() || j < new.len() {
+            let (o, nw) = match (old.get(i), new.get(j)) {
+                (Some(o), Some(nw)) => match key(o).cmp(&key(nw)) {
+                    std::cmp::Ordering::Less => (Some(o), None),
+                    std::cmp::Ordering::Greater => (None, Some(nw)),
+                    std::cmp::Ordering::Equal => (Some(o), Some(nw)),
+                },
+                (o, nw) => (o, nw),
+            };
+            i += o.is_some() as usize;
+            j += nw.is_some() as usize;
+            if let Some(r) = row(o, nw) {
+                self.push(r);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    fn push(&mut self, r: Row<'a>) {
+        self.hash.push(r);
+        if self.retaining {
+            let item = item(&r);
+            let size = serde_json::to_vec(&item).expect("item serialises").len() + 1;
+            if self.retained.len() == MAX_RETAINED_ITEMS || self.retained_bytes + size > MAX_RETAINED_BYTES {
+                self.retaining = false;
+            } else {
+                self.retained_bytes += size;
+                self.retained.push(item);
+            }
+        }
+    }
 }
 
 fn item(r: &Row<'_>) -> Item {
@@ -251,17 +377,42 @@ fn row(i: &Item) -> Row<'_> {
 
 /// SHA-256 over the rows in canonical order, one `kind NUL change NUL a NUL b NUL c LF` each.
 fn hash_rows<'a>(rows: impl Iterator<Item = Row<'a>>) -> String {
-    let mut h = Sha256::new();
-    h.update(b"docforge.generation-diff.items.v1\0");
-    for (kind, change, a, b, c) in rows {
-        for part in [kind, change, a, b] {
-            h.update(part.as_bytes());
-            h.update([0u8]);
-        }
-        h.update(c.as_bytes());
-        h.update(b"\n");
+    let mut h = RowHasher::new();
+    rows.for_each(|r| h.push(r));
+    h.finish()
+}
+
+/// [`hash_rows`] one row at a time, buffered (a hash update per field costs more than the
+/// hashing itself).
+struct RowHasher {
+    hash: Sha256,
+    buf: Vec<u8>,
+}
+
+impl RowHasher {
+    fn new() -> Self {
+        let mut buf = Vec::with_capacity(1 << 16);
+        buf.extend_from_slice(b"docforge.generation-diff.items.v1\0");
+        RowHasher { hash: Sha256::new(), buf }
     }
-    hex::encode(h.finalize())
+
+    fn push(&mut self, (kind, change, a, b, c): Row<'_>) {
+        for part in [kind, change, a, b] {
+            self.buf.extend_from_slice(part.as_bytes());
+            self.buf.push(0);
+        }
+        self.buf.extend_from_slice(c.as_bytes());
+        self.buf.push(b'\n');
+        if self.buf.len() >= 1 << 15 {
+            self.hash.update(&self.buf);
+            self.buf.clear();
+        }
+    }
+
+    fn finish(mut self) -> String {
+        self.hash.update(&self.buf);
+        hex::encode(self.hash.finalize())
+    }
 }
 
 /// Everything but the items and hashes, filled by the publisher.
@@ -340,15 +491,129 @@ mod tests {
         Node { id: id.into(), kind: "k".into(), text: text.into(), ..Default::default() }
     }
 
+    fn e(s: &str, r: &str, t: &str) -> docforge_model::Edge {
+        docforge_model::Edge::new(s, r, t)
+    }
+
+    /// The definition `changes` implements: maps by node ID (the last wins) and sets of edge
+    /// triples across all pairs, every row sorted into one list.
+    fn changes_by_maps(pairs: &[OwnerPair<'_>]) -> ChangeSummary {
+        use std::collections::{BTreeMap, BTreeSet};
+        let (mut old_nodes, mut new_nodes) = (BTreeMap::new(), BTreeMap::new());
+        let (mut old_edges, mut new_edges) = (BTreeSet::new(), BTreeSet::new());
+        for p in pairs {
+            old_nodes.extend(p.old_nodes.iter().map(|n| (n.id.as_str(), n)));
+            new_nodes.extend(p.new_nodes.iter().map(|n| (n.id.as_str(), n)));
+            for (list, set) in [(p.old_edges, &mut old_edges), (p.new_edges, &mut new_edges)] {
+                let mut v = Vec::new();
+                list.push_to(&mut v);
+                set.extend(v);
+            }
+        }
+        let mut rows: Vec<Row<'_>> = Vec::new();
+        for (id, n) in &new_nodes {
+            match old_nodes.get(id) {
+                None => rows.push(("node", "added", id, "", "")),
+                Some(o) if o != n => rows.push(("node", "changed", id, "", "")),
+                Some(_) => {}
+            }
+        }
+        rows.extend(
+            old_nodes
+                .keys()
+                .filter(|id| !new_nodes.contains_key(*id))
+                .map(|id| ("node", "removed", *id, "", "")),
+        );
+        rows.extend(new_edges.difference(&old_edges).map(|&(s, r, t)| ("edge", "added", s, r, t)));
+        rows.extend(old_edges.difference(&new_edges).map(|&(s, r, t)| ("edge", "removed", s, r, t)));
+        rows.sort_unstable();
+        let count = |k: &str, c: &str| rows.iter().filter(|r| r.0 == k && r.1 == c).count() as u64;
+        let mut retained = Vec::new();
+        let mut retained_bytes = 0;
+        for r in &rows {
+            let item = item(r);
+            let size = serde_json::to_vec(&item).unwrap().len() + 1;
+            if retained.len() == MAX_RETAINED_ITEMS || retained_bytes + size > MAX_RETAINED_BYTES {
+                break;
+            }
+            retained_bytes += size;
+            retained.push(item);
+        }
+        ChangeSummary {
+            counts: Counts {
+                nodes_added: count("node", "added"),
+                nodes_removed: count("node", "removed"),
+                nodes_changed: count("node", "changed"),
+                edges_added: count("edge", "added"),
+                edges_removed: count("edge", "removed"),
+                items_total: rows.len() as u64,
+            },
+            full_collection_hash: hash_rows(rows.iter().copied()),
+            retained,
+            retained_bytes,
+        }
+    }
+
+    /// Owners with overlapping IDs and triples (nodes moving between owners, duplicates
+    /// inside one owner, stored and graph edge lists), small and past the retention limits.
+    #[test]
+    fn merged_changes_equal_the_map_definition() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for (owners, per_owner, ids) in [(1, 3, 4), (4, 8, 10), (30, 60, 500), (60, 120, 4000)] {
+            type Stored = Vec<(String, String, String)>;
+            let mut olds: Vec<(Vec<Node>, Stored)> = Vec::new();
+            let mut news: Vec<(Vec<Node>, Vec<docforge_model::Edge>)> = Vec::new();
+            for _ in 0..owners {
+                let node =
+                    |next: &mut dyn FnMut(u64) -> u64| n(&format!("id{}", next(ids)), &next(3).to_string());
+                let old_nodes: Vec<Node> = (0..per_owner).map(|_| node(&mut next)).collect();
+                let new_nodes: Vec<Node> = (0..per_owner).map(|_| node(&mut next)).collect();
+                let triple = |next: &mut dyn FnMut(u64) -> u64| {
+                    (
+                        format!("id{}", next(ids)),
+                        ["calls", "contains"][next(2) as usize].to_string(),
+                        format!("id{}", next(ids)),
+                    )
+                };
+                let old_edges: Vec<_> = (0..per_owner).map(|_| triple(&mut next)).collect();
+                let new_edges: Vec<_> =
+                    (0..per_owner).map(|_| triple(&mut next)).map(|(s, r, t)| e(&s, &r, &t)).collect();
+                olds.push((old_nodes, old_edges));
+                news.push((new_nodes, new_edges));
+            }
+            let pairs: Vec<OwnerPair<'_>> = olds
+                .iter()
+                .zip(&news)
+                .map(|(o, nw)| OwnerPair {
+                    old_nodes: &o.0,
+                    old_edges: Edges::Stored(&o.1),
+                    new_nodes: &nw.0,
+                    new_edges: Edges::Graph(&nw.1),
+                })
+                .collect();
+            let got = changes(&pairs);
+            assert_eq!(got, changes_by_maps(&pairs), "{owners} owners × {per_owner}");
+            assert!(got.counts.items_total > 0);
+        }
+    }
+
     #[test]
     fn node_and_edge_changes_are_exact() {
         let old = [n("a", "1"), n("b", "1"), n("c", "1")];
         let new = [n("a", "1"), n("b", "2"), n("d", "1")];
+        let old_edges = [e("a", "calls", "b"), e("a", "calls", "c")];
+        let new_edges = [e("a", "calls", "b"), e("a", "calls", "d")];
         let pairs = [OwnerPair {
             old_nodes: &old,
-            old_edges: vec![("a", "calls", "b"), ("a", "calls", "c")],
+            old_edges: Edges::Graph(&old_edges),
             new_nodes: &new,
-            new_edges: vec![("a", "calls", "b"), ("a", "calls", "d")],
+            new_edges: Edges::Graph(&new_edges),
         }];
         let summary = changes(&pairs);
         let brief: Vec<String> = summary
