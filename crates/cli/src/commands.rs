@@ -1,6 +1,7 @@
 //! The commands: each loads the project, asks the engine or the index, and renders.
 
 use crate::output::{self, print_json};
+use crate::stdout::{out, outln};
 use docforge_db::{
     published_is_current, published_summary, AnalysisHost, AstPolicy, Summary, ENGINE_VERSION,
 };
@@ -157,7 +158,7 @@ fn print_index_report(r: &Report<'_>, s: &Summary, elapsed: std::time::Duration,
     } else {
         format!("generation {} ({} of {} owners written)", r.generation, written, written + unchanged_owners)
     };
-    println!(
+    outln!(
         "indexed {} files ({} docs, {} Go: {} selected) -> {} nodes, {} edges, {} errors, {} warnings; {state}; {publication} in {:.2}s",
         s.files,
         s.docs,
@@ -180,7 +181,7 @@ pub fn stats(root: &Path, json: bool) -> Result<(), String> {
     if json {
         print_json(&value);
     } else {
-        println!(
+        outln!(
             "generation {}: {} nodes, {} edges, {} owners; precision {}, {}",
             stats.generation,
             stats.nodes,
@@ -208,7 +209,7 @@ pub fn search(root: &Path, query: &str, limit: usize, json: bool) -> Result<(), 
     } else {
         for h in &hits {
             let place = h.location.as_ref().map(|l| format!("{}:{}", l.path, l.line)).unwrap_or_default();
-            println!("{}\t{}\t{}\t{}", h.id, h.kind, h.title, place);
+            outln!("{}\t{}\t{}\t{}", h.id, h.kind, h.title, place);
         }
     }
     Ok(())
@@ -225,15 +226,15 @@ pub fn node(root: &Path, id: &str, json: bool) -> Result<(), String> {
     if json {
         print_json(&output::node_json(&record));
     } else {
-        println!("{} ({}) {}", record.node.id, record.node.kind, record.node.title);
+        outln!("{} ({}) {}", record.node.id, record.node.kind, record.node.title);
         for e in &record.outgoing {
-            println!("  -> {} {}", e.relation, e.target);
+            outln!("  -> {} {}", e.relation, e.target);
         }
         for e in &record.incoming {
-            println!("  <- {} {}", e.relation, e.source);
+            outln!("  <- {} {}", e.relation, e.source);
         }
         for d in &record.diagnostics {
-            println!("  ! {}: {}", d.code, d.message);
+            outln!("  ! {}: {}", d.code, d.message);
         }
     }
     Ok(())
@@ -257,7 +258,7 @@ pub fn logic(root: &Path, id: &str, json: bool) -> Result<(), String> {
     if json {
         print_json(&json!({ "node": record.node, "owner": record.owner, "logic": logic }));
     } else {
-        print!("{}", logic.render());
+        out!("{}", logic.render());
     }
     Ok(())
 }
@@ -269,7 +270,7 @@ pub fn version(json: bool) -> Result<(), String> {
             &json!({ "schema_version": "docforge.version.v1", "version": ENGINE_VERSION, "build": build }),
         );
     } else {
-        println!("docforge {ENGINE_VERSION} ({build})");
+        outln!("docforge {ENGINE_VERSION} ({build})");
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 mod commands;
 mod output;
+mod stdout;
 mod validate;
 
 use clap::{Parser, Subcommand};

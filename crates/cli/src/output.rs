@@ -7,16 +7,8 @@ use serde_json::{json, Value};
 /// Print one JSON document. A reader that went away (`| head`) ends the process quietly
 /// with the status a SIGPIPE death would give, instead of a panic.
 pub fn print_json(value: &Value) {
-    use std::io::Write;
     let text = serde_json::to_string_pretty(value).expect("JSON values serialise");
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(141);
-        }
-        eprintln!("docforge: cannot write to stdout: {e}");
-        std::process::exit(1);
-    }
+    crate::stdout::outln!("{text}");
 }
 
 fn location_json(l: &Option<Location>) -> Value {

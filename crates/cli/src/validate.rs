@@ -4,6 +4,7 @@
 //! is built and the sources are checked again before and after evaluation, so a change
 //! during the run yields `cannot_evaluate`/`graph_stale`, never a mixed result.
 
+use crate::stdout::outln;
 use docforge_validate::{validate_project, Outcome, ProjectValidation, ValidationResult};
 use std::path::Path;
 
@@ -25,9 +26,9 @@ fn run(root: &Path, json: bool) -> Result<u8, String> {
     let ProjectValidation { claims, results, warnings } = validate_project(root, version, threads)?;
     if json {
         let docs: Vec<&ValidationResult> = results.iter().collect();
-        println!("{}", serde_json::to_string(&docs).expect("results serialise"));
+        outln!("{}", serde_json::to_string(&docs).expect("results serialise"));
     } else if claims.is_empty() {
-        println!("no claims found");
+        outln!("no claims found");
     } else {
         for w in &warnings {
             eprintln!("docforge: warning: {w}");
@@ -61,15 +62,15 @@ fn print_table(claims: &[docforge_db::DocClaim], results: &[ValidationResult]) {
     let width = |i: usize| rows.iter().chain([&header]).map(|r| r[i].chars().count()).max().unwrap_or(0);
     let (w0, w1, w2) = (width(0), width(1), width(2));
     for (row, result) in std::iter::once((&header, None)).chain(rows.iter().zip(results.iter().map(Some))) {
-        println!("{:w0$}  {:w1$}  {:w2$}  {}", row[0], row[1], row[2], row[3]);
+        outln!("{:w0$}  {:w1$}  {:w2$}  {}", row[0], row[1], row[2], row[3]);
         if let Some(r) = result.filter(|r| r.outcome() != Outcome::Pass) {
             for d in &r.evaluation.diagnostics {
-                println!("    {}: {}", d.code, d.message);
+                outln!("    {}: {}", d.code, d.message);
             }
         }
     }
     let count = |o: Outcome| results.iter().filter(|r| r.outcome() == o).count();
-    println!(
+    outln!(
         "{} claims: {} pass, {} fail, {} cannot_evaluate",
         results.len(),
         count(Outcome::Pass),

@@ -257,3 +257,39 @@ fn unreadable_file_is_a_diagnostic() {
             .unwrap(),
     );
 }
+
+/// A reader that went away (`docforge search x | head`) ends the command quietly with the
+/// status a SIGPIPE death gives (141): no panic message, nothing on stderr, for every
+/// command that prints, in text and in JSON.
+#[test]
+fn a_closed_stdout_ends_quietly_with_the_sigpipe_status() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    json(&run(root, &["index", "--json"]));
+    let docforge = |args: &[&str]| {
+        let mut c = Command::new(bin());
+        c.arg("--project-root").arg(root).args(args);
+        c
+    };
+    let mut gograph = Command::new(env!("CARGO_BIN_EXE_gograph"));
+    gograph.args(["version", "--json"]);
+    let cases: Vec<(&str, Command)> = vec![
+        ("index", docforge(&["index"])),
+        ("stats", docforge(&["stats"])),
+        ("stats --json", docforge(&["stats", "--json"])),
+        ("search", docforge(&["search", "order"])),
+        ("search --json", docforge(&["search", "order", "--json"])),
+        ("node", docforge(&["node", "go:example.com/shop/storage::Repository"])),
+        ("version", docforge(&["version"])),
+        ("validate", docforge(&["validate"])),
+        ("gograph version --json", gograph),
+    ];
+    for (name, mut command) in cases {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader); // every write now fails with EPIPE
+        let out = command.stdout(writer).stderr(std::process::Stdio::piped()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{name}: stderr {stderr}");
+        assert!(stderr.is_empty(), "{name}: stderr {stderr}");
+    }
+}

@@ -1,5 +1,6 @@
 //! The gograph commands: each returns its exit code; errors are one line on stderr.
 
+use crate::stdout::outln;
 use crate::VERSION;
 use docforge_validate::{
     self as v, build_snapshot, current_sources, read_graph, write_graph, DiskRepository, GraphAccessError,
@@ -11,7 +12,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 fn print(value: &Value) {
-    println!("{}", serde_json::to_string(value).expect("JSON values serialise"));
+    outln!("{}", serde_json::to_string(value).expect("JSON values serialise"));
 }
 
 fn fail(message: impl std::fmt::Display) -> u8 {
@@ -23,7 +24,7 @@ pub fn version(json: bool) -> u8 {
     if json {
         print(&json!({ "schema_version": "gograph.version.v1", "version": VERSION }));
     } else {
-        println!("gograph {VERSION}");
+        outln!("gograph {VERSION}");
     }
     0
 }
@@ -59,7 +60,7 @@ pub fn build(root: &Path, precise: bool, as_json: bool) -> u8 {
             "warnings": built.warnings,
         }));
     } else {
-        println!(
+        outln!(
             "wrote {}: {} nodes, {} edges, {} Go files; precision {}, {}",
             path.display(),
             s.nodes.len(),
@@ -120,7 +121,7 @@ pub fn stats(root: &Path, as_json: bool) -> u8 {
             },
         }));
     } else {
-        println!(
+        outln!(
             "graph schema {} generated {}: {} nodes, {} edges; precision {}, {}, {} parse failures",
             s.schema_version,
             s.generated_at,
@@ -176,7 +177,7 @@ pub fn stale(root: &Path, as_json: bool) -> u8 {
             "diagnostics": scan_errors,
         }));
     } else {
-        println!("{freshness}");
+        outln!("{freshness}");
     }
     if code == 1 {
         eprintln!("gograph: scanner errors while listing the repository; freshness is unknown");
@@ -249,7 +250,7 @@ fn parse(args: Vec<OsString>) -> Invocation {
 pub fn validate(args: Vec<OsString>) -> u8 {
     use std::os::unix::ffi::OsStrExt;
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("Usage: gograph validate --repo PATH --binding-json JSON --json\n\n{}", crate::EXIT_HELP);
+        outln!("Usage: gograph validate --repo PATH --binding-json JSON --json\n\n{}", crate::EXIT_HELP);
         return 0;
     }
     let inv = parse(args);
@@ -262,7 +263,7 @@ pub fn validate(args: Vec<OsString>) -> u8 {
     let answer = |repo: &dyn RepositoryAccess, received: Received| {
         let validator = Validator { repo, clock: &SystemClock, version: VERSION, pause: None };
         let result = validator.validate_all(vec![received]).pop().expect("one result");
-        println!("{}", result.to_json());
+        outln!("{}", result.to_json());
         result.exit_code()
     };
     if let Some(p) = inv.problem {

@@ -3,6 +3,8 @@
 //! strict binding against it (read-only: no build, no writes, no shell).
 
 mod commands;
+#[path = "../stdout.rs"]
+mod stdout;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
