@@ -3,11 +3,13 @@ package main
 // With -fields the oracle lists every identifier go/types records in types.Info.Uses whose
 // object is a field declared by a package-level `type T struct { … }` of a package of the
 // walked tree (selectors, promoted selectors and composite literal keys; for an
-// instantiated generic type, the generic type's field): "<file relative to the root>:<line>:
-// <column> <import path>::<type name>.<field>" (1-based byte column of the identifier),
-// sorted. The declaring type is the one whose declaration spells the struct (`type U T`
-// shares T's fields, which stay T's). Packages are type-checked against each other as in
-// -uses (tests excluded).
+// instantiated generic type, the generic type's field), or a method spec of a package-level
+// `type I interface { … }` (selectors of interface methods, through embedding too):
+// "<file relative to the root>:<line>:<column> <import path>::<type name>.<member>" (1-based
+// byte column of the identifier), sorted. The declaring type is the one whose declaration
+// spells the struct or the method spec (`type U T` shares T's fields, which stay T's; an
+// interface embedding another selects the embedded one's method). Packages are
+// type-checked against each other as in -uses (tests excluded).
 
 import (
 	"go/ast"
@@ -37,8 +39,22 @@ func (t *treeImporter) fieldLines(root string) []string {
 				}
 				for _, s := range g.Specs {
 					ts := s.(*ast.TypeSpec)
+					if ts.Assign.IsValid() {
+						continue
+					}
+					if it, ok := ast.Unparen(ts.Type).(*ast.InterfaceType); ok {
+						for _, m := range it.Methods.List {
+							if _, isFunc := m.Type.(*ast.FuncType); !isFunc {
+								continue
+							}
+							for _, n := range m.Names {
+								owners[t.fset.Position(n.Pos()).String()] = p.ip + "::" + ts.Name.Name + "." + n.Name
+							}
+						}
+						continue
+					}
 					st, ok := ast.Unparen(ts.Type).(*ast.StructType)
-					if !ok || ts.Assign.IsValid() {
+					if !ok {
 						continue
 					}
 					for _, field := range st.Fields.List {
@@ -66,11 +82,19 @@ func (t *treeImporter) fieldLines(root string) []string {
 	var out []string
 	for _, c := range all {
 		for id, obj := range c.info.Uses {
-			v, ok := obj.(*types.Var)
-			if !ok || !v.IsField() {
+			var origin types.Object
+			switch o := obj.(type) {
+			case *types.Var:
+				if !o.IsField() {
+					continue
+				}
+				origin = o.Origin()
+			case *types.Func:
+				origin = o.Origin()
+			default:
 				continue
 			}
-			target, ok := owners[t.fset.Position(v.Origin().Pos()).String()]
+			target, ok := owners[t.fset.Position(origin.Pos()).String()]
 			if !ok {
 				continue
 			}

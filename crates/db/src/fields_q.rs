@@ -1,7 +1,9 @@
-//! Struct fields for editor navigation: the fields that package-level defined struct types
-//! declare (from the declaring file's tree, read with its identifier uses: [`go_uses`]), and, with precise analysis, the selectors of
-//! function bodies that select them (type inference over the file's body facts). Like
-//! identifier uses, computed on demand and kept out of the graph.
+//! Struct fields and interface methods for editor navigation: the fields that package-level
+//! defined struct types declare and the method specs of package-level defined interface
+//! types (from the declaring file's tree, read with its identifier uses: [`go_uses`]), and,
+//! with precise analysis, the selectors of function bodies that select them (type inference
+//! over the file's body facts). Like identifier uses, computed on demand and kept out of the
+//! graph. Both are "members": a declaring type's node ID and a name.
 
 use crate::calls_q::semantic_file;
 use crate::go_q::GoPackage;
@@ -18,12 +20,14 @@ use salsa::Cancelled;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// A selector of a field: the site (its target is the declaring type's node ID,
-/// `go:<import path>::T`) and the field name.
+/// A selector of a field or interface method: the site (its target is the declaring type's
+/// node ID, `go:<import path>::T`) and the member's name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldUse {
     pub site: UseSite,
     pub field: Arc<str>,
+    /// An interface method (not a field).
+    pub method: bool,
 }
 
 /// What the selectors of one file select: fields (and composite-literal keys) and declared
@@ -62,7 +66,8 @@ pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> 
     let mut out = SelectorUses::default();
     for f in found.fields {
         let target = intern(format!("go:{}", f.owner));
-        out.fields.push(FieldUse { site: site(f.pos, f.field.len(), target), field: intern(f.field) });
+        let (field, method) = (intern(f.field), f.method);
+        out.fields.push(FieldUse { site: site(f.pos, field.len(), target), field, method });
     }
     for m in found.methods {
         let target = intern(format!("go:{}", m.callee));
@@ -71,19 +76,22 @@ pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> 
     Arc::new(out)
 }
 
-/// A struct field under the cursor: where (the selector's or the declaration's name), the
-/// declaring type's node ID and the field name.
+/// A struct field or interface method under the cursor: where (the selector's or the
+/// declaration's name), the declaring type's node ID and the member's name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldRef {
     pub span: Span,
     /// `go:<import path>::T`.
     pub owner: String,
     pub field: String,
+    /// A method spec of the interface `owner` (not a field).
+    pub method: bool,
 }
 
 impl Analysis {
-    /// The struct field at `line:column` of the Go file `rel`: a selector that selects it
-    /// (precise analysis), or its name in the declaring `type T struct { … }`.
+    /// The struct field or interface method at `line:column` of the Go file `rel`: a
+    /// selector that selects it (precise analysis), or its name in the declaring
+    /// `type T struct { … }` / `type I interface { … }`.
     pub fn go_field_at(&self, rel: &str, line: u32, column: u32) -> Cancellable<Option<FieldRef>> {
         let Some(file) = self.source(rel)? else { return Ok(None) };
         let (db, ws) = self.parts();
@@ -94,11 +102,7 @@ impl Analysis {
             let pkg = package_of(db, ws, file)?;
             let uses = file_selector_uses(db, pkg, file);
             if let Some(u) = uses.fields.iter().find(|u| span(rel, &u.site).contains(line, column)) {
-                return Some(FieldRef {
-                    span: span(rel, &u.site),
-                    owner: u.site.target.to_string(),
-                    field: u.field.to_string(),
-                });
+                return Some(field_ref(rel, u));
             }
             let syntax = go_uses(db, ws, file).clone()?;
             let ip = &pkg.info(db)?.import_path;
@@ -107,30 +111,26 @@ impl Analysis {
                     span,
                     owner: format!("go:{ip}::{}", d.type_name),
                     field: d.field.clone(),
+                    method: d.method,
                 },
             )
         }))
     }
 
-    /// Every field selector and composite-literal key recorded in the Go file `rel` (precise
-    /// analysis), in source order.
+    /// Every field selector, composite-literal key and interface method selector recorded in
+    /// the Go file `rel` (precise analysis), in source order.
     pub fn go_fields_in(&self, rel: &str) -> Cancellable<Vec<FieldRef>> {
         let Some(file) = self.source(rel)? else { return Ok(Vec::new()) };
         let (db, ws) = self.parts();
         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
             let Some(pkg) = package_of(db, ws, file) else { return Vec::new() };
             let uses = file_selector_uses(db, pkg, file);
-            let refs = uses.fields.iter().map(|u| FieldRef {
-                span: span(rel, &u.site),
-                owner: u.site.target.to_string(),
-                field: u.field.to_string(),
-            });
-            refs.collect()
+            uses.fields.iter().map(|u| field_ref(rel, u)).collect()
         }))
     }
 
-    /// Where the field `field` of the defined struct type `owner` (`go:<import path>::T`) is
-    /// declared.
+    /// Where the field (or interface method) `field` of the defined type `owner`
+    /// (`go:<import path>::T`) is declared.
     pub fn go_field_decl(&self, owner: &str, field: &str) -> Cancellable<Option<Span>> {
         let Some(type_name) = owner.rsplit_once("::").map(|(_, t)| t) else { return Ok(None) };
         let ide = self.ide()?;
@@ -146,7 +146,8 @@ impl Analysis {
         }))
     }
 
-    /// Every selector of the field `field` of `owner` (precise analysis), in the files of
+    /// Every selector of the field (or interface method) `field` of `owner` (precise
+    /// analysis), in the files of
     /// the owner's package and of the packages importing it, directly or not; sorted.
     pub fn go_field_uses(&self, owner: &str, field: &str) -> Cancellable<Vec<Span>> {
         let Some((ip, _)) = owner.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
@@ -164,6 +165,15 @@ impl Analysis {
             out.sort();
             out
         }))
+    }
+}
+
+fn field_ref(rel: &str, u: &FieldUse) -> FieldRef {
+    FieldRef {
+        span: span(rel, &u.site),
+        owner: u.site.target.to_string(),
+        field: u.field.to_string(),
+        method: u.method,
     }
 }
 

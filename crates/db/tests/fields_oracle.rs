@@ -3,7 +3,9 @@
 //! same identifier and the field of the same package-level named type
 //! (`tests/oracle/testdata/{shop,fixture}.fields`, regenerate with
 //! `cd tests/oracle && CGO_ENABLED=0 go run . -fields -root ../../fixtures/shop >
-//! testdata/shop.fields` and `-root testdata/fixture > testdata/fixture.fields`). Test files
+//! testdata/shop.fields`, `-root testdata/fixture > testdata/fixture.fields` and
+//! `-root testdata/members > testdata/members.fields`). Interface methods count as members
+//! too: a selector of one names the interface whose declaration spells the method. Test files
 //! are left out (as the oracle does; the engine does not analyse their bodies).
 
 mod oracle;
@@ -45,6 +47,16 @@ fn shop_field_uses_agree_with_go_types() {
     // Without precise analysis no field use is recorded (types decide what a selector is).
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
     assert!(engine_fields(&root, false).is_empty());
+}
+
+/// Interface method selectors: through embedding (the first embedded interface that has the
+/// method spells it), a defined type over an interface, an interface embedded in a struct, a
+/// generic interface, an unexported method, a method value. `x.Close` on an interface that
+/// embeds `io.Closer` first is io's (not recorded), and since `io` is not loaded, `X`'s
+/// method set is unknown: its `Read` is the one go/types use the engine misses.
+#[test]
+fn interface_method_uses_agree_with_go_types() {
+    check("tests/oracle/testdata/members", "members.fields", 10.0 / 11.0);
 }
 
 #[test]

@@ -289,17 +289,20 @@ fn local_uses_point_at_the_innermost_declaration() {
 }
 
 #[test]
-fn struct_fields_are_listed_with_the_position_of_their_name() {
-    let src = "package p\n\nimport \"sync\"\n\ntype (\n\tA struct {\n\t\tx, y int\n\t\t*sync.Mutex\n\t\tB\n\t\tG[int] `tag`\n\t}\n\tB struct{ z string }\n\tG[T any] struct{ v T }\n\tU B\n\tL = struct{ w int }\n)\n\nfunc f() {\n\ttype local struct{ q int }\n}\n";
+fn struct_fields_and_interface_methods_are_listed_with_the_position_of_their_name() {
+    let src = "package p\n\nimport \"sync\"\n\ntype (\n\tA struct {\n\t\tx, y int\n\t\t*sync.Mutex\n\t\tB\n\t\tG[int] `tag`\n\t}\n\tB struct{ z string }\n\tG[T any] struct{ v T }\n\tU B\n\tL = struct{ w int }\n)\n\nfunc f() {\n\ttype local struct{ q int }\n}\n\ntype I interface {\n\tM(x int) error\n\tJ\n\t~int | string\n}\n\ntype J interface{ n() }\n\ntype K[T any] interface{ Get() T }\n";
     let gate = AstGate::new(AstPolicy::Allow);
     let go = gate.go().unwrap();
     let tree = go.parse(src.as_bytes());
     let got: Vec<String> = docforge_go::struct_fields(go, &tree, src.as_bytes())
         .iter()
-        .map(|f| format!("{}.{} {}:{}", f.type_name, f.field, f.pos.line, f.pos.column))
+        .map(|f| {
+            let what = if f.method { " (method)" } else { "" };
+            format!("{}.{}{what} {}:{}", f.type_name, f.field, f.pos.line, f.pos.column)
+        })
         .collect();
     // `U B` declares no struct of its own, an alias is no defined type, and a local type is
-    // not package-level.
+    // not package-level; an embedded interface or a type term declares no method.
     expect![[r#"
         A.x 7:3
         A.y 7:6
@@ -307,6 +310,9 @@ fn struct_fields_are_listed_with_the_position_of_their_name() {
         A.B 9:3
         A.G 10:3
         B.z 12:12
-        G.v 13:19"#]]
+        G.v 13:19
+        I.M (method) 23:2
+        J.n (method) 28:19
+        K.Get (method) 30:26"#]]
     .assert_eq(&got.join("\n"));
 }

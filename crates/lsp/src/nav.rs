@@ -27,9 +27,37 @@ pub(crate) fn node_at(
     Ok(ctx.analysis.ide()?.node(&m.target).cloned())
 }
 
+/// The mention under the cursor that names what a name denotes there (definition,
+/// references, hover): every mention but a call site's `calls` edge to one of CHA's possible
+/// targets, which is not what the selector denotes (the interface method is: `field_at`).
+pub(crate) fn denoting_mention_at(
+    ctx: &Ctx<'_>,
+    uri: &lsp_types::Uri,
+    pos: lsp_types::Position,
+) -> Result<Option<docforge_db::Mention>, Failure> {
+    let m = ctx.mention_at(uri, pos)?;
+    let dynamic = |e: &Edge| {
+        e.relation == "calls" && e.attrs.get("classification").map(String::as_str) == Some(DYNAMIC)
+    };
+    Ok(m.filter(|m| !m.edge.as_ref().is_some_and(dynamic)))
+}
+
+/// The `classification` of a call edge to a possible target of an interface method call.
+const DYNAMIC: &str = "cha_possible_target";
+
+/// The node [`denoting_mention_at`] names.
+fn denoted_node_at(
+    ctx: &Ctx<'_>,
+    uri: &lsp_types::Uri,
+    pos: lsp_types::Position,
+) -> Result<Option<Node>, Failure> {
+    let Some(m) = denoting_mention_at(ctx, uri, pos)? else { return Ok(None) };
+    Ok(ctx.analysis.ide()?.node(&m.target).cloned())
+}
+
 pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     let tp = p.text_document_position_params;
-    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else {
+    let Some(node) = denoted_node_at(ctx, &tp.text_document.uri, tp.position)? else {
         if let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? {
             return json(ctx.location(&decl)?);
         }
@@ -40,7 +68,8 @@ pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     json(ctx.decl_location(&node)?)
 }
 
-/// A struct field under the cursor: a selector of it (precise analysis) or its declaration.
+/// A struct field or interface method under the cursor: a selector of it (precise analysis)
+/// or its declaration.
 pub(crate) fn field_at(
     ctx: &Ctx<'_>,
     uri: &lsp_types::Uri,
@@ -96,8 +125,8 @@ pub(crate) fn reference_locations(ctx: &Ctx<'_>, id: &str) -> Result<Vec<Locatio
 
 pub(crate) fn references(ctx: &Ctx<'_>, p: ReferenceParams) -> Answer {
     let tp = p.text_document_position;
-    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else {
-        // A local name: its uses in the file; a struct field: its selectors.
+    let Some(node) = denoted_node_at(ctx, &tp.text_document.uri, tp.position)? else {
+        // A local name: its uses in the file; a struct field or interface method: its selectors.
         let (decl, uses) = if let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? {
             let uses = ctx.analysis.go_local_uses(&decl.path, &decl)?;
             (Some(decl), uses)

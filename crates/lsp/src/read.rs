@@ -1,9 +1,9 @@
-//! Reading aids: hover (a node card; for a Go local name or struct field, what it is and its
-//! declaring line), completion of node IDs, code lens over claims.
+//! Reading aids: hover (a node card; for a Go local name, struct field or interface method,
+//! what it is and its declaring line), completion of node IDs, code lens over claims.
 
 use crate::diagnostics::{claim_label, claim_outcomes};
 use crate::handlers::{json, Answer, Ctx, Failure};
-use crate::nav::{field_at, is_structural, local_at};
+use crate::nav::{denoting_mention_at, field_at, is_structural, local_at};
 use docforge_model::Node;
 use lsp_types::{
     CodeLens, CodeLensParams, Command, CompletionItem, CompletionItemKind, CompletionParams,
@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
     let tp = p.text_document_position_params;
-    let Some(m) = ctx.mention_at(&tp.text_document.uri, tp.position)? else {
+    let Some(m) = denoting_mention_at(ctx, &tp.text_document.uri, tp.position)? else {
         return json(go_name_hover(ctx, &tp.text_document.uri, tp.position)?);
     };
     let ide = ctx.analysis.ide()?;
@@ -53,8 +53,8 @@ pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
     json(hover)
 }
 
-/// A Go local name or struct field under the cursor: what it is, where it is declared and
-/// the declaring line.
+/// A Go local name, struct field or interface method under the cursor: what it is, where it
+/// is declared and the declaring line.
 fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<Option<Hover>, Failure> {
     let (span, title, decl) = if let Some((at, decl)) = local_at(ctx, uri, pos)? {
         let name = ctx
@@ -64,7 +64,13 @@ fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<O
         (at, format!("local `{}`", name.unwrap_or_default()), Some(decl))
     } else if let Some(f) = field_at(ctx, uri, pos)? {
         let owner = f.owner.strip_prefix("go:").unwrap_or(&f.owner);
-        (f.span, format!("field `{}` of `{owner}`", f.field), ctx.analysis.go_field_decl(&f.owner, &f.field)?)
+        let what = if f.method { "method" } else { "field" };
+        let of = if f.method { "interface " } else { "" };
+        (
+            f.span,
+            format!("{what} `{}` of {of}`{owner}`", f.field),
+            ctx.analysis.go_field_decl(&f.owner, &f.field)?,
+        )
     } else {
         return Ok(None);
     };

@@ -474,6 +474,34 @@ fn go_struct_fields_have_definition_and_references() {
         declared at `cache/cache.go:16`
         range 19:12-13"#]]
     .assert_eq(&hover(&mut c, "cache/cache.go", "r.Get(id)", 0));
+    // Interface methods: a selector on a value of an interface type goes to the method spec
+    // that declares it, through embedding (`Repository` embeds `Reader`); references list
+    // every selector of that spec, from a use or from the spec itself.
+    let got = definitions(
+        &mut c,
+        &[("cache/cache.go", "r.Get(id)", 2), ("service/service.go", "s.repo.Get(it.ProductID)", 7)],
+    );
+    expect![[r#"
+        cache/cache.go `r.Get(id)` -> storage/storage.go:15:1-4
+        service/service.go `s.repo.Get(it.ProductID)` -> storage/storage.go:15:1-4"#]]
+    .assert_eq(&got.join("\n"));
+    let get = refs(&mut c, "storage/storage.go", "Get(id string)", 0);
+    expect![[r#"
+        storage/storage.go:15:1-4
+        cache/cache.go:19:14-17
+        service/service.go:48:22-25"#]]
+    .assert_eq(&get);
+    assert_eq!(get, refs(&mut c, "service/service.go", "s.repo.Get(it.ProductID)", 7));
+    expect![[r#"
+        **method `Get` of interface `example.com/shop/storage::Reader`**
+
+        ```go
+        Get(id string) (catalog.Product, error)
+        ```
+
+        declared at `storage/storage.go:15`
+        range 19:14-17"#]]
+    .assert_eq(&hover(&mut c, "cache/cache.go", "r.Get(id)", 2));
     let items = refs(&mut c, "cache/cache.go", "items map[string]", 0);
     expect![[r#"
         cache/cache.go:12:1-6

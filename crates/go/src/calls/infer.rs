@@ -477,6 +477,16 @@ impl<'a, 'c> Infer<'a, 'c> {
         }
     }
 
+    /// The defined interface type and method key of a selector that selects an interface
+    /// method (`x.M` on a value of a defined interface type, or promoted from an interface
+    /// embedded in a struct).
+    pub(crate) fn interface_method(&self, selector: ExprId) -> Option<(Arc<crate::types::NamedRef>, Key)> {
+        match self.eval(selector) {
+            Val::Method(CallTarget::Interface { iface: Type::Named(n), method }, _) => Some((n, method)),
+            _ => None,
+        }
+    }
+
     /// The defined type whose struct declares the field a composite literal of type `ty`
     /// names with the key `name` (`None` when `ty` is no defined struct type declaring it).
     pub(crate) fn key_owner(&self, ty: &TypeExpr, name: &str) -> Option<Arc<crate::types::NamedRef>> {

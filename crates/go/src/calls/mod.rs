@@ -208,14 +208,17 @@ fn resolve_func(
 }
 
 /// A selector `x.f` of a function body that selects a field of a defined struct type, or a
-/// key of a composite literal naming one.
+/// key of a composite literal naming one; or a selector `x.M` that selects a method of a
+/// defined interface type (`method`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldSel {
-    /// Position of the field name.
+    /// Position of the field (method) name.
     pub pos: Pos,
-    /// The defined type whose declaration spells the struct, as a symbol ID (`pkg::T`).
+    /// The defined type whose declaration spells the struct (the interface's method spec), as
+    /// a symbol ID (`pkg::T`).
     pub owner: String,
     pub field: String,
+    pub method: bool,
 }
 
 /// A selector `x.M` / `T.M` of a function body that denotes a declared method statically
@@ -232,9 +235,10 @@ pub struct MethodSel {
 /// What the selectors of one file's functions select, as far as type inference establishes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Selections {
-    /// Field selectors (promoted fields name the embedded type that declares them) and keys
-    /// of composite literals `T{f: v}` of a defined struct type `T` (keys of literals whose
-    /// type is elided, `[]T{{f: v}}`, are not listed), in source order per function.
+    /// Field selectors (promoted fields name the embedded type that declares them), keys of
+    /// composite literals `T{f: v}` of a defined struct type `T` (and of nested literals
+    /// whose type the outer one spells), and interface method selectors (naming the
+    /// interface whose declaration spells the method), in source order per function.
     pub fields: Vec<FieldSel>,
     /// Method selectors resolved to a declared method (own, promoted, method expression; not
     /// interface methods), in source order per function.
@@ -272,14 +276,23 @@ pub fn resolve_file_selectors(
         for (id, e) in body.exprs.iter().enumerate() {
             let crate::body::Expr::Selector { x, sel, pos } = e else { continue };
             if let Some(owner) = inf.field_owner(*x, sel).and_then(|o| owner_id(&o)) {
-                fields.push(FieldSel { pos: *pos, owner, field: sel.clone() });
+                fields.push(FieldSel { pos: *pos, owner, field: sel.clone(), method: false });
             } else if let Some(callee) = inf.static_method(id as ExprId) {
                 out.methods.push(MethodSel { pos: *pos, name: sel.clone(), callee });
+            } else if let Some((iface, key)) = inf.interface_method(id as ExprId) {
+                if let Some((p, n)) = ctx.interface_declarer(&iface, &key) {
+                    fields.push(FieldSel {
+                        pos: *pos,
+                        owner: format!("{p}::{n}"),
+                        field: sel.clone(),
+                        method: true,
+                    });
+                }
             }
         }
         for k in &body.keys {
             if let Some(owner) = inf.key_owner(&k.ty, &k.name).and_then(|o| owner_id(&o)) {
-                fields.push(FieldSel { pos: k.pos, owner, field: k.name.clone() });
+                fields.push(FieldSel { pos: k.pos, owner, field: k.name.clone(), method: false });
             }
         }
         fields.sort_by_key(|f| f.pos);

@@ -1,0 +1,3 @@
+module example.com/members
+
+go 1.22
