@@ -13,15 +13,19 @@ package main
 
 import (
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
+	"path/filepath"
+	"strings"
 )
 
+type checked struct {
+	pkg  *types.Package
+	info *types.Info
+}
+
 func (t *treeImporter) fieldLines(root string) []string {
-	type checked struct {
-		pkg  *types.Package
-		info *types.Info
-	}
 	var all []checked
 	// The position of each field's declaring identifier → "<import path>::<type>.<field>".
 	owners := map[string]string{}
@@ -29,48 +33,12 @@ func (t *treeImporter) fieldLines(root string) []string {
 		t.check(p)
 		files := loadFiles(t.ctxt, t.fset, p.dir, p.ip)
 		if len(files) == 0 {
+			if t.tests { // a package of test files only
+				all = append(all, t.testBuilds(p, nil, owners)...)
+			}
 			continue
 		}
-		for _, f := range files {
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.TYPE {
-					continue
-				}
-				for _, s := range g.Specs {
-					ts := s.(*ast.TypeSpec)
-					if ts.Assign.IsValid() {
-						continue
-					}
-					if it, ok := ast.Unparen(ts.Type).(*ast.InterfaceType); ok {
-						for _, m := range it.Methods.List {
-							if _, isFunc := m.Type.(*ast.FuncType); !isFunc {
-								continue
-							}
-							for _, n := range m.Names {
-								owners[t.fset.Position(n.Pos()).String()] = p.ip + "::" + ts.Name.Name + "." + n.Name
-							}
-						}
-						continue
-					}
-					st, ok := ast.Unparen(ts.Type).(*ast.StructType)
-					if !ok {
-						continue
-					}
-					for _, field := range st.Fields.List {
-						names := field.Names
-						if len(names) == 0 {
-							if id := embeddedIdent(field.Type); id != nil {
-								names = []*ast.Ident{id}
-							}
-						}
-						for _, n := range names {
-							owners[t.fset.Position(n.Pos()).String()] = p.ip + "::" + ts.Name.Name + "." + n.Name
-						}
-					}
-				}
-			}
-		}
+		collectOwners(t.fset, owners, p.ip, files)
 		info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
 		conf := types.Config{Importer: t, Error: func(error) {}, FakeImportC: true}
 		pkg, _ := conf.Check(p.ip, t.fset, files, info)
@@ -78,6 +46,9 @@ func (t *treeImporter) fieldLines(root string) []string {
 			continue
 		}
 		all = append(all, checked{pkg, info})
+		if t.tests {
+			all = append(all, t.testBuilds(p, files, owners)...)
+		}
 	}
 	var out []string
 	for _, c := range all {
@@ -121,4 +92,117 @@ func embeddedIdent(e ast.Expr) *ast.Ident {
 		return embeddedIdent(x.X)
 	}
 	return nil
+}
+
+// collectOwners maps the position of every member a package-level defined struct or
+// interface type of files declares to "<ip>::<type>.<member>".
+func collectOwners(fset *token.FileSet, owners map[string]string, ip string, files []*ast.File) {
+	for _, f := range files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range g.Specs {
+				ts := s.(*ast.TypeSpec)
+				if ts.Assign.IsValid() {
+					continue
+				}
+				if it, ok := ast.Unparen(ts.Type).(*ast.InterfaceType); ok {
+					for _, m := range it.Methods.List {
+						if _, isFunc := m.Type.(*ast.FuncType); !isFunc {
+							continue
+						}
+						for _, n := range m.Names {
+							owners[fset.Position(n.Pos()).String()] = ip + "::" + ts.Name.Name + "." + n.Name
+						}
+					}
+					continue
+				}
+				st, ok := ast.Unparen(ts.Type).(*ast.StructType)
+				if !ok {
+					continue
+				}
+				for _, field := range st.Fields.List {
+					names := field.Names
+					if len(names) == 0 {
+						if id := embeddedIdent(field.Type); id != nil {
+							names = []*ast.Ident{id}
+						}
+					}
+					for _, n := range names {
+						owners[fset.Position(n.Pos()).String()] = ip + "::" + ts.Name.Name + "." + n.Name
+					}
+				}
+			}
+		}
+	}
+}
+
+// testBuilds type-checks p as `go test` builds it: its non-test files with its in-package
+// test files, and its external test package (`package x_test`, import path "<ip>_test")
+// importing that build of p. Only uses in test files are kept (the non-test build lists the
+// others); the members test files declare are added to owners.
+func (t *treeImporter) testBuilds(p *treePkg, files []*ast.File, owners map[string]string) []checked {
+	bp, err := t.ctxt.ImportDir(p.dir, 0)
+	if err != nil && bp == nil {
+		return nil
+	}
+	parse := func(names []string) []*ast.File {
+		var out []*ast.File
+		for _, name := range names {
+			if f, _ := parser.ParseFile(t.fset, filepath.Join(p.dir, name), nil, parser.SkipObjectResolution); f != nil {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	testOnly := func(info *types.Info) *types.Info {
+		for id := range info.Uses {
+			if !strings.HasSuffix(t.fset.Position(id.Pos()).Filename, "_test.go") {
+				delete(info.Uses, id)
+			}
+		}
+		return info
+	}
+	var out []checked
+	inPkg, xtest := parse(bp.TestGoFiles), parse(bp.XTestGoFiles)
+	variant := t.check(p)
+	if len(inPkg) > 0 {
+		collectOwners(t.fset, owners, p.ip, inPkg)
+		info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+		conf := types.Config{Importer: t, Error: func(error) {}, FakeImportC: true}
+		if pkg, _ := conf.Check(p.ip, t.fset, append(append([]*ast.File{}, files...), inPkg...), info); pkg != nil {
+			variant = pkg
+			out = append(out, checked{pkg, testOnly(info)})
+		}
+	}
+	if len(xtest) > 0 {
+		collectOwners(t.fset, owners, p.ip+"_test", xtest)
+		info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+		imp := variantImporter{t, p.ip, variant}
+		conf := types.Config{Importer: imp, Error: func(error) {}, FakeImportC: true}
+		if pkg, _ := conf.Check(p.ip+"_test", t.fset, xtest, info); pkg != nil {
+			out = append(out, checked{pkg, testOnly(info)})
+		}
+	}
+	return out
+}
+
+// variantImporter imports ip as the given package (the test build) and the rest as t does.
+type variantImporter struct {
+	t       *treeImporter
+	ip      string
+	variant *types.Package
+}
+
+func (v variantImporter) Import(path string) (*types.Package, error) {
+	return v.ImportFrom(path, "", 0)
+}
+
+func (v variantImporter) ImportFrom(path, dir string, mode types.ImportMode) (*types.Package, error) {
+	if path == v.ip {
+		return v.variant, nil
+	}
+	return v.t.ImportFrom(path, dir, mode)
 }

@@ -35,6 +35,8 @@ type treeImporter struct {
 	order    []*treePkg
 	fallback types.ImporterFrom
 	byDir    map[string]*treePkg
+	// With -fields -tests: test builds too (fields.go).
+	tests bool
 }
 
 func newTreeImporter(ctxt *build.Context, fset *token.FileSet) *treeImporter {

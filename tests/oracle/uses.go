@@ -5,7 +5,8 @@ package main
 // a method of a named non-interface type (for an instantiated generic type, the generic
 // method) of a package of the walked tree: "<file relative to the root>:<line>:<column>
 // <symbol ID>" (1-based byte column of the identifier; IDs as the default mode lists them),
-// sorted. Packages are type-checked against each other as in -implements (tests excluded);
+// sorted. Packages are type-checked against each other as in -implements (tests excluded;
+// with -tests, also the uses in test files, type-checked as `go test` builds them);
 // fields, interface methods, locals, type parameters, labels, package names and objects of
 // packages outside the tree are left out. The builtins of package unsafe count as uses of
 // the tree's unsafe package (when the tree has it: GOROOT/src), which declares them.
@@ -15,6 +16,7 @@ import (
 	"go/ast"
 	"go/types"
 	"path/filepath"
+	"strings"
 )
 
 func (t *treeImporter) usesLines(root string) []string {
@@ -23,38 +25,20 @@ func (t *treeImporter) usesLines(root string) []string {
 		t.check(p) // imports of the tree are canonical packages
 		files := loadFiles(t.ctxt, t.fset, p.dir, p.ip)
 		if len(files) == 0 {
+			if t.tests { // a package of test files only
+				for _, c := range t.testBuilds(p, nil, map[string]string{}) {
+					out = append(out, t.useLines(root, c.info)...)
+				}
+			}
 			continue
 		}
 		info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
 		conf := types.Config{Importer: t, Error: func(error) {}, FakeImportC: true}
 		_, _ = conf.Check(p.ip, t.fset, files, info)
-		for id, obj := range info.Uses {
-			if b, ok := obj.(*types.Builtin); ok && b.Parent() == types.Unsafe.Scope() && t.pkgs["unsafe"] != nil {
-				// unsafe.Sizeof & co. are builtins to go/types; the tree's unsafe package
-				// declares them (for documentation), and that is where their uses go.
-				if line, ok := t.useLine(root, id, "unsafe::"+b.Name()); ok {
-					out = append(out, line)
-				}
-				continue
-			}
-			if obj.Pkg() == nil || t.pkgs[obj.Pkg().Path()] == nil {
-				continue
-			}
-			target := obj.Pkg().Path() + "::" + obj.Name()
-			if fn, ok := obj.(*types.Func); ok && fn.Type().(*types.Signature).Recv() != nil {
-				if target = methodID(fn); target == "" {
-					continue
-				}
-			} else if obj.Parent() != obj.Pkg().Scope() {
-				continue
-			}
-			switch obj.(type) {
-			case *types.Func, *types.TypeName, *types.Var, *types.Const:
-			default:
-				continue
-			}
-			if line, ok := t.useLine(root, id, target); ok {
-				out = append(out, line)
+		out = append(out, t.useLines(root, info)...)
+		if t.tests {
+			for _, c := range t.testBuilds(p, files, map[string]string{}) {
+				out = append(out, t.useLines(root, c.info)...)
 			}
 		}
 	}
@@ -84,4 +68,40 @@ func (t *treeImporter) useLine(root string, id *ast.Ident, target string) (strin
 		return "", false
 	}
 	return fmt.Sprintf("%s:%d:%d %s", filepath.ToSlash(rel), pos.Line, pos.Column, target), true
+}
+
+// useLines lists the uses of info as -uses does.
+func (t *treeImporter) useLines(root string, info *types.Info) []string {
+	var out []string
+	for id, obj := range info.Uses {
+		if b, ok := obj.(*types.Builtin); ok && b.Parent() == types.Unsafe.Scope() && t.pkgs["unsafe"] != nil {
+			// unsafe.Sizeof & co. are builtins to go/types; the tree's unsafe package
+			// declares them (for documentation), and that is where their uses go.
+			if line, ok := t.useLine(root, id, "unsafe::"+b.Name()); ok {
+				out = append(out, line)
+			}
+			continue
+		}
+		if obj.Pkg() == nil || t.pkgs[strings.TrimSuffix(obj.Pkg().Path(), "_test")] == nil {
+			// (An external test package "x_test" of a tree package x counts as the tree's.)
+			continue
+		}
+		target := obj.Pkg().Path() + "::" + obj.Name()
+		if fn, ok := obj.(*types.Func); ok && fn.Type().(*types.Signature).Recv() != nil {
+			if target = methodID(fn); target == "" {
+				continue
+			}
+		} else if obj.Parent() != obj.Pkg().Scope() {
+			continue
+		}
+		switch obj.(type) {
+		case *types.Func, *types.TypeName, *types.Var, *types.Const:
+		default:
+			continue
+		}
+		if line, ok := t.useLine(root, id, target); ok {
+			out = append(out, line)
+		}
+	}
+	return out
 }

@@ -6,10 +6,12 @@
 //! graph. Both are "members": a declaring type's node ID and a name.
 
 use crate::calls_q::semantic_file;
+use crate::go_q::is_test_file;
 use crate::go_q::GoPackage;
 use crate::host::{Analysis, Cancellable};
 use crate::ide::Span;
 use crate::inputs::{Content, SourceFile};
+use crate::tests_q::{test_package, TestSigs};
 use crate::types_q::DbSigs;
 use crate::uses_q::{for_files_mentioning, go_uses, package_of, span, UseSite};
 use crate::Db;
@@ -40,21 +42,34 @@ pub struct SelectorUses {
 }
 
 /// The field and method selectors (and literal keys) of the functions and package-level
-/// variable initializers of one non-test file of `pkg` whose operand type inference
-/// establishes (precise analysis only; empty otherwise), in body order. The body
-/// facts are extracted again from the file's bytes (the call resolution's copy is not taken).
+/// variable initializers of one file of `pkg` whose operand type inference establishes
+/// (precise analysis only; empty otherwise), in body order; a test file is type-checked
+/// with its package's test build. The body facts are extracted again from the file's bytes
+/// (the call resolution's copy is not taken).
 #[salsa::tracked(returns(ref), lru = 256)]
 pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc<SelectorUses> {
     let ws = pkg.ws(db);
-    let Some((info, index)) = semantic_file(db, pkg, file) else { return Arc::default() };
+    let test = is_test_file(file.rel(db));
+    let place = if test {
+        // A test file: type-checked with its package's test build (`tests_q`).
+        test_package(db, pkg)
+            .as_ref()
+            .and_then(|(_, files)| files.iter().position(|&f| f == file))
+            .map(|index| (pkg.import_path(db).clone(), index))
+    } else {
+        semantic_file(db, pkg, file).map(|(info, index)| (info.import_path.clone(), index))
+    };
+    let Some((import_path, index)) = place else { return Arc::default() };
     let Content::Bytes(bytes) = file.content(db) else { return Arc::default() };
     let Ok(go) = db.gate().go() else { return Arc::default() };
     let tree = db.trees().parse_transient(go, file.rel(db), bytes);
     let bodies = docforge_go::body::extract_bodies(go, &tree, bytes);
     let inits = docforge_go::body::extract_var_inits(go, &tree, bytes);
-    let source = DbSigs { db, ws };
-    let ctx = TypeCtx::new(&source);
-    let found = docforge_go::calls::resolve_file_selectors(&ctx, &info.import_path, index, &bodies, &inits);
+    let resolve = |source: &dyn docforge_go::types::SigSource| {
+        let ctx = TypeCtx::new(source);
+        docforge_go::calls::resolve_file_selectors(&ctx, &import_path, index, &bodies, &inits)
+    };
+    let found = if test { resolve(&TestSigs::new(db, pkg)) } else { resolve(&DbSigs { db, ws }) };
     let mut shared: HashMap<String, Arc<str>> = HashMap::new();
     let mut intern = |s: String| shared.entry(s).or_insert_with_key(|k| Arc::from(k.as_str())).clone();
     let site = |pos: docforge_go::Pos, len: usize, target: Arc<str>| UseSite {

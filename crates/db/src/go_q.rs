@@ -354,9 +354,13 @@ pub fn dir_packages(db: &dyn Db, d: GoDir<'_>) -> DirPackages {
     };
     let groups: Vec<(String, Vec<SourceFile>)> = by_name.into_iter().collect();
     let main_name = primary_name(db, &groups);
+    let only_group = groups.len() == 1;
     for (name, files) in groups {
-        let xtest =
-            name.ends_with("_test") && name != main_name && files.iter().all(|f| is_test_file(f.rel(db)));
+        // As go/build has it: test files of a `package x_test` are the external test package
+        // of x, also in a directory that has no other package (its tests only).
+        let xtest = name.ends_with("_test")
+            && (name != main_name || only_group)
+            && files.iter().all(|f| is_test_file(f.rel(db)));
         if !xtest && name != main_name {
             for f in &files {
                 out.diagnostics.push(

@@ -19,6 +19,7 @@ mod inputs;
 mod prewarm;
 mod publish;
 pub mod receipt;
+mod tests_q;
 mod trees;
 mod types_q;
 mod uses_q;

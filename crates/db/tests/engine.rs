@@ -258,6 +258,8 @@ fn module_less_dirs_xtests_and_build_constraints() {
     write(r, "m/p/tagged.go", b"//go:build ignore\n\npackage p\n\nfunc Ignored() {}\n");
     write(r, "m/p/p_test.go", b"package p\n\nimport \"testing\"\n\nfunc TestP(t *testing.T) { P() }\n");
     write(r, "m/p/x_test.go", b"package p_test\n\nimport \"example.com/m/p\"\n\nfunc TestX() { p.P() }\n");
+    // A directory of external tests only (go/build: the external test package of `q`).
+    write(r, "m/q/q_test.go", b"package q_test\n\nfunc TestQ() {}\n");
     let h = host(r, AstPolicy::Allow);
     let g = h.analysis().graph().unwrap();
     let node = |id: &str| g.nodes().find(|n| n.id == id).unwrap_or_else(|| panic!("no node {id}")).clone();
@@ -275,6 +277,9 @@ fn module_less_dirs_xtests_and_build_constraints() {
         && e.relation == "tested_by"
         && e.target == "go:example.com/m/p::TestP"));
     assert_eq!(node("go:example.com/m/p::TestP").attrs.get("test").map(String::as_str), Some("true"));
+    assert_eq!(node("go:example.com/m/q_test").attrs.get("test").map(String::as_str), Some("true"));
+    assert!(g.nodes().any(|n| n.id == "go:example.com/m/q_test::TestQ"));
+    assert!(!g.nodes().any(|n| n.id == "go:example.com/m/q"));
     // Files outside the build context are inventoried, recorded as excluded, and define nothing.
     for (file, why) in [("m/p/p_windows.go", "excluded:file name suffix"), ("m/p/tagged.go", "excluded:")] {
         let status = node(&format!("file:{file}")).attrs.get("status").cloned().unwrap_or_default();

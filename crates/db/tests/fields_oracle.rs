@@ -3,10 +3,11 @@
 //! same identifier and the field of the same package-level named type
 //! (`tests/oracle/testdata/{shop,fixture}.fields`, regenerate with
 //! `cd tests/oracle && CGO_ENABLED=0 go run . -fields -root ../../fixtures/shop >
-//! testdata/shop.fields`, `-root testdata/fixture > testdata/fixture.fields` and
-//! `-root testdata/members > testdata/members.fields`). Interface methods count as members
+//! testdata/shop.fields`, `-root testdata/fixture > testdata/fixture.fields`,
+//! `-root testdata/members > testdata/members.fields` and `-fields -tests -root
+//! ../../fixtures/shop > testdata/shop.tests.fields`). Interface methods count as members
 //! too: a selector of one names the interface whose declaration spells the method. Test files
-//! are left out (as the oracle does; the engine does not analyse their bodies).
+//! are compared only with an oracle made with `-tests`.
 
 mod oracle;
 
@@ -15,13 +16,14 @@ use docforge_project::Project;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// `path:line:column <import path>::<type>.<field>` of every recorded field use.
-fn engine_fields(root: &Path, precise: bool) -> BTreeSet<String> {
+/// `path:line:column <import path>::<type>.<field>` of every recorded field use (in test
+/// files too with `tests`).
+fn engine_fields(root: &Path, precise: bool, tests: bool) -> BTreeSet<String> {
     let mut h = AnalysisHost::new(Project::load(root).unwrap(), AstPolicy::Allow);
     h.sync_from_disk();
     h.set_precise(precise);
     let a = h.analysis();
-    let files = oracle::non_test_go_files(&a);
+    let files = if tests { oracle::go_files(&a) } else { oracle::non_test_go_files(&a) };
     let mut out = BTreeSet::new();
     for rel in files {
         for f in a.go_fields_in(&rel).unwrap() {
@@ -32,13 +34,14 @@ fn engine_fields(root: &Path, precise: bool) -> BTreeSet<String> {
     out
 }
 
-fn compare(root: &Path, oracle: &Path, min_recall: f64) {
-    oracle::assert_within("field uses", &engine_fields(root, true), oracle, min_recall);
+fn compare(root: &Path, oracle: &Path, min_recall: f64, tests: bool) {
+    oracle::assert_within("field uses", &engine_fields(root, true, tests), oracle, min_recall);
 }
 
 fn check(root: &str, oracle: &str, min_recall: f64) {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    compare(&repo.join(root), &repo.join("tests/oracle/testdata").join(oracle), min_recall);
+    let tests = oracle.ends_with(".tests.fields");
+    compare(&repo.join(root), &repo.join("tests/oracle/testdata").join(oracle), min_recall, tests);
 }
 
 #[test]
@@ -46,7 +49,15 @@ fn shop_field_uses_agree_with_go_types() {
     check("fixtures/shop", "shop.fields", 1.0);
     // Without precise analysis no field use is recorded (types decide what a selector is).
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
-    assert!(engine_fields(&root, false).is_empty());
+    assert!(engine_fields(&root, false, true).is_empty());
+}
+
+/// Test files are type-checked as `go test` builds their package: in-package test files with
+/// the package's other files, an external test package importing that build
+/// (`go run . -fields -tests`).
+#[test]
+fn shop_field_uses_in_test_files_agree_with_go_types() {
+    check("fixtures/shop", "shop.tests.fields", 1.0);
 }
 
 /// Interface method selectors: through embedding (the first embedded interface that has the
@@ -74,5 +85,7 @@ fn any_tree_field_uses_agree_with_go_types() {
     let root = std::env::var("DOCFORGE_FIELDS_ROOT").expect("DOCFORGE_FIELDS_ROOT");
     let oracle = std::env::var("DOCFORGE_FIELDS_ORACLE").expect("DOCFORGE_FIELDS_ORACLE");
     let min_recall = std::env::var("DOCFORGE_FIELDS_MIN_RECALL").map_or(0.0, |r| r.parse().unwrap());
-    compare(Path::new(&root), Path::new(&oracle), min_recall);
+    // `DOCFORGE_FIELDS_TESTS=1` with an oracle from `-fields -tests`: test files too.
+    let tests = std::env::var_os("DOCFORGE_FIELDS_TESTS").is_some();
+    compare(Path::new(&root), Path::new(&oracle), min_recall, tests);
 }

@@ -2,8 +2,8 @@
 //! `types.Info.Uses` records for the same identifier and package-level object
 //! (`tests/oracle/testdata/{shop,fixture}.uses`, regenerate with
 //! `cd tests/oracle && CGO_ENABLED=0 go run . -uses -root ../../fixtures/shop > testdata/shop.uses`
-//! and `-root testdata/fixture > testdata/fixture.uses`). Test files are left out (as the
-//! oracle does).
+//! and `-root testdata/fixture > testdata/fixture.uses`; `-uses -tests -root
+//! ../../fixtures/shop > testdata/shop.tests.uses` for test files too).
 
 mod oracle;
 
@@ -14,13 +14,13 @@ use std::path::Path;
 
 /// `path:line:column target` of every use recorded in the project's non-test Go files (with
 /// `precise`, also the statically resolved method calls).
-fn engine_uses(root: &Path, precise: bool) -> BTreeSet<String> {
+fn engine_uses(root: &Path, precise: bool, tests: bool) -> BTreeSet<String> {
     let mut h = AnalysisHost::new(Project::load(root).unwrap(), AstPolicy::Allow);
     h.sync_from_disk();
     h.set_precise(precise);
     let a = h.analysis();
     let mut out = BTreeSet::new();
-    let files = oracle::non_test_go_files(&a);
+    let files = if tests { oracle::go_files(&a) } else { oracle::non_test_go_files(&a) };
     for rel in files {
         for m in a.go_uses_in(&rel).unwrap() {
             let target = m.target.strip_prefix("go:").unwrap();
@@ -32,11 +32,12 @@ fn engine_uses(root: &Path, precise: bool) -> BTreeSet<String> {
 
 fn check(root: &str, oracle: &str, precise: bool, min_recall: f64) {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    compare(&repo.join(root), &repo.join("tests/oracle/testdata").join(oracle), precise, min_recall);
+    let tests = oracle.ends_with(".tests.uses");
+    compare(&repo.join(root), &repo.join("tests/oracle/testdata").join(oracle), precise, min_recall, tests);
 }
 
-fn compare(root: &Path, oracle: &Path, precise: bool, min_recall: f64) {
-    oracle::assert_within("uses", &engine_uses(root, precise), oracle, min_recall);
+fn compare(root: &Path, oracle: &Path, precise: bool, min_recall: f64, tests: bool) {
+    oracle::assert_within("uses", &engine_uses(root, precise, tests), oracle, min_recall);
 }
 
 #[test]
@@ -45,6 +46,13 @@ fn shop_uses_agree_with_go_types() {
     check("fixtures/shop", "shop.uses", false, 66.0 / 75.0);
     // Precise: the method calls too.
     check("fixtures/shop", "shop.uses", true, 1.0);
+}
+
+/// Test files, type-checked as `go test` builds their package (`go run . -uses -tests`):
+/// identifier uses by syntax, method selectors with the semantic layer.
+#[test]
+fn shop_uses_in_test_files_agree_with_go_types() {
+    check("fixtures/shop", "shop.tests.uses", true, 1.0);
 }
 
 #[test]
@@ -66,5 +74,7 @@ fn any_tree_uses_agree_with_go_types() {
     let oracle = std::env::var("DOCFORGE_USES_ORACLE").expect("DOCFORGE_USES_ORACLE");
     let min_recall = std::env::var("DOCFORGE_USES_MIN_RECALL").map_or(0.0, |r| r.parse().unwrap());
     let precise = std::env::var("DOCFORGE_USES_PRECISE").is_ok_and(|v| v == "1");
-    compare(Path::new(&root), Path::new(&oracle), precise, min_recall);
+    // `DOCFORGE_USES_TESTS=1` with an oracle from `-uses -tests`: test files too.
+    let tests = std::env::var_os("DOCFORGE_USES_TESTS").is_some();
+    compare(Path::new(&root), Path::new(&oracle), precise, min_recall, tests);
 }

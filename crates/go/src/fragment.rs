@@ -188,7 +188,7 @@ pub fn file_fragment(
                     // A conversion or a call of a package-level function value.
                     (!own.types.contains(name)).then_some(Err(()))
                 } else if let Some(path) =
-                    dot_import_of(file.facts, |s| s.funcs.contains(name), lookup, &mut lookups)
+                    dot_import_of(file.facts, name, |s| s.funcs.contains(name), lookup, &mut lookups)
                 {
                     Some(Ok(format!("go:{path}::{name}")))
                 } else if BUILTINS.contains(&name.as_str()) {
@@ -272,10 +272,15 @@ pub(crate) fn import_of<'f>(
 /// project never do).
 pub(crate) fn dot_import_of<'f>(
     facts: &'f FileFacts,
+    name: &str,
     declares: impl Fn(&PackageSymbols) -> bool,
     lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
     cache: &mut Cache<'f>,
 ) -> Option<&'f str> {
+    // A dot import brings only the package's exported names into the file.
+    if !name.chars().next().is_some_and(char::is_uppercase) {
+        return None;
+    }
     facts.imports.iter().filter(|i| i.name.as_deref() == Some(".")).find_map(|imp| {
         symbols_of(&imp.path, lookup, cache).filter(|s| declares(s)).map(|_| imp.path.as_str())
     })

@@ -19,8 +19,8 @@ pub struct ResolvedUse {
 /// Resolve the uses of one file of package `import_path` (`own`: its symbol table; `lookup`:
 /// the symbol table of an imported path, `None` outside the project):
 /// - `Name` declared at package level (func, type, var, const) → `<import path>::Name`;
-/// - `Name` declared by no package-level declaration but by a dot-imported package of the
-///   project → `<that path>::Name`;
+/// - an exported `Name` declared by no package-level declaration but by a dot-imported
+///   package of the project → `<that path>::Name`;
 /// - `x.Name` where `x` is no package-level name but names an import whose package the
 ///   project has and declares `Name` → `<path>::Name`.
 ///
@@ -38,7 +38,7 @@ pub fn resolve_uses(
     for u in &uses.uses {
         let path = match u.qualifier.as_deref() {
             None if own.declares(&u.name) => Some(import_path),
-            None => dot_import_of(facts, |s| s.declares(&u.name), lookup, &mut cache),
+            None => dot_import_of(facts, &u.name, |s| s.declares(&u.name), lookup, &mut cache),
             Some(x) if own.declares(x) => None,
             Some(x) => match import_of(facts, x, lookup, &mut cache) {
                 Some((path, Some(syms))) if syms.declares(&u.name) => Some(path),

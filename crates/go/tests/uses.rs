@@ -34,6 +34,16 @@ fn recorded_uses_respect_scopes_and_declaring_positions() {
             "#]],
         ),
         (
+            "ten or more names of one type are names (tree-sitter reads the first ones as types)",
+            "package p\nvar x, y int\nfunc F(x, y, a, b, c, d, e, f, g, h int) (int, int) {\n\treturn x, y\n}\n",
+            expect![[r#"
+                int 2:10
+                int 3:37
+                int 3:43
+                int 3:48
+            "#]],
+        ),
+        (
             "`:=` shadows a package func from the next statement on; `x := x` reads the outer x",
             "package p\nfunc G() {\n\tHelper()\n\tHelper := Helper\n\t_ = Helper\n}\n",
             expect![[r#"
@@ -168,7 +178,7 @@ fn uses_resolve_to_package_level_and_imported_symbols_only() {
     let own = syms("package p\ntype T int\nfunc Helper() {}\nvar V = 1\nconst C = 2\nfunc (T) M() {}\n");
     let mut others: HashMap<String, Arc<PackageSymbols>> = HashMap::new();
     others.insert("example.com/q".into(), Arc::new(syms("package q\ntype Repo struct{}\nvar ErrX = 1\n")));
-    others.insert("example.com/d".into(), Arc::new(syms("package d\nfunc Dotted() {}\n")));
+    others.insert("example.com/d".into(), Arc::new(syms("package d\nfunc Dotted() {}\nfunc rand() {}\n")));
     let lookup = |p: &str| others.get(p).cloned();
     let src = r#"package p
 
@@ -185,7 +195,7 @@ func Use(r q.Repo, t T) alias.Repo {
 	_ = V + C
 	_ = q.ErrX
 	_ = q.Missing
-	fmt.Println(t.M, T.M, len(r), Dotted, Unknown)
+	fmt.Println(t.M, T.M, len(r), Dotted, Unknown, rand)
 	var V = 3
 	_ = V
 	return alias.Repo{}
@@ -193,6 +203,7 @@ func Use(r q.Repo, t T) alias.Repo {
 "#;
     let facts = extract_file(go, src.as_bytes());
     let uses = extract_uses(go, &go.parse(src.as_bytes()), src.as_bytes());
+    // A dot import brings exported names only (`rand` is d's unexported func).
     let got: Vec<String> = resolve_uses("example.com/p", &facts, &uses, &own, &lookup)
         .iter()
         .map(|u| format!("{}::{} {}:{}+{}", u.path, u.name, u.pos.line, u.pos.column, u.len))

@@ -359,9 +359,13 @@ fn go_identifier_uses_have_definition_and_references() {
         service/service.go:38:70-76
         service/set_test.go:6:6-12"#]]
     .assert_eq(&new_set);
-    // Methods (precise): every statically resolved call site, a promoted method included.
+    // Methods (precise): every statically resolved call site, a promoted method included,
+    // in test files too.
     let add = refs(&mut c, "service/set.go", "func (s *Set[T]) Add", 17, false);
-    expect!["service/service.go:52:10-13"].assert_eq(&add);
+    expect![[r#"
+        service/service.go:52:10-13
+        service/set_test.go:7:3-6"#]]
+    .assert_eq(&add);
     let def = c.ok("textDocument/definition", c.pos("service/service.go", "s.Name()", 2));
     expect!["service/service.go:24:15-19"].assert_eq(&locs(&c, &def));
     c.shutdown();
@@ -441,9 +445,11 @@ fn go_struct_fields_have_definition_and_references() {
     expect![[r#"
         catalog/catalog.go:6:1-3
         cmd/shop/main.go:21:36-38
+        service/service_test.go:14:30-32
         storage/memory/memory.go:39:11-13
         storage/memory/memory.go:51:53-55
-        storage/memory/memory.go:51:65-67"#]]
+        storage/memory/memory.go:51:65-67
+        storage/memory/memory_test.go:13:33-35"#]]
     .assert_eq(&product_id);
     assert_eq!(product_id, refs(&mut c, "storage/memory/memory.go", "r.items[p.ID] = p", 10));
     // Hover says what the name is and shows its declaring line.
@@ -502,6 +508,21 @@ fn go_struct_fields_have_definition_and_references() {
         declared at `storage/storage.go:15`
         range 19:14-17"#]]
     .assert_eq(&hover(&mut c, "cache/cache.go", "r.Get(id)", 2));
+    // In a test file (type-checked with its package's test build): a field selector, a
+    // literal key, and a method of the package under test (`r := New()` is a `*Repo`).
+    let got = definitions(
+        &mut c,
+        &[
+            ("storage/memory/memory_test.go", "p.Name != ", 2),
+            ("storage/memory/memory_test.go", "Price: 150}); err", 0),
+            ("storage/memory/memory_test.go", "r.Get(\"p1\")", 2),
+        ],
+    );
+    expect![[r#"
+        storage/memory/memory_test.go `p.Name != ` -> catalog/catalog.go:7:1-5
+        storage/memory/memory_test.go `Price: 150}); err` -> catalog/catalog.go:8:1-6
+        storage/memory/memory_test.go `r.Get("p1")` -> storage/memory/memory.go:25:15-18"#]]
+    .assert_eq(&got.join("\n"));
     let items = refs(&mut c, "cache/cache.go", "items map[string]", 0);
     expect![[r#"
         cache/cache.go:12:1-6

@@ -14,6 +14,17 @@ pub fn non_test_go_files(a: &Analysis) -> BTreeSet<String> {
         .collect()
 }
 
+/// Every Go file of the project, test files included.
+#[allow(dead_code)]
+pub fn go_files(a: &Analysis) -> BTreeSet<String> {
+    let ide = a.ide().unwrap();
+    ide.nodes()
+        .filter_map(|n| n.id.strip_prefix("file:"))
+        .filter(|p| p.ends_with(".go"))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Every line of `got` must be a line of the oracle file (no wrong answer), and at least
 /// `min_recall` of the oracle's lines must be in `got`; the recall is printed.
 pub fn assert_within(what: &str, got: &BTreeSet<String>, oracle: &Path, min_recall: f64) {

@@ -270,18 +270,13 @@ impl<'s> Walker<'s> {
                 continue;
             }
             let mut pending = Vec::new();
-            for p in named_children(list) {
-                let variadic = p.kind() == "variadic_parameter_declaration";
-                if p.kind() != "parameter_declaration" && !variadic {
-                    continue;
-                }
-                let ty = match p.child_by_field_name("type") {
+            for g in crate::extract::params::param_groups(list) {
+                let ty = match g.ty {
                     Some(t) => self.ty(t),
                     None => TypeExpr::Invalid(String::new()),
                 };
-                let mut c = p.walk();
-                for n in p.children_by_field_name("name", &mut c) {
-                    pending.push((n, LocalDef::Param { ty: ty.clone(), variadic }));
+                for n in g.names {
+                    pending.push((n, LocalDef::Param { ty: ty.clone(), variadic: g.variadic }));
                 }
             }
             // Parameter types are resolved outside the parameters' own scope.

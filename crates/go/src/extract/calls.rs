@@ -381,15 +381,13 @@ impl<'k, 's> Walker<'k, 's> {
             node.child_by_field_id(k.f_result.get()),
         ];
         for list in lists.into_iter().flatten() {
-            let mut cursor = list.walk();
-            let params: Vec<Node<'_>> = list.named_children(&mut cursor).collect();
-            for p in params.into_iter().filter(|p| p.kind_id() == k.param || p.kind_id() == k.variadic_param)
-            {
-                names.extend(self.field_names(p, k.f_name));
+            for g in super::params::param_groups(list) {
+                names.extend(g.names);
             }
         }
-        let names: Vec<&'s [u8]> =
-            names.into_iter().filter(|n| n.kind_id() == k.ident).map(|n| bytes(n, self.src)).collect();
+        // (A name tree-sitter read as a type is a `type_identifier`: `super::params`.)
+        let is_name = |n: &Node<'_>| n.kind_id() == k.ident || n.kind_id() == k.type_ident;
+        let names: Vec<&'s [u8]> = names.into_iter().filter(is_name).map(|n| bytes(n, self.src)).collect();
         let trigger = lists[2].or(lists[1]);
         match trigger {
             Some(t) => self.after.push((t.id(), node.id(), names)),
@@ -440,6 +438,12 @@ impl<'k, 's> Walker<'k, 's> {
             self.function(node);
         } else if kind == k.param || kind == k.variadic_param || kind == k.type_param {
             let names = self.field_names(node, k.f_name);
+            if names.is_empty() && kind == k.param && super::params::is_misread_name(node) {
+                // A name tree-sitter read as a type (`super::params`): declared, not a use.
+                let name: Vec<Node<'_>> = node.child_by_field_id(k.f_type.get()).into_iter().collect();
+                self.declare(&name);
+                return false;
+            }
             self.declare(&names);
         } else if kind == k.type_spec || kind == k.type_alias {
             // A local type is in scope from its name on; the type parameters only inside

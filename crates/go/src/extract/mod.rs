@@ -7,6 +7,7 @@
 mod calls;
 mod decls;
 mod fields;
+pub(crate) mod params;
 pub(crate) mod text;
 
 pub use fields::{struct_fields, FieldDecl};

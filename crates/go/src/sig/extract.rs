@@ -297,24 +297,17 @@ pub(crate) fn func_sig(node: Node<'_>, src: &[u8]) -> FuncSig {
 /// Appends the parameters of a `parameter_list`; returns whether the last one is variadic.
 fn params_into(list: Node<'_>, src: &[u8], out: &mut Vec<Param>) -> bool {
     let mut variadic = false;
-    for p in named_children(list) {
-        let variadic_decl = p.kind() == "variadic_parameter_declaration";
-        if p.kind() != "parameter_declaration" && !variadic_decl {
-            continue;
-        }
-        let ty = match p.child_by_field_name("type") {
+    for g in crate::extract::params::param_groups(list) {
+        let ty = match g.ty {
             Some(t) => type_expr(t, src),
-            None => TypeExpr::Invalid(text(p, src)),
+            None => TypeExpr::Invalid(String::new()),
         };
-        let mut cursor = p.walk();
-        let names: Vec<String> =
-            p.children_by_field_name("name", &mut cursor).map(|n| text(n, src)).collect();
-        if names.is_empty() {
+        if g.names.is_empty() {
             out.push(Param { name: None, ty });
         } else {
-            out.extend(names.into_iter().map(|name| Param { name: Some(name), ty: ty.clone() }));
+            out.extend(g.names.iter().map(|n| Param { name: Some(text(*n, src)), ty: ty.clone() }));
         }
-        variadic = variadic_decl;
+        variadic = g.variadic;
     }
     variadic
 }
