@@ -2,7 +2,7 @@
 //! with the position of their `(`.
 
 use super::{named_children, Binding, Walker};
-use crate::body::{BinOp, CallIr, Expr, ExprId, LitKind, LiteralKey, UnOp};
+use crate::body::{BinOp, CallIr, ElemStep, Expr, ExprId, LitKind, LiteralKey, UnOp};
 use crate::extract::text::{bytes, pos, text};
 use crate::sig::{func_sig, TypeExpr};
 use docforge_syntax::tree_sitter::Node;
@@ -110,7 +110,8 @@ impl<'s> Walker<'s> {
                     .and_then(|t| t.child_by_field_name("element"))
                     .map(|e| TypeExpr::Slice(Box::new(self.ty(e))));
                 if let Some(b) = field("body") {
-                    self.literal_value(b, elements.as_ref().or(ty.as_ref()));
+                    let lt = elements.or_else(|| ty.clone()).map(|ty| LitTy { ty, steps: Vec::new() });
+                    self.literal_value(b, lt);
                 }
                 Expr::Composite(ty)
             }
@@ -237,16 +238,30 @@ impl<'s> Walker<'s> {
 
     /// The elements of a composite literal of type `ty` (`None`: unknown). The literals
     /// nested in it with their type elided (`[]T{{f: v}}`, `map[K]*T{k: {f: v}}`) get the
-    /// element type the outer type spells.
-    fn literal_value(&mut self, node: Node<'_>, ty: Option<&TypeExpr>) {
+    /// element type the outer type spells; when the outer type is a name (`Ts{{f: v}}`),
+    /// the steps that take it apart once its underlying type is known.
+    fn literal_value(&mut self, node: Node<'_>, ty: Option<LitTy>) {
         let literal_type = |e: &TypeExpr| match e {
             TypeExpr::Pointer(inner) => (**inner).clone(),
             e => e.clone(),
         };
-        let (key, elem) = match ty {
-            Some(TypeExpr::Slice(e) | TypeExpr::Array { elem: e, .. }) => (None, Some(literal_type(e))),
-            Some(TypeExpr::Map { key, value }) => (Some(literal_type(key)), Some(literal_type(value))),
-            _ => (None, None),
+        let spelled = |e: &TypeExpr| Some(LitTy { ty: literal_type(e), steps: Vec::new() });
+        let step = |lt: &LitTy, s: ElemStep| {
+            let mut steps = lt.steps.clone();
+            steps.push(s);
+            Some(LitTy { ty: lt.ty.clone(), steps })
+        };
+        let (key, elem) = match &ty {
+            Some(lt) if lt.steps.is_empty() => match &lt.ty {
+                TypeExpr::Slice(e) | TypeExpr::Array { elem: e, .. } => (None, spelled(e)),
+                TypeExpr::Map { key, value } => (spelled(key), spelled(value)),
+                TypeExpr::Name(_) | TypeExpr::Qualified { .. } | TypeExpr::Generic { .. } => {
+                    (step(lt, ElemStep::Key), step(lt, ElemStep::Elem))
+                }
+                _ => (None, None),
+            },
+            Some(lt) => (step(lt, ElemStep::Key), step(lt, ElemStep::Elem)),
+            None => (None, None),
         };
         for el in named_children(node) {
             match el.kind() {
@@ -256,9 +271,10 @@ impl<'s> Walker<'s> {
                         let inner = if c.kind() == "literal_element" { c.named_child(0) } else { Some(c) };
                         let Some(inner) = inner else { continue };
                         if i == 0 && inner.kind() == "identifier" {
-                            if let Some(ty) = ty {
+                            if let Some(lt) = &ty {
                                 let key = LiteralKey {
-                                    ty: ty.clone(),
+                                    ty: lt.ty.clone(),
+                                    steps: lt.steps.clone(),
                                     name: text(inner, self.src),
                                     pos: pos(inner),
                                 };
@@ -266,12 +282,12 @@ impl<'s> Walker<'s> {
                             }
                             continue;
                         }
-                        self.element(inner, if i == 0 { key.as_ref() } else { elem.as_ref() });
+                        self.element(inner, if i == 0 { key.clone() } else { elem.clone() });
                     }
                 }
                 "literal_element" => {
                     if let Some(c) = el.named_child(0) {
-                        self.element(c, elem.as_ref());
+                        self.element(c, elem.clone());
                     }
                 }
                 _ => {
@@ -282,7 +298,7 @@ impl<'s> Walker<'s> {
     }
 
     /// One element (or key) of a composite literal whose element type is `elem`.
-    fn element(&mut self, node: Node<'_>, elem: Option<&TypeExpr>) {
+    fn element(&mut self, node: Node<'_>, elem: Option<LitTy>) {
         if node.kind() != "literal_value" || elem.is_none() {
             self.expr(node);
         } else if self.deeper() {
@@ -362,4 +378,12 @@ pub(super) fn is_type_kind(kind: &str) -> bool {
             | "type_identifier"
             | "negated_type"
     )
+}
+
+/// The type of a composite literal's elements as far as syntax knows it (see
+/// [`LiteralKey::steps`]).
+#[derive(Clone, Debug)]
+struct LitTy {
+    ty: TypeExpr,
+    steps: Vec<ElemStep>,
 }

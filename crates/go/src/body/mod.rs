@@ -59,10 +59,26 @@ pub struct FuncBody {
 /// An identifier key of a composite literal.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LiteralKey {
-    /// The literal's type as written (`T`, `pkg.T`, `T[int]`).
+    /// The literal's type as written (`T`, `pkg.T`, `T[int]`), or, for a literal whose type
+    /// is elided, the type an enclosing literal spells, which `steps` then take apart.
     pub ty: TypeExpr,
+    /// How the type of a literal with its type elided follows from `ty` when syntax cannot
+    /// tell: `Ts{{f: v}}` for `type Ts []T` is `ty` `Ts`, steps `[Elem]`; the element type
+    /// of the (underlying) slice, array or map, a map's key type, and a pointer element
+    /// dereferenced (`&T` elided). Empty when `ty` is the literal's type.
+    #[serde(default)]
+    pub steps: Vec<ElemStep>,
     pub name: String,
     pub pos: Pos,
+}
+
+/// One step from an enclosing composite literal's type to the type of an element literal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ElemStep {
+    /// The element type of a slice or array, the value type of a map.
+    Elem,
+    /// The key type of a map.
+    Key,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

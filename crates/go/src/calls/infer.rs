@@ -3,7 +3,7 @@
 
 use super::lookup::{lookup, Lookup};
 use super::{method_id, CallTarget, Reason, StaticKind};
-use crate::body::{BinOp, Expr, ExprId, FuncBody, LitKind, LocalDef, UnOp};
+use crate::body::{BinOp, ElemStep, Expr, ExprId, FuncBody, LitKind, LocalDef, UnOp};
 use crate::sig::{FuncDeclSig, TypeExpr};
 use crate::types::{Basic, DeclRef, Key, PkgEnv, Scope, Signature, Type, TypeCtx, Unresolved};
 use std::cell::RefCell;
@@ -489,8 +489,32 @@ impl<'a, 'c> Infer<'a, 'c> {
 
     /// The defined type whose struct declares the field a composite literal of type `ty`
     /// names with the key `name` (`None` when `ty` is no defined struct type declaring it).
-    pub(crate) fn key_owner(&self, ty: &TypeExpr, name: &str) -> Option<Arc<crate::types::NamedRef>> {
-        let t = self.resolve(ty);
+    pub(crate) fn key_owner(
+        &self,
+        ty: &TypeExpr,
+        steps: &[ElemStep],
+        name: &str,
+    ) -> Option<Arc<crate::types::NamedRef>> {
+        let mut t = self.resolve(ty);
+        for step in steps {
+            let under = match &t {
+                Type::Named(n) => self.ctx.underlying(n).ok()?,
+                t => t.clone(),
+            };
+            t = match (step, under) {
+                (ElemStep::Elem, Type::Slice(e) | Type::Array { elem: e, .. } | Type::Map(_, e)) => {
+                    (*e).clone()
+                }
+                (ElemStep::Key, Type::Map(k, _)) => (*k).clone(),
+                _ => return None,
+            };
+        }
+        if !steps.is_empty() {
+            // An element literal `{…}` of type `*T` is `&T{…}`.
+            if let Type::Pointer(inner) = &t {
+                t = (**inner).clone();
+            }
+        }
         let Type::Named(n) = &t else { return None };
         match lookup(self.ctx, &t, &self.key(&t, name)) {
             Lookup::Field { owner: Some(owner), .. } if owner.path == n.path && owner.name == n.name => {

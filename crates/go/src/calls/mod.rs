@@ -291,7 +291,7 @@ pub fn resolve_file_selectors(
             }
         }
         for k in &body.keys {
-            if let Some(owner) = inf.key_owner(&k.ty, &k.name).and_then(|o| owner_id(&o)) {
+            if let Some(owner) = inf.key_owner(&k.ty, &k.steps, &k.name).and_then(|o| owner_id(&o)) {
                 fields.push(FieldSel { pos: k.pos, owner, field: k.name.clone(), method: false });
             }
         }
