@@ -76,10 +76,13 @@ pub fn serve(connection: Connection, opts: Options) -> Result<(), String> {
     // Every folder that can be served is (a bad one is reported once initialised); none at
     // all fails the initialisation.
     let mut hosts: Vec<(PathBuf, AnalysisHost)> = Vec::new();
+    let mut aliases: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut failures = Vec::new();
     for path in roots::initial(&opts, &params) {
         match roots::load(&path, &opts) {
-            Ok(host) if hosts.iter().any(|(_, h)| h.project().root == host.project().root) => {}
+            Ok(host) if hosts.iter().any(|(_, h)| h.project().root == host.project().root) => {
+                aliases.push((host.project().root.clone(), path));
+            }
             Ok(host) => hosts.push((path, host)),
             Err(e) => failures.push(e),
         }
@@ -100,7 +103,10 @@ pub fn serve(connection: Connection, opts: Options) -> Result<(), String> {
     };
     let value = serde_json::to_value(result).expect("capabilities serialise");
     connection.initialize_finish(id, value).map_err(|e| format!("initialize: {e}"))?;
-    let server = server::Server::new(connection, hosts, encoding, &params, &opts);
+    let mut server = server::Server::new(connection, hosts, encoding, &params, &opts);
+    for (root, named) in aliases {
+        server.roots.add_alias(&root, named);
+    }
     for message in failures {
         server.shared.warn(message);
     }

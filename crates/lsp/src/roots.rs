@@ -64,6 +64,9 @@ pub(crate) struct Root {
     /// The folder's path as the client named it (a `didChangeWorkspaceFolders` removal
     /// names it the same way, even once the directory is gone).
     pub named: PathBuf,
+    /// Other paths the client named this same folder by (a symlink to it): removing one of
+    /// them forgets that name only, never the folder another name still holds.
+    pub aliases: Vec<PathBuf>,
     /// Changed since its diagnostics were last scheduled.
     pub dirty: bool,
 }
@@ -84,7 +87,7 @@ impl Root {
             nested: Mutex::new(Vec::new()),
             log: log.then(|| host.execution_log().clone()),
         });
-        Root { host, folder, named, dirty: false }
+        Root { host, folder, named, aliases: Vec::new(), dirty: false }
     }
 
     /// Change the host: the shared snapshot is taken out first (a write waits for every
@@ -172,6 +175,34 @@ impl Roots {
     pub fn position(&self, path: &Path) -> Option<usize> {
         let canonical = path.canonicalize().ok();
         self.list.iter().position(|r| r.named == path || Some(&r.folder.root) == canonical.as_ref())
+    }
+
+    /// Remember that the client also named the folder serving `project_root` `named`.
+    pub fn add_alias(&mut self, project_root: &Path, named: PathBuf) {
+        if let Some(r) = self.list.iter_mut().find(|r| r.folder.root == project_root) {
+            if r.named != named && !r.aliases.contains(&named) {
+                r.aliases.push(named);
+            }
+        }
+    }
+
+    /// Forget the name `path` the client removed of folder `i`; true when it was the
+    /// folder's last name, so the folder goes too. A path that is none of its recorded names
+    /// (the same directory spelled otherwise) counts as one of them.
+    pub fn forget_name(&mut self, i: usize, path: &Path) -> bool {
+        let r = &mut self.list[i];
+        if let Some(k) = r.aliases.iter().position(|a| a == path) {
+            r.aliases.remove(k);
+            false
+        } else if r.aliases.is_empty() {
+            true
+        } else if r.named == path {
+            r.named = r.aliases.remove(0);
+            false
+        } else {
+            r.aliases.pop();
+            false
+        }
     }
 
     /// Requests naming a document go to its folder; workspace-wide ones to every folder;

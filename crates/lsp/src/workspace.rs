@@ -172,11 +172,19 @@ impl Server {
                 continue;
             }
             if let Some(i) = self.roots.position(&path) {
-                self.remove_folder(i);
+                if self.roots.forget_name(i, &path) {
+                    self.remove_folder(i);
+                }
             }
         }
         for named in added {
-            if self.roots.position(&named).is_some() || !self.loading.insert(named.clone()) {
+            if let Some(i) = self.roots.position(&named) {
+                // Served already (under another name, if this one is a symlink to it).
+                let root = self.roots.list[i].folder.root.clone();
+                self.roots.add_alias(&root, named);
+                continue;
+            }
+            if !self.loading.insert(named.clone()) {
                 continue;
             }
             let (tx, opts) = (self.loaded.0.clone(), self.opts.clone());
@@ -201,7 +209,8 @@ impl Server {
             Err(message) => return self.shared.warn(message),
         };
         if self.roots.list.iter().any(|r| r.folder.root == host.project().root) {
-            return;
+            // Another name of a folder served already (a symlink to it).
+            return self.roots.add_alias(&host.project().root.clone(), loaded.named);
         }
         let mut root = self.new_root(loaded.named, host);
         root.dirty = true;

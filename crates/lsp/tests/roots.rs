@@ -276,3 +276,32 @@ fn a_folder_that_cannot_be_loaded_is_reported_and_the_others_are_served() {
     assert!(warning.params["message"].as_str().unwrap().contains("gone"), "{warning:?}");
     c.shutdown();
 }
+
+/// A folder added under a second name (a symlink to a served folder) is the same project:
+/// removing either name leaves the folder served under the other; removing both clears it.
+#[test]
+fn a_symlinked_alias_of_a_folder_is_one_folder_with_two_names() {
+    let mut c = Client::start_workspace(opts(), json!({}), BOTH, &["shop"]);
+    std::os::unix::fs::symlink(c.root.join("shop"), c.root.join("shop-link")).unwrap();
+    let shop = c.take_diagnostics("shop/docs/guide/getting-started.md");
+    assert_eq!(codes(&shop), ["broken_link@28:2", "broken_link@29:2"]);
+    let glossary = |c: &mut Client| {
+        let p = c.pos("shop/docs/notes.md", "[[glossary]]", 3);
+        def(c, p)
+    };
+    let served = vec!["shop/docs/glossary.toml:1:5-15".to_string()];
+
+    folders_changed(&c, &["shop-link"], &[]);
+    folders_changed(&c, &[], &["shop-link"]);
+    assert_eq!(glossary(&mut c), served, "removing the alias keeps the folder");
+
+    folders_changed(&c, &["shop-link"], &[]);
+    folders_changed(&c, &[], &["shop"]);
+    assert_eq!(glossary(&mut c), served, "removing the first name keeps it under the alias");
+
+    folders_changed(&c, &[], &["shop-link"]);
+    assert_eq!(c.take_diagnostics("shop/docs/guide/getting-started.md"), Vec::<Value>::new());
+    let p = c.pos("shop/docs/notes.md", "[[glossary]]", 3);
+    assert_eq!(c.ok("textDocument/definition", p), Value::Null, "both names removed");
+    c.shutdown();
+}
