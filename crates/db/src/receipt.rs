@@ -274,28 +274,21 @@ fn sorted_set<'a>(lists: impl Iterator<Item = Edges<'a>> + Clone) -> Vec<Triple<
 }
 
 /// Hashes every row it is given and keeps the first ones within the retention limits.
-struct Collector<'a> {
+struct Collector {
     hash: RowHasher,
     retained: Vec<Item>,
     retained_bytes: usize,
     retaining: bool,
-    _rows: std::marker::PhantomData<Row<'a>>,
 }
 
-impl<'a> Collector<'a> {
+impl Collector {
     fn new() -> Self {
-        Collector {
-            hash: RowHasher::new(),
-            retained: Vec::new(),
-            retained_bytes: 0,
-            retaining: true,
-            _rows: std::marker::PhantomData,
-        }
+        Collector { hash: RowHasher::new(), retained: Vec::new(), retained_bytes: 0, retaining: true }
     }
 
     /// Merge two sorted, duplicate-free lists by key and collect the row `row` makes of each
     /// pair (what each side has); returns how many rows it collected.
-    fn pass<T, K: Ord>(
+    fn pass<'a, T, K: Ord>(
         &mut self,
         old: &'a [T],
         new: &'a [T],
@@ -322,7 +315,7 @@ impl<'a> Collector<'a> {
         n
     }
 
-    fn push(&mut self, r: Row<'a>) {
+    fn push(&mut self, r: Row<'_>) {
         self.hash.push(r);
         if self.retaining {
             let item = item(&r);

@@ -6,7 +6,7 @@
 //! test files, as `go test` builds them.
 
 use crate::go_q::{file_sigs, is_test_file, GoPackage};
-use crate::inputs::{Content, SourceFile, Workspace};
+use crate::inputs::{Content, SourceFile};
 use crate::types_q::DbSigs;
 use crate::Db;
 use docforge_go::types::{PackageSigs, SigSource};
@@ -15,8 +15,7 @@ use std::sync::Arc;
 
 /// The signature summary of a test file (its parse keeps none). Memoised per file.
 #[salsa::tracked(returns(ref), lru = 256)]
-pub fn test_file_sigs(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<ItemSigs>> {
-    let _ = ws;
+pub fn test_file_sigs(db: &dyn Db, file: SourceFile) -> Option<Arc<ItemSigs>> {
     let Content::Bytes(bytes) = file.content(db) else { return None };
     let go = db.gate().go().ok()?;
     let tree = db.trees().parse_transient(go, file.rel(db), bytes);
@@ -35,7 +34,7 @@ pub fn test_package(db: &dyn Db, pkg: GoPackage<'_>) -> Option<(Arc<PackageSigs>
     let mut files = Vec::with_capacity(info.files.len());
     let mut sigs = Vec::with_capacity(info.files.len());
     for &f in &info.files {
-        let s = if is_test_file(f.rel(db)) { test_file_sigs(db, ws, f) } else { file_sigs(db, ws, f) };
+        let s = if is_test_file(f.rel(db)) { test_file_sigs(db, f) } else { file_sigs(db, ws, f) };
         if let Some(s) = s.clone() {
             files.push(f);
             sigs.push(s);

@@ -23,7 +23,12 @@ pub(crate) fn node_at(
     uri: &lsp_types::Uri,
     pos: lsp_types::Position,
 ) -> Result<Option<Node>, Failure> {
-    let Some(m) = ctx.mention_at(uri, pos)? else { return Ok(None) };
+    node_of(ctx, ctx.mention_at(uri, pos)?)
+}
+
+/// The node a mention declares or references.
+fn node_of(ctx: &Ctx<'_>, m: Option<docforge_db::Mention>) -> Result<Option<Node>, Failure> {
+    let Some(m) = m else { return Ok(None) };
     Ok(ctx.analysis.ide()?.node(&m.target).cloned())
 }
 

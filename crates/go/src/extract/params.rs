@@ -52,17 +52,9 @@ pub(crate) fn param_groups(list: Node<'_>) -> Vec<ParamGroup<'_>> {
 /// Whether `decl` (a `parameter_declaration`) is a name [`param_groups`] gives back to a
 /// later declaration of its list.
 pub(crate) fn is_misread_name(decl: Node<'_>) -> bool {
-    if decl.child_by_field_name("name").is_some()
-        || decl.child_by_field_name("type").is_none_or(|t| t.kind() != "type_identifier")
-    {
+    if decl.child_by_field_name("name").is_some() {
         return false;
     }
-    let Some(list) = decl.parent() else { return false };
-    let mut cursor = list.walk();
-    let later: Vec<Node<'_>> =
-        list.named_children(&mut cursor).skip_while(|n| n.id() != decl.id()).skip(1).collect();
-    let any_named =
-        |n: &Node<'_>| n.kind() == "parameter_declaration" && n.child_by_field_name("name").is_some();
-    // Only a later named declaration takes the name (as in `param_groups`).
-    later.iter().any(any_named)
+    let (Some(ty), Some(list)) = (decl.child_by_field_name("type"), decl.parent()) else { return false };
+    param_groups(list).iter().any(|g| g.names.iter().any(|n| n.id() == ty.id()))
 }
