@@ -698,3 +698,28 @@ fn keys_of_literals_with_elided_types_and_in_var_initializers_are_field_uses() {
     ];
     assert_eq!(got, want);
 }
+
+/// A body or initializer beyond the expression bound (`body::MAX_EXPRS`, like the 89,000-line
+/// `opcodeTable` of cmd/compile's `opGen.go`) keeps its literal keys, which syntax types, and
+/// still never attributes a key of a local type declared past the bound to the package's.
+#[test]
+fn literal_keys_of_a_truncated_body_are_still_field_uses() {
+    let dir = small_project();
+    let r = dir.path();
+    let elems = "{f: v + v, g: v}, ".repeat(30_000);
+    let src = format!(
+        "package s\n\ntype T struct{{ f, g int }}\n\nfunc Big() int {{\n\tts := []T{{{elems}}}\n\
+\ttype T struct{{ f int }}\n\t_ = T{{f: 3}}\n\treturn len(ts)\n}}\n\nvar table = []T{{{elems}}}\n\nvar v = 1\n"
+    );
+    write(r, "s/s.go", src.as_bytes());
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let a = h.analysis();
+    let fields = a.go_fields_in("s/s.go").unwrap();
+    let on_line = |line: u32| fields.iter().filter(|f| f.span.line == line).count();
+    assert_eq!(on_line(6), 60_000, "the function's literal");
+    assert_eq!(on_line(8), 0, "the local type's key");
+    assert_eq!(on_line(12), 60_000, "the initializer");
+    assert!(fields.iter().all(|f| f.owner == "go:example.com/m/s::T"));
+    assert_eq!(fields.len(), 120_000);
+}

@@ -268,12 +268,13 @@ pub fn resolve_file_selectors(
     };
     let funcs = bodies.funcs.iter().zip(sigs.funcs.iter());
     for (body, decl) in funcs.chain(inits.iter().map(|b| (b, &no_decl))) {
-        if body.truncated {
-            continue;
-        }
         let inf = infer::Infer::new(ctx, &env, file, decl, body);
         let mut fields = Vec::new();
-        for (id, e) in body.exprs.iter().enumerate() {
+        // A truncated body's expressions may refer to ones never recorded; its literal keys
+        // are typed by syntax alone (the literal's type as written, guarded against local
+        // names, which stay bound past the truncation) and so still hold.
+        let exprs = if body.truncated { &[][..] } else { &body.exprs[..] };
+        for (id, e) in exprs.iter().enumerate() {
             let crate::body::Expr::Selector { x, sel, pos } = e else { continue };
             if let Some(owner) = inf.field_owner(*x, sel).and_then(|o| owner_id(&o)) {
                 fields.push(FieldSel { pos: *pos, owner, field: sel.clone(), method: false });
