@@ -487,6 +487,21 @@ impl<'a, 'c> Infer<'a, 'c> {
         }
     }
 
+    /// The type parameter and method key of a selector `x.M` on a value whose type is a
+    /// type parameter (its method set is its constraint's; `*T` has no methods). Calls
+    /// stay unresolved: this is for navigation.
+    pub(crate) fn type_param_method(&self, selector: ExprId) -> Option<(Arc<str>, u32, Key)> {
+        let Some(Expr::Selector { x, sel, .. }) = self.body.exprs.get(selector as usize) else { return None };
+        match self.eval(*x) {
+            Val::Value(t @ Type::TypeParam { .. }) => {
+                let key = self.key(&t, sel);
+                let Type::TypeParam { owner, index } = t else { return None };
+                Some((owner, index, key))
+            }
+            _ => None,
+        }
+    }
+
     /// The defined type whose struct declares the field a composite literal of type `ty`
     /// names with the key `name` (`None` when `ty` is no defined struct type declaring it).
     pub(crate) fn key_owner(

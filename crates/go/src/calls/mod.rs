@@ -280,15 +280,19 @@ pub fn resolve_file_selectors(
                 fields.push(FieldSel { pos: *pos, owner, field: sel.clone(), method: false });
             } else if let Some(callee) = inf.static_method(id as ExprId) {
                 out.methods.push(MethodSel { pos: *pos, name: sel.clone(), callee });
-            } else if let Some((iface, key)) = inf.interface_method(id as ExprId) {
-                if let Some((p, n)) = ctx.interface_declarer(&iface, &key) {
-                    fields.push(FieldSel {
-                        pos: *pos,
-                        owner: format!("{p}::{n}"),
-                        field: sel.clone(),
-                        method: true,
-                    });
-                }
+            } else if let Some((p, n)) = (inf.interface_method(id as ExprId))
+                .and_then(|(iface, key)| ctx.interface_declarer(&iface, &key))
+                .or_else(|| {
+                    let (owner, index, key) = inf.type_param_method(id as ExprId)?;
+                    ctx.type_param_declarer(&owner, index, &key)
+                })
+            {
+                fields.push(FieldSel {
+                    pos: *pos,
+                    owner: format!("{p}::{n}"),
+                    field: sel.clone(),
+                    method: true,
+                });
             }
         }
         for k in &body.keys {

@@ -9,6 +9,7 @@
 //! per-package memoisation), [`TypeCtx::method_set`] and [`implements`].
 
 mod constval;
+mod declarer;
 mod display;
 mod identical;
 mod implements;

@@ -445,7 +445,7 @@ impl<'s> TypeCtx<'s> {
         t
     }
 
-    fn tparam_env(&self, path: &str, owner: &str, params: &[TypeParamSig]) -> Vec<(String, Type)> {
+    pub(super) fn tparam_env(&self, path: &str, owner: &str, params: &[TypeParamSig]) -> Vec<(String, Type)> {
         let owner: Arc<str> = format!("{path}::{owner}").into();
         let names = params.iter().map(|p| p.name.clone());
         names
@@ -529,63 +529,6 @@ impl<'s> TypeCtx<'s> {
         None
     }
 
-    /// The defined interface type whose declaration spells the method spec `key` of the
-    /// method set of the interface `n`, as go/types keeps it: `n` itself when its
-    /// `interface { … }` lists the method, else the first embedded interface, in declaration
-    /// order and depth first, that has it (`type J I` follows to I). `None` when the method
-    /// is not there, or when an embedded type this tree does not declare comes first (it
-    /// may be the one that has it).
-    pub fn interface_declarer(&self, n: &NamedRef, key: &Key) -> Option<(Arc<str>, Arc<str>)> {
-        match self.iface_declarer_in(&n.path, &n.name, key, 0) {
-            Declarer::Found(p, name) => Some((p, name)),
-            Declarer::Absent | Declarer::Unknown => None,
-        }
-    }
-
-    fn iface_declarer_in(&self, path: &Arc<str>, name: &Arc<str>, key: &Key, depth: u32) -> Declarer {
-        if path.is_empty() {
-            // The universe's `error`: its `Error` is no method of this tree.
-            return if *key.name == *"Error" && key.pkg.is_none() {
-                Declarer::Unknown
-            } else {
-                Declarer::Absent
-            };
-        }
-        let Some(env) = self.env(path).filter(|_| depth <= 16) else { return Declarer::Unknown };
-        let Some((file, d)) = env.sigs.type_decl(name).filter(|(_, d)| !d.alias) else {
-            return Declarer::Unknown;
-        };
-        let tparams = self.tparam_env(path, name, &d.type_params);
-        let sc = Scope { pkg: &env, file, tparams: &tparams };
-        let follow = |e: &TypeExpr| match self.resolve_in(sc, e) {
-            Type::Named(m) => self.iface_declarer_in(&m.path, &m.name, key, depth + 1),
-            Type::Interface(_) | Type::Basic(_) => Declarer::Absent,
-            _ => Declarer::Unknown,
-        };
-        match &d.ty {
-            TypeExpr::Interface(elems) => {
-                let own = key.pkg.as_deref().is_none_or(|p| p == &**path);
-                let spelled = elems
-                    .iter()
-                    .any(|e| matches!(e, InterfaceElem::Method { name, .. } if *name == *key.name));
-                if own && spelled {
-                    return Declarer::Found(path.clone(), name.clone());
-                }
-                for e in elems {
-                    if let InterfaceElem::Embed(t) = e {
-                        match follow(t) {
-                            Declarer::Absent => {}
-                            found_or_unknown => return found_or_unknown,
-                        }
-                    }
-                }
-                Declarer::Absent
-            }
-            TypeExpr::Name(_) | TypeExpr::Qualified { .. } | TypeExpr::Generic { .. } => follow(&d.ty),
-            _ => Declarer::Absent,
-        }
-    }
-
     /// The underlying type of a (possibly instantiated) defined type.
     pub fn underlying(&self, n: &NamedRef) -> Result<Type, Unresolved> {
         let info = self.named_info(&n.path, &n.name)?;
@@ -600,14 +543,6 @@ impl<'s> TypeCtx<'s> {
         let owner: Arc<str> = format!("{}::{}", n.path, n.name).into();
         subst(t, &owner, &n.args)
     }
-}
-
-/// Where a method spec of an interface's method set is spelled.
-enum Declarer {
-    Found(Arc<str>, Arc<str>),
-    Absent,
-    /// Behind a type this tree does not declare.
-    Unknown,
 }
 
 fn universe_named(name: &str) -> NamedInfo {
