@@ -310,3 +310,72 @@ func F(l *List[int]) {
     "#]]
     .assert_eq(&render(&[("a", &[a])]));
 }
+
+/// A package-level variable without a declared type has its initializer's type, inferred
+/// as for `x := expr` (calls, results of a multi-value call, other variables of this or
+/// another package, conversions, `&x`, method results); a generic result, a comma-ok form,
+/// a function value and an initialization cycle stay unknown.
+#[test]
+fn package_variables_are_typed_by_their_initializers() {
+    let a = r#"package a
+
+import "b"
+
+var (
+	fromCall     = b.New()
+	first, count = b.Pair()
+	copied       = fromCall
+	other        = b.Default
+	converted    = (*b.T)(nil)
+	addr         = &value
+	value        = b.T{}
+	method       = fromCall.Ptr()
+	gen          = Id(fromCall)
+	m            = map[string]*b.T{}
+	got, ok      = m["k"]
+	fn           = func() *b.T { return nil }
+	cyc1         = cyc2
+	cyc2         = cyc1
+)
+
+func Id[X any](x X) X { return x }
+
+func F() {
+	fromCall.Ptr()
+	first.Ptr()
+	copied.Ptr()
+	other.Val()
+	converted.Ptr()
+	addr.Val()
+	method.Val()
+	gen.Ptr()
+	got.Ptr()
+	fn()
+	cyc1.Ptr()
+}
+"#;
+    let b = r#"package b
+
+type T struct{}
+func (t *T) Ptr() *T { return t }
+func (t T) Val() {}
+func New() *T { return nil }
+func Pair() (*T, int) { return nil, 0 }
+var Default = New()
+"#;
+    expect_test::expect![[r#"
+        F @25:14 b::(*T).Ptr Method
+        F @26:11 b::(*T).Ptr Method
+        F @27:12 b::(*T).Ptr Method
+        F @28:11 b::(T).Val Method
+        F @29:15 b::(*T).Ptr Method
+        F @30:10 b::(T).Val Method
+        F @31:12 b::(T).Val Method
+        F @32:9 UNRESOLVED package_var_type
+        F @33:9 UNRESOLVED package_var_type
+        F @34:4 UNRESOLVED function_value
+        F @35:10 UNRESOLVED package_var_type
+        F: incomplete
+    "#]]
+    .assert_eq(&render(&[("a", &[a]), ("b", &[b])]));
+}

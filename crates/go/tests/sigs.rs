@@ -125,6 +125,10 @@ fn render(src: &str) -> String {
             ValueInit::Composite { address, ty: t } => {
                 format!(" = {}{}{{}}", if *address { "&" } else { "" }, ty(t))
             }
+            ValueInit::Expr { body, value, index } => {
+                let which = index.map_or(String::new(), |i| format!(" result {i}"));
+                format!(" = <expr {value} of {}{which}>", body.exprs.len())
+            }
             ValueInit::Unknown => " = <unknown>".to_string(),
         };
         out += &format!("{:?} {}{t}{init} @{}\n", v.kind, v.name, pos.line);
@@ -204,11 +208,11 @@ var v6 = []int{1}
         Const W = 2 (iota 1) @37
         Const K int64 = (1 << 10) (iota 2) @38
         Const L2 int64 = (1 << 10) (iota 3) @39
-        Var v1 = <unknown> @41
+        Var v1 = <expr 0 of 3> @41
         Var v2 = &S{} @41
         Var v3 T @42
-        Var v4 = <unknown> @43
-        Var v5 = <unknown> @43
+        Var v4 = <expr 1 of 2 result 0> @43
+        Var v5 = <expr 1 of 2 result 1> @43
         Var v6 = []int{} @44
     "#]]
     .assert_eq(&render(src));
@@ -223,6 +227,19 @@ fn bodies_do_not_change_items() {
     assert_ne!(b.positions, a.positions, "positions moved; they live apart from the items");
     let changed = sigs(&after.replace("func (T) M()", "func (*T) M()"));
     assert_ne!(changed.items, a.items, "a receiver change is a signature change");
+}
+
+/// A variable typed by its initializer keeps the initializer in its signature, without
+/// positions: code moving leaves the items equal, a changed initializer does not.
+#[test]
+fn moving_a_typed_initializer_does_not_change_items() {
+    let before = "package p\n\nvar v = New(1).M(x.Y)\n";
+    let after = "package p\n\n// moved\n\nvar v = New(\n\t1,\n).M(x.Y)\n";
+    let (b, a) = (sigs(before), sigs(after));
+    assert!(matches!(b.items.values[0].init, ValueInit::Expr { .. }));
+    assert_eq!(b.items, a.items);
+    assert_ne!(b.positions, a.positions);
+    assert_ne!(sigs(&after.replace("M(", "N(")).items, a.items, "another method is another type");
 }
 
 #[test]

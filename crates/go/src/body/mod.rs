@@ -19,6 +19,7 @@ use crate::sig::{FuncSig, TypeExpr};
 use crate::Pos;
 use serde::{Deserialize, Serialize};
 
+pub(crate) use walk::var_init;
 pub use walk::{extract_bodies, extract_var_inits};
 
 /// Expressions per function beyond which the body is truncated.
@@ -54,6 +55,28 @@ pub struct FuncBody {
     /// Where the declaration's first syntax error (`ERROR`/`MISSING` node) is: call sites
     /// may be missing or misread, so its calls are never complete.
     pub syntax_error: Option<Pos>,
+}
+
+/// Expressions beyond which a package-level variable's initializer is not kept in its
+/// signature ([`ValueInit::Expr`](crate::sig::ValueInit::Expr)).
+pub const MAX_INIT_EXPRS: usize = 256;
+
+impl FuncBody {
+    /// The IR type inference needs, without what depends on where the code is (selector
+    /// and key positions, call sites, the name): a signature-level copy, equal while only
+    /// positions move.
+    pub(crate) fn without_positions(mut self) -> FuncBody {
+        for e in &mut self.exprs {
+            if let Expr::Selector { pos, .. } = e {
+                *pos = Pos::default();
+            }
+        }
+        self.name.clear();
+        self.calls.clear();
+        self.keys.clear();
+        self.syntax_error = None;
+        self
+    }
 }
 
 /// An identifier key of a composite literal.

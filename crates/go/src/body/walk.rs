@@ -46,16 +46,20 @@ pub fn extract_var_inits(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<Fu
             .collect();
         for spec in specs {
             let Some(values) = spec.child_by_field_name("value") else { continue };
-            let name = spec.child_by_field_name("name").map(|n| text(n, source)).unwrap_or_default();
-            let mut w = Walker::new(source, name, spec);
-            for v in named_children(values) {
-                w.expr(v);
-            }
-            w.body.calls.sort_by_key(|c| c.pos);
-            out.push(w.body);
+            out.push(var_init(spec, values, source).0);
         }
     }
     out
+}
+
+/// The initializer of one package-level `var` spec (`values`: its value list) as a body
+/// without parameters, and the expression of each value, comments skipped.
+pub(crate) fn var_init(spec: Node<'_>, values: Node<'_>, source: &[u8]) -> (FuncBody, Vec<ExprId>) {
+    let name = spec.child_by_field_name("name").map(|n| text(n, source)).unwrap_or_default();
+    let mut w = Walker::new(source, name, spec);
+    let ids = named_children(values).filter(|v| v.kind() != "comment").map(|v| w.expr(v)).collect();
+    w.body.calls.sort_by_key(|c| c.pos);
+    (w.body, ids)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -386,6 +386,30 @@ impl<'a, 'c> Infer<'a, 'c> {
                         value(if *address { Type::Pointer(Arc::new(t)) } else { t })
                     }
                     (None, crate::sig::ValueInit::Const { .. }) => Val::Untyped(LitKind::Int),
+                    (None, crate::sig::ValueInit::Expr { body, value: at, index }) => {
+                        let infer = || {
+                            let decl = FuncDeclSig {
+                                name: name.into(),
+                                receiver: None,
+                                type_params: Vec::new(),
+                                sig: crate::sig::FuncSig::default(),
+                            };
+                            let inner = Infer::new(self.ctx, env, f as usize, &decl, body);
+                            match (inner.eval(*at), index) {
+                                (Val::Value(t), None) => Some(t),
+                                (Val::Tuple(ts), Some(i)) => ts.get(*i as usize).cloned(),
+                                (Val::FuncLit(sig), None) => Some(Type::Func(Arc::new(sig))),
+                                (Val::Func { sig, generic: None, .. }, None) => {
+                                    Some(Type::Func(Arc::new(sig)))
+                                }
+                                _ => None,
+                            }
+                        };
+                        match self.ctx.var_type(&env.path, name, infer) {
+                            Some(t) => value(t),
+                            None => unknown(Reason::PackageVarType, format!("{}.{name}", env.path)),
+                        }
+                    }
                     (None, _) => unknown(Reason::PackageVarType, format!("{}.{name}", env.path)),
                 }
             }

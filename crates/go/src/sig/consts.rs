@@ -117,11 +117,34 @@ fn var_spec(spec: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
         .map(|v| named_children(v).filter(|c| c.kind() != "comment").collect())
         .unwrap_or_default();
     let names: Vec<Node<'_>> = spec_names(spec).collect();
+    // Initializers inference types (an untyped var that is not `T{…}`), walked once per spec.
+    let mut inferred: Option<Option<(crate::body::FuncBody, Vec<crate::body::ExprId>)>> = None;
+    let mut inferred_init = |i: usize| {
+        let walked = inferred.get_or_insert_with(|| {
+            let list = spec.child_by_field_name("value")?;
+            let (body, ids) = crate::body::var_init(spec, list, src);
+            let fits = !body.truncated
+                && body.syntax_error.is_none()
+                && body.exprs.len() <= crate::body::MAX_INIT_EXPRS;
+            fits.then(|| (body.without_positions(), ids))
+        });
+        let Some((body, ids)) = walked else { return ValueInit::Unknown };
+        let (value, index) = match ids.len() {
+            n if n == names.len() => (ids[i], None),
+            1 => (ids[0], Some(i as u32)),
+            _ => return ValueInit::Unknown,
+        };
+        ValueInit::Expr { body: Box::new(body.clone()), value, index }
+    };
     for (i, name) in names.iter().enumerate() {
         let init = match values.get(i) {
             _ if values.is_empty() => ValueInit::None,
             Some(v) if values.len() == names.len() => init_shape(*v, src),
             _ => ValueInit::Unknown,
+        };
+        let init = match init {
+            ValueInit::Unknown if ty.is_none() => inferred_init(i),
+            init => init,
         };
         let value = ValueSig { name: text(*name, src), kind: ValueKind::Var, ty: ty.clone(), init };
         push(sigs, value, *name);

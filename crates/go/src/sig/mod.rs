@@ -134,8 +134,12 @@ pub enum ValueInit {
     Const { expr: ConstExpr, iota: u32 },
     /// `T{...}` or `&T{...}` (a var whose type is the literal's, or a pointer to it).
     Composite { address: bool, ty: TypeExpr },
-    /// Any other initializer (calls, multi-value assignments, operators): type unknown
-    /// unless declared.
+    /// An initializer whose type inference decides (calls, conversions, other variables,
+    /// operators; `var a, b = f()` is the `index`-th result of `f()`): the expression
+    /// `value` of `body`, kept without positions and only when it parsed and has at most
+    /// [`MAX_INIT_EXPRS`](crate::body::MAX_INIT_EXPRS) expressions.
+    Expr { body: Box<crate::body::FuncBody>, value: crate::body::ExprId, index: Option<u32> },
+    /// Any other initializer: type unknown unless declared.
     Unknown,
 }
 

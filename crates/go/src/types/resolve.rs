@@ -81,6 +81,9 @@ pub struct TypeCtx<'s> {
     named: RefCell<HashMap<Key2, Slot<NamedResult>>>,
     aliases: RefCell<HashMap<Key2, Slot<Type>>>,
     pub(super) consts: RefCell<HashMap<Key2, Option<Result<i128, Unresolved>>>>,
+    /// Types of package-level variables that inference gives (`None`: unknown, or in
+    /// progress when `vars_in_progress` has it: an initialization cycle).
+    vars: RefCell<HashMap<Key2, Option<Type>>>,
 }
 
 const UNIVERSE_BASIC: &[(&str, Basic)] = &[
@@ -128,7 +131,27 @@ impl<'s> TypeCtx<'s> {
             named: RefCell::default(),
             aliases: RefCell::default(),
             consts: RefCell::default(),
+            vars: RefCell::default(),
         }
+    }
+
+    /// The memoised type of the package-level variable `name` of `path` whose initializer
+    /// inference types: `infer` runs once per variable; asked again while it runs (an
+    /// initialization cycle, or an invalid self-reference), the type is unknown.
+    pub(crate) fn var_type(
+        &self,
+        path: &Arc<str>,
+        name: &str,
+        infer: impl FnOnce() -> Option<Type>,
+    ) -> Option<Type> {
+        let key: Key2 = (path.clone(), name.into());
+        if let Some(t) = self.vars.borrow().get(&key) {
+            return t.clone();
+        }
+        self.vars.borrow_mut().insert(key.clone(), None);
+        let t = infer();
+        self.vars.borrow_mut().insert(key, t.clone());
+        t
     }
 
     /// The package with this import path, when the source has it.
