@@ -24,9 +24,24 @@ pub(crate) const EDIT_FILE: &str = "net/http/server.go";
 fn main() {
     docforge_syntax::alloc::use_for_tree_sitter();
     let args: Vec<String> = std::env::args().collect();
+    const USAGE: &str = "usage: docforge-bench [CORPUS] | docforge-bench --phase \
+        cold|floor|engine|edits|precise|validate|mcp CORPUS";
+    let usage = |why: &str| -> ! {
+        eprintln!("docforge-bench: {why}\n{USAGE}");
+        std::process::exit(2)
+    };
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
     if let Some(i) = args.iter().position(|a| a == "--phase") {
-        let phase = &args[i + 1];
-        let corpus = PathBuf::from(&args[i + 2]);
+        let (Some(phase), Some(corpus), None) = (args.get(i + 1), args.get(i + 2), args.get(i + 3)) else {
+            usage("--phase takes a phase name and a corpus directory")
+        };
+        let corpus = PathBuf::from(corpus);
+        if !corpus.is_dir() {
+            usage(&format!("{} is not a directory", corpus.display()));
+        }
         let out = match phase.as_str() {
             "cold" => cold(&corpus),
             "floor" => floor(&corpus),
@@ -35,12 +50,16 @@ fn main() {
             "precise" => precise::precise(&corpus),
             "validate" => validate::validate(&corpus),
             "mcp" => mcp::mcp(&corpus),
-            other => panic!("unknown phase {other}"),
+            other => usage(&format!("unknown phase {other}")),
         };
         println!("{out}");
         return;
     }
+    if args.len() > 2 || args.get(1).is_some_and(|a| a.starts_with('-')) {
+        usage("unexpected arguments");
+    }
     let (corpus, copied) = match args.get(1) {
+        Some(p) if !Path::new(p).is_dir() => usage(&format!("{p} is not a directory")),
         Some(p) => (PathBuf::from(p), false),
         None => (copy_goroot(), true),
     };
