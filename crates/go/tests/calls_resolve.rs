@@ -314,7 +314,8 @@ func F(l *List[int]) {
 /// A package-level variable without a declared type has its initializer's type, inferred
 /// as for `x := expr` (calls, results of a multi-value call, other variables of this or
 /// another package, conversions, `&x`, method results); a generic result, a comma-ok form,
-/// a function value and an initialization cycle stay unknown.
+/// a function value and an initialization cycle stay unknown. `[...]T{…}` is an array of T
+/// (its length counted from the elements, unknown with index keys).
 #[test]
 fn package_variables_are_typed_by_their_initializers() {
     let a = r#"package a
@@ -336,6 +337,7 @@ var (
 	fn           = func() *b.T { return nil }
 	cyc1         = cyc2
 	cyc2         = cyc1
+	arr          = [...]b.T{{}, {}}
 )
 
 func Id[X any](x X) X { return x }
@@ -352,6 +354,14 @@ func F() {
 	got.Ptr()
 	fn()
 	cyc1.Ptr()
+	arr[1].Val()
+	keyed := [...]*b.T{2: nil}
+	keyed[0].Ptr()
+	for _, t := range [...]b.T{{}} {
+		t.Val()
+	}
+	var three [3]b.T = arr
+	three[0].Val()
 }
 "#;
     let b = r#"package b
@@ -364,17 +374,21 @@ func Pair() (*T, int) { return nil, 0 }
 var Default = New()
 "#;
     expect_test::expect![[r#"
-        F @25:14 b::(*T).Ptr Method
-        F @26:11 b::(*T).Ptr Method
-        F @27:12 b::(*T).Ptr Method
-        F @28:11 b::(T).Val Method
-        F @29:15 b::(*T).Ptr Method
-        F @30:10 b::(T).Val Method
-        F @31:12 b::(T).Val Method
-        F @32:9 UNRESOLVED package_var_type
+        F @26:14 b::(*T).Ptr Method
+        F @27:11 b::(*T).Ptr Method
+        F @28:12 b::(*T).Ptr Method
+        F @29:11 b::(T).Val Method
+        F @30:15 b::(*T).Ptr Method
+        F @31:10 b::(T).Val Method
+        F @32:12 b::(T).Val Method
         F @33:9 UNRESOLVED package_var_type
-        F @34:4 UNRESOLVED function_value
-        F @35:10 UNRESOLVED package_var_type
+        F @34:9 UNRESOLVED package_var_type
+        F @35:4 UNRESOLVED function_value
+        F @36:10 UNRESOLVED package_var_type
+        F @37:12 b::(T).Val Method
+        F @39:14 b::(*T).Ptr Method
+        F @41:8 b::(T).Val Method
+        F @44:14 b::(T).Val Method
         F: incomplete
     "#]]
     .assert_eq(&render(&[("a", &[a]), ("b", &[b])]));

@@ -102,9 +102,8 @@ impl<'s> Walker<'s> {
                 }
             }
             "composite_literal" => {
-                let ty = field("type").map(|t| self.ty(t));
-                // `[...]T{…}`: its elements are of type T (the literal's own type stays
-                // unmodelled).
+                let ty = crate::sig::literal_type(node, self.src).map(|t| self.guard(t));
+                // `[...]T{…}`: its elements are of type T.
                 let elements = field("type")
                     .filter(|t| t.kind() == "implicit_length_array_type")
                     .and_then(|t| t.child_by_field_name("element"))

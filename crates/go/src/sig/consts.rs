@@ -163,7 +163,10 @@ fn init_shape(node: Node<'_>, src: &[u8]) -> ValueInit {
         _ => (false, node),
     };
     match (lit.kind(), lit.child_by_field_name("type")) {
-        ("composite_literal", Some(t)) => ValueInit::Composite { address, ty: type_expr(t, src) },
+        ("composite_literal", Some(_)) => match super::literal_type(lit, src) {
+            Some(ty) => ValueInit::Composite { address, ty },
+            None => ValueInit::Unknown,
+        },
         _ => ValueInit::Unknown,
     }
 }

@@ -230,6 +230,25 @@ fn boxed(node: Option<Node<'_>>, src: &[u8]) -> Box<TypeExpr> {
 }
 
 /// A type node as a [`TypeExpr`]; anything else is [`TypeExpr::Invalid`].
+/// The type of a composite literal as written, with the length of `[...]T{…}` counted from
+/// its elements (unknown when an element has an index key); `None` without a type.
+pub(crate) fn literal_type(lit: Node<'_>, src: &[u8]) -> Option<TypeExpr> {
+    let t = lit.child_by_field_name("type")?;
+    if t.kind() != "implicit_length_array_type" {
+        return Some(type_expr(t, src));
+    }
+    let elements: Vec<Node<'_>> = lit
+        .child_by_field_name("body")
+        .map(|b| named_children(b).filter(|e| e.kind() != "comment").collect())
+        .unwrap_or_default();
+    let len = if elements.iter().any(|e| e.kind() != "literal_element") {
+        super::ConstExpr::Other("...".into())
+    } else {
+        super::ConstExpr::Int(elements.len().to_string())
+    };
+    Some(TypeExpr::Array { len, elem: boxed(t.child_by_field_name("element"), src) })
+}
+
 pub(crate) fn type_expr(node: Node<'_>, src: &[u8]) -> TypeExpr {
     if node.is_missing() || node.is_error() {
         return TypeExpr::Invalid(text(node, src));
