@@ -533,3 +533,32 @@ fn go_struct_fields_have_definition_and_references() {
     .assert_eq(&items);
     c.shutdown();
 }
+
+/// Methods of a type parameter's value are its constraint's, and a package variable has
+/// its initializer's type: definition and hover through the real server, on a buffer that
+/// adds both to `storage/storage.go`.
+#[test]
+fn go_type_parameter_methods_and_initializer_typed_variables_navigate() {
+    let mut c = Client::start(opts(), json!({}));
+    let rel = "storage/storage.go";
+    let path = c.root.join(rel);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(
+        "\nfunc firstOf[R Repository](rs []R) { rs[0].Get(\"a\") }\n\
+\nfunc pick() Reader { return nil }\n\
+\nvar picked = pick()\n\
+\nfunc usePicked() { picked.Get(\"b\") }\n",
+    );
+    std::fs::write(&path, &text).unwrap();
+    c.open(rel);
+    let got = definitions(&mut c, &[(rel, "rs[0].Get", 6), (rel, "picked.Get", 7), (rel, "picked.Get", 0)]);
+    expect![[r#"
+        storage/storage.go `rs[0].Get` -> storage/storage.go:15:1-4
+        storage/storage.go `picked.Get` -> storage/storage.go:15:1-4
+        storage/storage.go `picked.Get` -> storage/storage.go:34:4-10"#]]
+    .assert_eq(&got.join("\n"));
+    let h = c.ok("textDocument/hover", c.pos(rel, "rs[0].Get", 6));
+    let value = h["contents"]["value"].as_str().unwrap_or("(none)");
+    assert!(value.starts_with("**method `Get` of interface `example.com/shop/storage::Reader`**"), "{value}");
+    c.shutdown();
+}
