@@ -393,3 +393,54 @@ var Default = New()
     "#]]
     .assert_eq(&render(&[("a", &[a]), ("b", &[b])]));
 }
+
+/// A constant declared without a type has its expression's: a conversion `T(1)`, an
+/// operation with a typed operand, another constant (of this or another package); an
+/// untyped one has no methods.
+#[test]
+fn constants_are_typed_by_their_expressions() {
+    let a = r#"package a
+
+import "b"
+
+const (
+	viaOther = b.KB
+	local    = b.Kind(7)
+	sum      = local + 1
+	plain    = 1 << 3
+	word     = "x" + "y"
+)
+
+func F() {
+	b.KA.String()
+	b.KB.String()
+	b.KC.String()
+	viaOther.String()
+	local.String()
+	sum.String()
+	plain.String()
+	w := word
+	w.String()
+}
+"#;
+    let b = r#"package b
+
+type Kind int
+func (Kind) String() string { return "" }
+const KA Kind = 1
+const KB = KA + 1
+const KC = Kind(3)
+"#;
+    expect_test::expect![[r#"
+        F @14:13 b::(Kind).String Method
+        F @15:13 b::(Kind).String Method
+        F @16:13 b::(Kind).String Method
+        F @17:17 b::(Kind).String Method
+        F @18:14 b::(Kind).String Method
+        F @19:12 b::(Kind).String Method
+        F @20:14 UNRESOLVED unknown_type
+        F @22:10 UNRESOLVED selector
+        F: incomplete
+    "#]]
+    .assert_eq(&render(&[("a", &[a]), ("b", &[b])]));
+}

@@ -385,7 +385,11 @@ impl<'a, 'c> Infer<'a, 'c> {
                         let t = self.ctx.resolve_in(sc, ty);
                         value(if *address { Type::Pointer(Arc::new(t)) } else { t })
                     }
-                    (None, crate::sig::ValueInit::Const { .. }) => Val::Untyped(LitKind::Int),
+                    (None, crate::sig::ValueInit::Const { expr, .. }) => {
+                        super::consts::const_val(self.ctx, env, f as usize, expr, 0).unwrap_or_else(|| {
+                            unknown(Reason::UnknownType, format!("constant {}.{name}", env.path))
+                        })
+                    }
                     (None, crate::sig::ValueInit::Expr { body, value: at, index }) => {
                         let infer = || {
                             let decl = FuncDeclSig {

@@ -10,6 +10,7 @@
 //! Generic callees resolve at declaration identity (`pkg::F`, `pkg::(*T).M`).
 
 mod cha;
+mod consts;
 mod infer;
 mod lookup;
 
