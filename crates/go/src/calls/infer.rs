@@ -2,6 +2,7 @@
 //! the classification of each call site.
 
 use super::lookup::{lookup, Lookup};
+use super::values;
 use super::{method_id, CallTarget, Reason, StaticKind};
 use crate::body::{BinOp, ElemStep, Expr, ExprId, FuncBody, LitKind, LocalDef, UnOp};
 use crate::sig::{FuncDeclSig, TypeExpr};
@@ -386,30 +387,12 @@ impl<'a, 'c> Infer<'a, 'c> {
                         value(if *address { Type::Pointer(Arc::new(t)) } else { t })
                     }
                     (None, crate::sig::ValueInit::Const { expr, .. }) => {
-                        super::consts::const_val(self.ctx, env, f as usize, expr, 0).unwrap_or_else(|| {
+                        values::const_val(self.ctx, env, f as usize, expr, 0).unwrap_or_else(|| {
                             unknown(Reason::UnknownType, format!("constant {}.{name}", env.path))
                         })
                     }
                     (None, crate::sig::ValueInit::Expr { body, value: at, index }) => {
-                        let infer = || {
-                            let decl = FuncDeclSig {
-                                name: name.into(),
-                                receiver: None,
-                                type_params: Vec::new(),
-                                sig: crate::sig::FuncSig::default(),
-                            };
-                            let inner = Infer::new(self.ctx, env, f as usize, &decl, body);
-                            match (inner.eval(*at), index) {
-                                (Val::Value(t), None) => Some(t),
-                                (Val::Tuple(ts), Some(i)) => ts.get(*i as usize).cloned(),
-                                (Val::FuncLit(sig), None) => Some(Type::Func(Arc::new(sig))),
-                                (Val::Func { sig, generic: None, .. }, None) => {
-                                    Some(Type::Func(Arc::new(sig)))
-                                }
-                                _ => None,
-                            }
-                        };
-                        match self.ctx.var_type(&env.path, name, infer) {
+                        match values::var_type(self.ctx, env, f as usize, name, body, *at, *index) {
                             Some(t) => value(t),
                             None => unknown(Reason::PackageVarType, format!("{}.{name}", env.path)),
                         }

@@ -10,9 +10,9 @@
 //! Generic callees resolve at declaration identity (`pkg::F`, `pkg::(*T).M`).
 
 mod cha;
-mod consts;
 mod infer;
 mod lookup;
+mod values;
 
 use crate::body::{ExprId, FileBodies, FuncBody};
 use crate::sig::FuncDeclSig;

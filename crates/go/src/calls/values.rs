@@ -1,8 +1,10 @@
-//! The type of a package-level constant declared without one: what its expression says
-//! (`const c = T(1)` is a `T`, `const d = c + 1` too, `const s = "x"` an untyped string).
+//! The types of package-level constants and variables declared without one: what the
+//! expression says (`const c = T(1)` is a `T`, `const d = c + 1` too, `const s = "x"` an
+//! untyped string; `var v = New()` has `New`'s result type, inferred as for `v := New()`).
 
-use super::infer::Val;
-use crate::body::LitKind;
+use super::infer::{Infer, Val};
+use crate::body::{ExprId, FuncBody, LitKind};
+use crate::sig::FuncDeclSig;
 use crate::sig::{ConstExpr, ValueInit, ValueKind};
 use crate::types::{DeclRef, PkgEnv, Scope, Type, TypeCtx};
 use std::sync::Arc;
@@ -84,6 +86,36 @@ pub(super) fn const_val(
         }
         ConstExpr::Call { .. } | ConstExpr::Other(_) => None,
     }
+}
+
+/// The type of the package variable `name` (file `file` of `env`) initialized by the
+/// expression `at` of `body` (its `index`-th result for `var a, b = f()`), memoised in the
+/// context; `None` when inference does not establish it (generic results, comma-ok forms,
+/// untyped constants, `nil`, an initialization cycle).
+pub(super) fn var_type(
+    ctx: &TypeCtx<'_>,
+    env: &Arc<PkgEnv>,
+    file: usize,
+    name: &str,
+    body: &FuncBody,
+    at: ExprId,
+    index: Option<u32>,
+) -> Option<Type> {
+    ctx.var_type(&env.path, name, || {
+        let decl = FuncDeclSig {
+            name: name.into(),
+            receiver: None,
+            type_params: Vec::new(),
+            sig: crate::sig::FuncSig::default(),
+        };
+        match (Infer::new(ctx, env, file, &decl, body).eval(at), index) {
+            (Val::Value(t), None) => Some(t),
+            (Val::Tuple(ts), Some(i)) => ts.get(i as usize).cloned(),
+            (Val::FuncLit(sig), None) => Some(Type::Func(Arc::new(sig))),
+            (Val::Func { sig, generic: None, .. }, None) => Some(Type::Func(Arc::new(sig))),
+            _ => None,
+        }
+    })
 }
 
 /// A constant of package `env` by name: its declared type, or its expression's.
