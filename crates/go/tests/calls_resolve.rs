@@ -364,15 +364,7 @@ func F() {
 	three[0].Val()
 }
 "#;
-    let b = r#"package b
-
-type T struct{}
-func (t *T) Ptr() *T { return t }
-func (t T) Val() {}
-func New() *T { return nil }
-func Pair() (*T, int) { return nil, 0 }
-var Default = New()
-"#;
+    let b = format!("{B}var Default = New()\n");
     expect_test::expect![[r#"
         F @26:14 b::(*T).Ptr Method
         F @27:11 b::(*T).Ptr Method
@@ -391,7 +383,7 @@ var Default = New()
         F @44:14 b::(T).Val Method
         F: incomplete
     "#]]
-    .assert_eq(&render(&[("a", &[a]), ("b", &[b])]));
+    .assert_eq(&render(&[("a", &[a]), ("b", &[&b])]));
 }
 
 /// A constant declared without a type has its expression's: a conversion `T(1)`, an

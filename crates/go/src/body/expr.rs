@@ -102,15 +102,10 @@ impl<'s> Walker<'s> {
                 }
             }
             "composite_literal" => {
+                // `[...]T{…}` is an array of T (`sig::literal_type`).
                 let ty = crate::sig::literal_type(node, self.src).map(|t| self.guard(t));
-                // `[...]T{…}`: its elements are of type T.
-                let elements = field("type")
-                    .filter(|t| t.kind() == "implicit_length_array_type")
-                    .and_then(|t| t.child_by_field_name("element"))
-                    .map(|e| TypeExpr::Slice(Box::new(self.ty(e))));
                 if let Some(b) = field("body") {
-                    let lt = elements.or_else(|| ty.clone()).map(|ty| LitTy { ty, steps: Vec::new() });
-                    self.literal_value(b, lt);
+                    self.literal_value(b, ty.clone().map(|ty| LitTy { ty, steps: Vec::new() }));
                 }
                 Expr::Composite(ty)
             }

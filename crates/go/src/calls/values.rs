@@ -4,9 +4,8 @@
 
 use super::infer::{Infer, Val};
 use crate::body::{ExprId, FuncBody, LitKind};
-use crate::sig::FuncDeclSig;
-use crate::sig::{ConstExpr, ValueInit, ValueKind};
-use crate::types::{DeclRef, PkgEnv, Scope, Type, TypeCtx};
+use crate::sig::{ConstExpr, FuncDeclSig, TypeExpr, ValueInit, ValueKind};
+use crate::types::{PkgEnv, Scope, Type, TypeCtx};
 use std::sync::Arc;
 
 /// How deep constants may refer to constants before the answer is unknown (a cycle is
@@ -63,23 +62,13 @@ pub(super) fn const_val(
             },
         },
         ConstExpr::Call { fun, args } if args.len() == 1 => {
-            // A conversion `T(x)` or `pkg.T(x)` to a type this tree or the universe has.
-            let t = match fun.split_once('.') {
-                None => match env.sigs.decl(fun) {
-                    Some(DeclRef::Type(..)) => ctx.lookup_type(&env.path, fun),
-                    Some(_) => return None,
-                    None => ctx.lookup_type("", fun),
-                },
-                Some((pkg, name)) => {
-                    let sc = Scope { pkg: env, file, tparams: &[] };
-                    let other = ctx.qualified_env(sc, pkg).ok()?;
-                    match other.sigs.decl(name) {
-                        Some(DeclRef::Type(..)) => ctx.lookup_type(&other.path, name),
-                        _ => return None,
-                    }
-                }
+            // A conversion `T(x)` or `pkg.T(x)`: the name resolved as a type in the
+            // constant's file (a function or builtin is no type).
+            let ty = match fun.split_once('.') {
+                None => TypeExpr::Name(fun.clone()),
+                Some((pkg, name)) => TypeExpr::Qualified { pkg: pkg.into(), name: name.into() },
             };
-            match t {
+            match ctx.resolve_in(Scope { pkg: env, file, tparams: &[] }, &ty) {
                 Type::Unresolved(_) => None,
                 t => Some(Val::Value(t)),
             }

@@ -81,8 +81,8 @@ pub struct TypeCtx<'s> {
     named: RefCell<HashMap<Key2, Slot<NamedResult>>>,
     aliases: RefCell<HashMap<Key2, Slot<Type>>>,
     pub(super) consts: RefCell<HashMap<Key2, Option<Result<i128, Unresolved>>>>,
-    /// Types of package-level variables that inference gives (`None`: unknown, or in
-    /// progress when `vars_in_progress` has it: an initialization cycle).
+    /// Types of package-level variables that inference gives (`None`: unknown; also the
+    /// entry while its inference runs, so an initialization cycle is unknown).
     vars: RefCell<HashMap<Key2, Option<Type>>>,
 }
 
