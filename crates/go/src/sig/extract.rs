@@ -229,7 +229,6 @@ fn boxed(node: Option<Node<'_>>, src: &[u8]) -> Box<TypeExpr> {
     Box::new(node.map_or(TypeExpr::Invalid(String::new()), |n| type_expr(n, src)))
 }
 
-/// A type node as a [`TypeExpr`]; anything else is [`TypeExpr::Invalid`].
 /// The type of a composite literal as written, with the length of `[...]T{…}` counted from
 /// its elements (unknown when an element has an index key); `None` without a type.
 pub(crate) fn literal_type(lit: Node<'_>, src: &[u8]) -> Option<TypeExpr> {
@@ -249,6 +248,7 @@ pub(crate) fn literal_type(lit: Node<'_>, src: &[u8]) -> Option<TypeExpr> {
     Some(TypeExpr::Array { len, elem: boxed(t.child_by_field_name("element"), src) })
 }
 
+/// A type node as a [`TypeExpr`]; anything else is [`TypeExpr::Invalid`].
 pub(crate) fn type_expr(node: Node<'_>, src: &[u8]) -> TypeExpr {
     if node.is_missing() || node.is_error() {
         return TypeExpr::Invalid(text(node, src));
