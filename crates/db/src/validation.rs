@@ -98,7 +98,7 @@ impl GoInventory {
     /// Whether [`GoInventory::add_loaded`] looks at this file's content under `build` (a
     /// Go-side file that its name does not exclude).
     pub fn needs_content(build: &BuildContext, rel: &str, kind: FileKind) -> bool {
-        kind.is_go_side() && (kind != FileKind::Go || docforge_go::excluded_by_name(build, rel).is_none())
+        kind.is_go_side() && (kind != FileKind::Go || !docforge_go::is_excluded_by_name(build, rel))
     }
 
     /// Complete an inventory whose loaded files were added: the walk's Go-side entries that

@@ -45,7 +45,8 @@ pub(crate) fn scan_header(content: &[u8]) -> Header {
         if !line.starts_with(b"//") {
             ended = true;
         }
-        if !in_slash_star {
+        // Only a line with this prefix can be one (most header lines are not: no text made).
+        if !in_slash_star && line.starts_with(b"//go:build") {
             let text = String::from_utf8_lossy(line);
             if is_go_build(&text) {
                 if h.go_build.is_some() {

@@ -53,7 +53,7 @@ pub use logic::{
     extract_file_logic, extract_logic, Edge, EdgeLabel, FunctionLogic, Step, StepKind, MAX_LOGIC_DEPTH,
     MAX_LOGIC_STEPS, MAX_STEP_TEXT,
 };
-pub use select::{excluded_by_name, select_file, FileSelection};
+pub use select::{excluded_by_name, is_excluded_by_name, select_file, FileSelection};
 pub use sig::{
     extract_sigs, ChanDir, ConstExpr, FieldExpr, FileSigs, FuncDeclSig, FuncSig, ImportSig, InterfaceElem,
     ItemSigs, Param, ReceiverSig, SigPositions, Term, TypeDeclSig, TypeExpr, TypeParamSig, ValueInit,

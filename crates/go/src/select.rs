@@ -57,17 +57,33 @@ pub fn select_file(ctx: &BuildContext, file_name: &str, source: &[u8]) -> FileSe
 
 /// Why [`select_file`] excludes a file by its name alone (without reading it), if it does.
 pub fn excluded_by_name(ctx: &BuildContext, file_name: &str) -> Option<String> {
+    name_exclusion(ctx, file_name).map(|e| match e {
+        NameExclusion::NotGo => "not a .go file".into(),
+        NameExclusion::Hidden => "file name starts with _ or .".into(),
+        NameExclusion::Suffix => format!("file name suffix does not match {}/{}", ctx.goos, ctx.goarch),
+    })
+}
+
+/// Whether [`excluded_by_name`] excludes `file_name` (without making the reason).
+pub fn is_excluded_by_name(ctx: &BuildContext, file_name: &str) -> bool {
+    name_exclusion(ctx, file_name).is_some()
+}
+
+enum NameExclusion {
+    NotGo,
+    Hidden,
+    Suffix,
+}
+
+fn name_exclusion(ctx: &BuildContext, file_name: &str) -> Option<NameExclusion> {
     let name = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
     if !name.ends_with(".go") {
-        return Some("not a .go file".into());
+        return Some(NameExclusion::NotGo);
     }
     if name.starts_with('_') || name.starts_with('.') {
-        return Some("file name starts with _ or .".into());
+        return Some(NameExclusion::Hidden);
     }
-    if !good_os_arch_file(ctx, name) {
-        return Some(format!("file name suffix does not match {}/{}", ctx.goos, ctx.goarch));
-    }
-    None
+    (!good_os_arch_file(ctx, name)).then_some(NameExclusion::Suffix)
 }
 
 /// `go/build`'s `goodOSArchFile`: `name_GOOS`, `name_GOARCH`, `name_GOOS_GOARCH`, each
@@ -75,16 +91,19 @@ pub fn excluded_by_name(ctx: &BuildContext, file_name: &str) -> Option<String> {
 pub(crate) fn good_os_arch_file(ctx: &BuildContext, name: &str) -> bool {
     let stem = name.split('.').next().unwrap_or(name);
     let Some(i) = stem.find('_') else { return true };
-    let mut parts: Vec<&str> = stem[i..].split('_').collect();
-    if parts.last() == Some(&"test") {
-        parts.pop();
+    // The `_`-separated parts of `stem[i..]` from the end, a final `test` dropped.
+    let mut parts = stem[i..].rsplit('_');
+    let mut last = parts.next();
+    if last == Some("test") {
+        last = parts.next();
     }
-    let n = parts.len();
-    if n >= 2 && KNOWN_OS.contains(&parts[n - 2]) && KNOWN_ARCH.contains(&parts[n - 1]) {
-        return ctx.match_tag(parts[n - 1]) && ctx.match_tag(parts[n - 2]);
+    if let (Some(os), Some(arch)) = (parts.next(), last) {
+        if KNOWN_OS.contains(&os) && KNOWN_ARCH.contains(&arch) {
+            return ctx.match_tag(arch) && ctx.match_tag(os);
+        }
     }
-    if n >= 1 && (KNOWN_OS.contains(&parts[n - 1]) || KNOWN_ARCH.contains(&parts[n - 1])) {
-        return ctx.match_tag(parts[n - 1]);
+    match last {
+        Some(l) if KNOWN_OS.contains(&l) || KNOWN_ARCH.contains(&l) => ctx.match_tag(l),
+        _ => true,
     }
-    true
 }
