@@ -7,7 +7,7 @@
 
 use crate::{ms, selected_go_files, THREADS};
 use docforge_validate::{
-    build_snapshot, read_graph, write_graph, DiskRepository, FixedClock, Received, Validator,
+    build_snapshot, publish_graph, read_graph, DiskRepository, FixedClock, Received, Validator,
 };
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -23,7 +23,7 @@ pub fn validate(corpus: &Path) -> serde_json::Value {
     if std::env::var_os("DOCFORGE_BENCH_REUSE_GRAPH").is_none() || read_graph(&root).is_err() {
         let built = build_snapshot(&root, false, "bench", &clock, THREADS).unwrap();
         drop(built.host);
-        write_graph(&root, &built.snapshot.encode()).unwrap();
+        publish_graph(&root, &built.snapshot).unwrap();
     }
 
     let (files, _) = selected_go_files(corpus);

@@ -282,7 +282,7 @@ pub fn discover(project: &Project) -> Inventory {
 /// classified (in walk order, not sorted), so that a caller can read files while the walk goes
 /// on. Returns the scanner errors.
 pub fn discover_each(project: &Project, found: impl FnMut(Entry)) -> Vec<(String, String)> {
-    walk(project, None, found)
+    walk(project, None, found, &mut |_| {})
 }
 
 /// [`discover_each`] for a caller that opens the files it loads through the confined reader
@@ -291,23 +291,50 @@ pub fn discover_each(project: &Project, found: impl FnMut(Entry)) -> Vec<(String
 /// otherwise it is handed over as `Selected` with no stamp, and a too-large one is refused by
 /// the reader (`file_too_large`, the same code). Symlinks and special files are classified
 /// exactly as [`discover_each`] does.
+///
+/// Entries come in no particular order (the caller orders what it collects).
+///
+/// `seen` is told of every directory the walk lists and of every symlink with a source-file
+/// name (classified through its target), so that a caller can tell later whether the walk's
+/// result could have changed.
 pub fn discover_each_lazy(
     project: &Project,
     stat: impl Fn(&str, FileKind) -> bool,
     found: impl FnMut(Entry),
+    mut seen: impl FnMut(Seen),
 ) -> Vec<(String, String)> {
-    walk(project, Some(&stat), found)
+    walk(project, Some(&stat), found, &mut seen)
+}
+
+/// What a lazy walk reports besides its entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen<'a> {
+    /// A directory whose entries the walk listed (`""`: the root).
+    Dir(&'a str),
+    /// A symlink with a source-file name.
+    Symlink(&'a str),
 }
 
 /// Which regular files a lazy walk stats.
 type StatFilter<'a> = dyn Fn(&str, FileKind) -> bool + 'a;
 
 /// `lazy`: which regular files are stat'ed (`None`: all).
-fn walk(project: &Project, lazy: Option<&StatFilter>, mut found: impl FnMut(Entry)) -> Vec<(String, String)> {
+fn walk(
+    project: &Project,
+    lazy: Option<&StatFilter>,
+    mut found: impl FnMut(Entry),
+    seen: &mut dyn FnMut(Seen),
+) -> Vec<(String, String)> {
     let sel = Selection::new(&project.config);
     let root = &project.root;
     let mut errors = Vec::new();
-    let walker = ignore::WalkBuilder::new(root)
+    let mut builder = ignore::WalkBuilder::new(root);
+    if lazy.is_none() {
+        // In name order, for readers that take entries as they come. A lazy walk's caller
+        // orders what it collects (and sorting by name costs a tenth of the walk).
+        builder.sort_by_file_name(|a, b| a.cmp(b));
+    }
+    let walker = builder
         .hidden(true)
         .git_ignore(true)
         .git_exclude(true)
@@ -316,7 +343,6 @@ fn walk(project: &Project, lazy: Option<&StatFilter>, mut found: impl FnMut(Entr
         .parents(false)
         .ignore(true)
         .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry({
             let exclude = sel.exclude.clone();
             let root = root.clone();
@@ -338,16 +364,21 @@ fn walk(project: &Project, lazy: Option<&StatFilter>, mut found: impl FnMut(Entr
             }
         };
         if entry.depth() == 0 {
+            seen(Seen::Dir(""));
             continue;
         }
         let rel = rel_path(root, entry.path());
         let Some(ft) = entry.file_type() else { continue };
         if ft.is_dir() {
+            seen(Seen::Dir(&rel));
             continue;
         }
         let Some(kind) = sel.kind(&rel) else { continue };
         if sel.exclude.is_match(&rel) {
             continue;
+        }
+        if ft.is_symlink() {
+            seen(Seen::Symlink(&rel));
         }
         if ft.is_file() && lazy.is_some_and(|stat| !stat(&rel, kind)) {
             found(Entry { status: go_dir_status(&rel, kind), rel, kind, stamp: None });
@@ -413,6 +444,43 @@ fn error_path(e: &ignore::Error) -> Option<PathBuf> {
 }
 
 fn rel_path(root: &Path, path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    // The walker joins names to the root, so the path is normally the root's bytes, a slash
+    // and a clean relative path: UTF-8 names separated by single slashes, none of them `.`
+    // (what the general case below makes of it, without parsing components).
+    let (r, p) = (root.as_os_str().as_bytes(), path.as_os_str().as_bytes());
+    if let Some(rest) = p.strip_prefix(r).and_then(|rest| rest.strip_prefix(b"/")) {
+        if let Ok(s) = std::str::from_utf8(rest) {
+            if s.split('/').all(|c| !c.is_empty() && c != ".") {
+                return s.to_string();
+            }
+        }
+    }
     let rel = path.strip_prefix(root).unwrap_or(path);
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rel_path;
+    use std::path::Path;
+
+    #[test]
+    fn relative_paths_are_slash_separated_names_under_the_root() {
+        let cases = [
+            ("/r", "/r/a/b.go", "a/b.go"),
+            ("/r", "/r/a", "a"),
+            ("/r", "/r", ""),
+            ("/r", "/r/./a//b.go", "a/b.go"),
+            ("/", "/a/b.go", "a/b.go"),
+            ("/r", "/r/a\u{e9}/b.go", "a\u{e9}/b.go"),
+        ];
+        for (root, path, want) in cases {
+            let got = rel_path(Path::new(root), Path::new(path));
+            // What the general case (components) makes of it.
+            let general = Path::new(path).strip_prefix(root).unwrap();
+            let general: Vec<_> = general.components().map(|c| c.as_os_str().to_string_lossy()).collect();
+            assert_eq!((got.as_str(), general.join("/").as_str()), (want, want), "{root} {path}");
+        }
+    }
 }

@@ -8,13 +8,15 @@
 mod config;
 mod discover;
 mod read;
+mod stamp;
 
 pub use config::{Config, ConfigError, GoConfig, Limits, ProjectSection, Proposals, Sources, View};
 pub use discover::{
     discover, discover_each, discover_each_lazy, Entry, EntryStatus, FileKind, FileStamp, Inventory, Project,
-    ProjectError,
+    ProjectError, Seen,
 };
 pub use read::{read_source, read_source_into, ReadError, SourceReader, DEFAULT_MAX_FILE_BYTES};
+pub use stamp::{PathState, ReadStamp, RACY_WINDOW};
 
 /// The index directory inside the project root.
 pub const STATE_DIR: &str = ".docforge";

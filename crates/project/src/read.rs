@@ -1,5 +1,6 @@
 //! The one place that opens source files: confined, non-blocking, regular files only.
 
+use crate::stamp::ReadStamp;
 use std::fs;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
@@ -37,8 +38,8 @@ const O_NONBLOCK: i32 = 0o4000;
 /// A handle on the root for opening many files beneath it: the root directory is opened once
 /// (`O_PATH`), not once per file.
 pub struct SourceReader<'r> {
-    root: &'r Path,
-    dir: Option<rustix::fd::OwnedFd>,
+    pub(crate) root: &'r Path,
+    pub(crate) dir: Option<rustix::fd::OwnedFd>,
 }
 
 impl<'r> SourceReader<'r> {
@@ -58,25 +59,44 @@ impl<'r> SourceReader<'r> {
 
     /// [`read_source_into`] through this handle.
     pub fn read_into(&self, rel: &str, limit: u64, bytes: &mut Vec<u8>) -> Result<(), ReadError> {
+        self.read_into_stamped(rel, limit, bytes).map(drop)
+    }
+
+    /// [`SourceReader::read_into`], also returning the open file's stamp taken before its
+    /// bytes were read (a write during the read changes the file's current stamp).
+    pub fn read_into_stamped(
+        &self,
+        rel: &str,
+        limit: u64,
+        bytes: &mut Vec<u8>,
+    ) -> Result<ReadStamp, ReadError> {
         bytes.clear();
+        let (file, stamp) = self.open(rel, limit)?;
+        bytes.reserve(stamp.size() as usize);
+        let io = |e: std::io::Error| ReadError::Io { path: rel.to_string(), message: e.to_string() };
+        file.take(limit.saturating_add(1)).read_to_end(bytes).map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(ReadError::TooLarge { path: rel.to_string(), limit });
+        }
+        Ok(stamp)
+    }
+
+    /// Open `rel` for reading: confined to the root, non-blocking, a regular file of at most
+    /// `limit` bytes when opened (a reader must still stop after `limit` bytes: it can grow).
+    pub fn open(&self, rel: &str, limit: u64) -> Result<(fs::File, ReadStamp), ReadError> {
         let io = |e: std::io::Error| ReadError::Io { path: rel.to_string(), message: e.to_string() };
         let file = match self.open_beneath(rel).map_err(io)? {
             Some(file) => file,
             None => open_canonical(self.root, rel)?,
         };
         let meta = file.metadata().map_err(io)?;
-        if !meta.is_file() {
+        let Some(stamp) = ReadStamp::of(&meta) else {
             return Err(ReadError::NotRegular { path: rel.to_string() });
-        }
+        };
         if meta.len() > limit {
             return Err(ReadError::TooLarge { path: rel.to_string(), limit });
         }
-        bytes.reserve(meta.len() as usize);
-        file.take(limit.saturating_add(1)).read_to_end(bytes).map_err(io)?;
-        if bytes.len() as u64 > limit {
-            return Err(ReadError::TooLarge { path: rel.to_string(), limit });
-        }
-        Ok(())
+        Ok((file, stamp))
     }
 
     /// Open `rel` with `openat2(RESOLVE_BENEATH)` from the root: one system call that

@@ -3,10 +3,11 @@
 //! and turning document claims into bindings.
 
 use crate::manifest::SelectionPolicy;
+use crate::readlog::{ReadLog, Recheck};
 use crate::snapshot::{
     build_meta, Attrs, SnapDiagnostic, SnapEdge, SnapLocation, SnapNode, Snapshot, GRAPH_SCHEMA_VERSION,
 };
-use crate::validator::{Clock, GraphAccessError, RepositoryAccess, SourceState};
+use crate::validator::{Clock, GraphAccessError, GraphRead, RepositoryAccess, SourceState};
 use docforge_db::{go_inventory, Analysis, AnalysisHost, AstPolicy, DocClaim};
 use docforge_model::Precision;
 use docforge_project::Project;
@@ -51,8 +52,24 @@ impl RepositoryAccess for DiskRepository {
             None => crate::store::read_graph(&self.root),
         }
     }
+    fn read_graph_indexed(&self) -> Result<GraphRead, GraphAccessError> {
+        if self.graph.is_none() {
+            if let Some(index) = crate::store::read_graph_index(&self.root) {
+                if let Ok(recorded) = crate::index::graph_digest(&index) {
+                    let sha256 = crate::store::hash_graph(&self.root)?;
+                    if sha256 == recorded {
+                        return Ok(GraphRead::Indexed { sha256, index });
+                    }
+                }
+            }
+        }
+        self.read_graph().map(GraphRead::Bytes)
+    }
     fn current_sources(&self) -> Result<SourceState, String> {
-        current_sources(&self.root)
+        crate::scan::first_scan(&self.root, crate::scan::scan_threads())
+    }
+    fn recheck_sources(&self, before: &ReadLog) -> Result<Recheck, String> {
+        crate::scan::recheck_sources(&self.root, crate::scan::scan_threads(), before)
     }
 }
 
@@ -60,7 +77,7 @@ impl RepositoryAccess for DiskRepository {
 /// every Go-side file ([`crate::scan`]: the engine's inventory without an analysis
 /// database). No Go file is parsed (selection and hashing need no AST).
 pub fn current_sources(root: &Path) -> Result<SourceState, String> {
-    crate::scan::scan_sources(root, crate::scan::scan_threads())
+    crate::scan::scan_sources(root, crate::scan::scan_threads(), None)
 }
 
 /// What `gograph build` produced.

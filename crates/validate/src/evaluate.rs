@@ -8,6 +8,7 @@
 //! when every call site resolved within the supported static call model).
 
 use crate::binding::{Binding, Precision, Predicate, RefKind, Reference};
+use crate::index::IndexRecords;
 use crate::report::{Diagnostic, Evidence, MatchedRelation, Outcome, Reason, Resolved, SourceLocation};
 use crate::snapshot::{SnapEdge, SnapNode, Snapshot};
 use std::cmp::Ordering;
@@ -38,15 +39,25 @@ impl Verdict {
 /// edges with equal keys keep the snapshot's order).
 pub struct GraphView<'a> {
     snap: &'a Snapshot<'a>,
-    /// Node indices in ID order; `None` when the nodes are already in that order.
-    node_order: Option<Vec<u32>>,
+    records: Records<'a>,
     duplicated: HashSet<&'a str>,
-    /// Edge indices in (source, relation, target) order; `None` when already in that order.
-    edge_order: Option<Vec<u32>>,
+}
+
+/// Where the records are.
+enum Records<'a> {
+    /// In the snapshot.
+    Decoded {
+        /// Node indices in ID order; `None` when the nodes are already in that order.
+        node_order: Option<Vec<u32>>,
+        /// Edge indices in (source, relation, target) order; `None` when already in that order.
+        edge_order: Option<Vec<u32>>,
+    },
+    /// In an index of the snapshot's graph (already in key order).
+    Indexed(IndexRecords<'a>),
 }
 
 enum Lookup<'a> {
-    Found(&'a SnapNode<'a>),
+    Found(SnapNode<'a>),
     Missing,
     Ambiguous(usize),
 }
@@ -78,44 +89,114 @@ fn equal_range<'a, T>(items: &'a [T], order: Option<&[u32]>, cmp: impl Fn(&T) ->
     }
 }
 
+/// The record orders of a [`GraphView`], computed apart from it (a validation computes them
+/// beside its source scan, where they cost no wall time).
+pub struct ViewOrder {
+    node_order: Option<Vec<u32>>,
+    edge_order: Option<Vec<u32>>,
+}
+
+impl ViewOrder {
+    pub fn of(snap: &Snapshot) -> Self {
+        ViewOrder {
+            node_order: order_by(&snap.nodes, |n| n.id.as_ref()),
+            edge_order: order_by(&snap.edges, |e| {
+                (e.source.as_ref(), e.relation.as_ref(), e.target.as_ref())
+            }),
+        }
+    }
+}
+
 impl<'a> GraphView<'a> {
     pub fn new(snap: &'a Snapshot<'a>) -> Self {
+        Self::with_order(snap, ViewOrder::of(snap))
+    }
+
+    /// The view of `snap` with its orders (`order` must be [`ViewOrder::of`] this snapshot).
+    pub fn with_order(snap: &'a Snapshot<'a>, order: ViewOrder) -> Self {
+        let records = Records::Decoded { node_order: order.node_order, edge_order: order.edge_order };
+        Self::over(snap, records)
+    }
+
+    /// The view of the records of an index, `snap` being the index's snapshot without them.
+    pub fn indexed(snap: &'a Snapshot<'a>, records: IndexRecords<'a>) -> Self {
+        Self::over(snap, Records::Indexed(records))
+    }
+
+    fn over(snap: &'a Snapshot<'a>, records: Records<'a>) -> Self {
         let duplicated = snap
             .diagnostics
             .iter()
             .filter(|d| d.code == "go_duplicate_symbol")
             .filter_map(|d| d.symbol_id.as_deref())
             .collect();
-        GraphView {
-            snap,
-            node_order: order_by(&snap.nodes, |n| n.id.as_ref()),
-            duplicated,
-            edge_order: order_by(&snap.edges, |e| {
-                (e.source.as_ref(), e.relation.as_ref(), e.target.as_ref())
-            }),
-        }
+        GraphView { snap, records, duplicated }
     }
 
     fn lookup(&self, r: &Reference) -> Lookup<'a> {
         let want_package = r.kind == RefKind::Package;
-        let found: Vec<&SnapNode<'a>> =
-            equal_range(&self.snap.nodes, self.node_order.as_deref(), |n| n.id.as_ref().cmp(r.id.as_str()))
-                .into_iter()
-                .filter(|n| (n.kind == "package") == want_package)
-                .collect();
+        let found: Vec<SnapNode<'a>> = match &self.records {
+            Records::Decoded { node_order, .. } => {
+                equal_range(&self.snap.nodes, node_order.as_deref(), |n| n.id.as_ref().cmp(r.id.as_str()))
+                    .into_iter()
+                    .cloned()
+                    .collect()
+            }
+            Records::Indexed(ix) => sorted_range(ix.node_count(), |i| ix.node_id(i).cmp(r.id.as_str()))
+                .map(|i| ix.node(i))
+                .collect(),
+        };
+        let mut found: Vec<SnapNode<'a>> =
+            found.into_iter().filter(|n| (n.kind == "package") == want_package).collect();
         let extra = usize::from(self.duplicated.contains(r.id.as_str()));
-        match (found.as_slice(), extra) {
-            ([], 0) => Lookup::Missing,
-            ([n], 0) => Lookup::Found(n),
-            (v, extra) => Lookup::Ambiguous(v.len() + extra),
+        match (found.len(), extra) {
+            (0, 0) => Lookup::Missing,
+            (1, 0) => Lookup::Found(found.pop().expect("one node")),
+            (n, extra) => Lookup::Ambiguous(n + extra),
         }
     }
 
-    fn edges(&self, relation: &str, source: &str, target: &str) -> Vec<&'a SnapEdge<'a>> {
-        equal_range(&self.snap.edges, self.edge_order.as_deref(), |e| {
-            (e.source.as_ref(), e.relation.as_ref(), e.target.as_ref()).cmp(&(source, relation, target))
-        })
+    fn edges(&self, relation: &str, source: &str, target: &str) -> Vec<SnapEdge<'a>> {
+        let want = (source, relation, target);
+        match &self.records {
+            Records::Decoded { edge_order, .. } => {
+                equal_range(&self.snap.edges, edge_order.as_deref(), |e| {
+                    (e.source.as_ref(), e.relation.as_ref(), e.target.as_ref()).cmp(&want)
+                })
+                .into_iter()
+                .cloned()
+                .collect()
+            }
+            Records::Indexed(ix) => {
+                sorted_range(ix.edge_count(), |i| ix.edge_key(i).cmp(&want)).map(|i| ix.edge(i)).collect()
+            }
+        }
     }
+}
+
+/// The indices in `0..len` whose items compare `Equal` (`cmp` orders item `i` against the
+/// wanted key; the items are in key order).
+fn sorted_range(len: usize, cmp: impl Fn(usize) -> Ordering) -> std::ops::Range<usize> {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if cmp(mid) == Ordering::Less {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let start = lo;
+    hi = len;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if cmp(mid) == Ordering::Greater {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    start..lo
 }
 
 fn resolved(n: &SnapNode) -> Resolved {
@@ -186,12 +267,12 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
             }
         }
         if targets.len() == 1 {
-            evidence.resolved_subject = Some(resolved(targets[0]));
+            evidence.resolved_subject = Some(resolved(&targets[0]));
         } else {
-            evidence.resolved_object = Some(resolved(targets[1]));
+            evidence.resolved_object = Some(resolved(&targets[1]));
         }
     }
-    let subject = targets[0];
+    let subject = &targets[0];
     match binding.predicate {
         Predicate::SymbolExists => Verdict::new(Outcome::Pass, Reason::PredicatePassed, evidence),
         Predicate::PackageImports => {
@@ -208,7 +289,7 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
             relation_verdict(binding, evidence, &found, |_| "direct_import".into(), negative_ok, inconclusive)
         }
         Predicate::TypeImplements => {
-            let object = targets[1];
+            let object = &targets[1];
             if !matches!(subject.kind.as_ref(), "struct" | "type") || object.kind != "interface" {
                 return kind_mismatch(
                     evidence,
@@ -252,7 +333,7 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
             relation_verdict(binding, evidence, &found, class, negative_ok, inconclusive)
         }
         Predicate::CallEdgeExists => {
-            let object = targets[1];
+            let object = &targets[1];
             let callable = |n: &SnapNode| matches!(n.kind.as_ref(), "func" | "method");
             if !callable(subject) || !callable(object) {
                 return kind_mismatch(
@@ -286,7 +367,7 @@ fn matched(binding: &Binding, e: &SnapEdge, classification: String) -> MatchedRe
 fn relation_verdict(
     binding: &Binding,
     mut evidence: Evidence,
-    found: &[&SnapEdge],
+    found: &[SnapEdge],
     class: impl Fn(&SnapEdge) -> String,
     negative_ok: bool,
     inconclusive: impl Fn() -> Diagnostic,
@@ -315,7 +396,6 @@ fn call_edge(
     let class = |e: &SnapEdge| e.attrs.get("classification").unwrap_or_default().to_string();
     let counted: Vec<&SnapEdge> = found
         .iter()
-        .copied()
         .filter(|e| matches!(class(e).as_str(), "resolved_static" | "cha_possible_target"))
         .collect();
     let binding_kind = "call_edge_exists";
@@ -352,7 +432,7 @@ fn call_edge(
         );
     }
     let unknown: Vec<String> =
-        found.iter().map(|e| class(e)).filter(|c| !matches!(c.as_str(), "synthetic")).collect();
+        found.iter().map(class).filter(|c| !matches!(c.as_str(), "synthetic")).collect();
     let unresolved = subject.attrs.get("unresolved_calls").unwrap_or("unknown");
     let all_resolved = subject.attrs.get("calls_resolved") == Some("true");
     let reason = if synthetic {

@@ -10,8 +10,10 @@ mod binding;
 mod clock;
 mod engine;
 mod evaluate;
+mod index;
 mod manifest;
 mod project;
+mod readlog;
 mod records;
 mod report;
 mod scan;
@@ -24,16 +26,19 @@ pub use binding::{
     Precision, Predicate, RefKind, Reference, BINDING_SCHEMA,
 };
 pub use clock::{rfc3339, FixedClock, SystemClock};
+pub use docforge_project::RACY_WINDOW;
 pub use engine::{
     build_snapshot, claim_binding_json, current_sources, snapshot_of, Built, DiskRepository,
     PRECISE_UNAVAILABLE,
 };
 pub use evaluate::{evaluate, GraphView, Verdict};
+pub use index::INDEX_FILE;
 pub use manifest::{
     build_context_fingerprint, build_section, differences, source_fingerprint, source_manifest,
     SelectionPolicy, SOURCE_MANIFEST_SCHEMA, SOURCE_POLICY_VERSION,
 };
 pub use project::{validate_project, ProjectValidation};
+pub use readlog::{ReadLog, Recheck};
 pub use report::{
     AnalysisInfo, Diagnostic, Evaluation, Evidence, Freshness, MatchedRelation, Outcome, Reason, Request,
     Resolved, SourceLocation, ValidationResult, MAX_DIAGNOSTICS, MAX_MESSAGE_BYTES, RESULT_SCHEMA,
@@ -42,8 +47,10 @@ pub use snapshot::{
     build_meta, Attrs, BuildMeta, FileRecord, SnapDiagnostic, SnapEdge, SnapLocation, SnapNode, Snapshot,
     SnapshotError, GRAPH_DIR, GRAPH_FILE, GRAPH_SCHEMA_VERSION,
 };
-pub use store::{graph_rel, read_graph, write_graph, MAX_GRAPH_BYTES};
-pub use validator::{Clock, GraphAccessError, Received, RepositoryAccess, SourceState, Validator};
+pub use store::{
+    graph_rel, hash_graph, publish_graph, read_graph, read_graph_index, write_graph, MAX_GRAPH_BYTES,
+};
+pub use validator::{Clock, GraphAccessError, GraphRead, Received, RepositoryAccess, SourceState, Validator};
 
 pub use docforge_db::{DocClaim, GoInventory};
 

@@ -49,6 +49,10 @@ impl<'a> Attrs<'a> {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    /// Attributes from pairs whose keys are unique and ascending (`None` otherwise).
+    pub(crate) fn from_sorted(pairs: Vec<(Text<'a>, Text<'a>)>) -> Option<Self> {
+        pairs.windows(2).all(|w| w[0].0 < w[1].0).then_some(Attrs(pairs))
+    }
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.0.iter().map(|(k, v)| (k.as_ref(), v.as_ref()))
     }

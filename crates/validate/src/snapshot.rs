@@ -190,12 +190,18 @@ impl<'a> Snapshot<'a> {
                 ));
             }
         };
+        snap.checked()
+    }
+
+    /// This snapshot when its version markers are supported and its recorded digests and
+    /// fingerprints are consistent (the checks after a strict decode).
+    pub(crate) fn checked(self) -> Result<Self, SnapshotError> {
         check_markers(
-            Some(&serde_json::Value::from(snap.schema_version.as_str())),
-            Some(&serde_json::Value::from(snap.source_policy_version)),
+            Some(&serde_json::Value::from(self.schema_version.as_str())),
+            Some(&serde_json::Value::from(self.source_policy_version)),
         )?;
-        snap.check()?;
-        Ok(snap)
+        self.check()?;
+        Ok(self)
     }
 
     fn check(&self) -> Result<(), SnapshotError> {
@@ -333,7 +339,7 @@ pub fn build_meta(inv: &GoInventory, policy: &SelectionPolicy) -> BuildMeta {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn sample() -> Snapshot<'static> {

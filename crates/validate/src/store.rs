@@ -3,8 +3,10 @@
 //! reads go through the engine's confined non-blocking reader; writes are atomic (a new
 //! temporary file in the same directory, fsync, rename, fsync of the directory).
 
-use crate::snapshot::{GRAPH_DIR, GRAPH_FILE};
+use crate::index::INDEX_FILE;
+use crate::snapshot::{Snapshot, GRAPH_DIR, GRAPH_FILE};
 use crate::validator::GraphAccessError;
+use docforge_project::ReadError;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
@@ -34,6 +36,54 @@ fn kind_of(meta: &fs::Metadata) -> &'static str {
 
 /// The exact bytes of `<root>/.gograph/graph.json`; `root` must be canonical.
 pub fn read_graph(root: &Path) -> Result<Vec<u8>, GraphAccessError> {
+    let rel = check_graph(root)?;
+    docforge_project::read_source(root, &rel, MAX_GRAPH_BYTES).map_err(|e| access_error(&rel, e))
+}
+
+/// The SHA-256 (hex) of the exact bytes of `.gograph/graph.json`, read in pieces (the graph
+/// is not held in memory), with [`read_graph`]'s checks.
+pub fn hash_graph(root: &Path) -> Result<String, GraphAccessError> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let rel = check_graph(root)?;
+    let reader = docforge_project::SourceReader::new(root);
+    let (file, _) = reader.open(&rel, MAX_GRAPH_BYTES).map_err(|e| access_error(&rel, e))?;
+    let mut file = file.take(MAX_GRAPH_BYTES + 1);
+    let (mut digest, mut total) = (Sha256::new(), 0u64);
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let n = match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(GraphAccessError::Unreadable(format!("{rel}: {e}"))),
+        };
+        digest.update(&buffer[..n]);
+        total += n as u64;
+    }
+    if total > MAX_GRAPH_BYTES {
+        return Err(access_error(&rel, ReadError::TooLarge { path: rel.clone(), limit: MAX_GRAPH_BYTES }));
+    }
+    Ok(hex::encode(digest.finalize()))
+}
+
+/// The bytes of `.gograph/graph.index` when it is a regular file under the root (anything
+/// else, or nothing: `None`, and the graph itself is decoded).
+pub fn read_graph_index(root: &Path) -> Option<Vec<u8>> {
+    check_graph(root).ok()?;
+    docforge_project::read_source(root, &format!("{GRAPH_DIR}/{INDEX_FILE}"), MAX_GRAPH_BYTES).ok()
+}
+
+fn access_error(rel: &str, e: ReadError) -> GraphAccessError {
+    match e {
+        ReadError::Io { message, .. } => GraphAccessError::Unreadable(format!("{rel}: {message}")),
+        other => GraphAccessError::Unsafe(other.to_string()),
+    }
+}
+
+/// `.gograph` must be a directory and `graph.json` a regular file, neither a symlink: the
+/// graph's path relative to the root.
+fn check_graph(root: &Path) -> Result<String, GraphAccessError> {
     let rel = graph_rel();
     let dir = root.join(GRAPH_DIR);
     match fs::symlink_metadata(&dir) {
@@ -56,16 +106,25 @@ pub fn read_graph(root: &Path) -> Result<Vec<u8>, GraphAccessError> {
         }
         Ok(_) => {}
     }
-    docforge_project::read_source(root, &rel, MAX_GRAPH_BYTES).map_err(|e| match e {
-        docforge_project::ReadError::Io { message, .. } => {
-            GraphAccessError::Unreadable(format!("{rel}: {message}"))
-        }
-        other => GraphAccessError::Unsafe(other.to_string()),
-    })
+    Ok(rel)
+}
+
+/// Publish `snapshot`: its index ([`crate::index`]) and then its `graph.json`, each replaced
+/// atomically. Returns the graph's path and bytes.
+pub fn publish_graph(root: &Path, snapshot: &Snapshot) -> Result<(PathBuf, Vec<u8>), String> {
+    let bytes = snapshot.encode();
+    let index = crate::index::encode(snapshot, &crate::sha256_hex(&bytes));
+    write_file(root, INDEX_FILE, &index)?;
+    Ok((write_graph(root, &bytes)?, bytes))
 }
 
 /// Atomically replace `<root>/.gograph/graph.json` with `bytes`.
 pub fn write_graph(root: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
+    write_file(root, GRAPH_FILE, bytes)
+}
+
+/// Atomically replace `<root>/.gograph/<name>` with `bytes`.
+fn write_file(root: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, String> {
     let dir = root.join(GRAPH_DIR);
     match fs::symlink_metadata(&dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -77,7 +136,7 @@ pub fn write_graph(root: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
         }
         Ok(_) => {}
     }
-    let target = dir.join(GRAPH_FILE);
+    let target = dir.join(name);
     if let Ok(m) = fs::symlink_metadata(&target) {
         if !m.file_type().is_file() {
             return Err(format!("{} is {}; refused", target.display(), kind_of(&m)));
@@ -85,7 +144,7 @@ pub fn write_graph(root: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
     }
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let tmp = dir.join(format!(".{GRAPH_FILE}.{}.{nanos}.tmp", std::process::id()));
+    let tmp = dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = fs::OpenOptions::new().write(true).create_new(true).mode(0o644).open(&tmp)?;
         f.write_all(bytes)?;

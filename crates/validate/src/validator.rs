@@ -3,8 +3,10 @@
 //! clock and the version are injected, so the core is transport-neutral and testable.
 
 use crate::binding::{decode_binding, Binding, BindingError};
-use crate::evaluate::{evaluate, GraphView, Verdict};
+use crate::evaluate::{evaluate, GraphView, Verdict, ViewOrder};
+use crate::index::IndexRecords;
 use crate::manifest::{self, SelectionPolicy};
+use crate::readlog::{ReadLog, Recheck};
 use crate::report::{
     AnalysisInfo, Diagnostic, Diagnostics, Evaluation, Evidence, Freshness, Outcome, Reason, Repository,
     Request, ValidationResult, RESULT_SCHEMA,
@@ -24,11 +26,29 @@ pub enum GraphAccessError {
     Unreadable(String),
 }
 
+/// The trusted snapshot as read for one validation.
+pub enum GraphRead {
+    /// The exact bytes of `graph.json` (strictly decoded).
+    Bytes(Vec<u8>),
+    /// The SHA-256 of the exact bytes of `graph.json` and an index whose header names that
+    /// digest ([`crate::index`]; decoded instead of the graph when intact).
+    Indexed { sha256: String, index: Vec<u8> },
+}
+
+/// Where the bytes a decoded snapshot borrows from live during one operation.
+#[derive(Default)]
+struct GraphBytes {
+    json: OnceLock<Vec<u8>>,
+    index: OnceLock<Vec<u8>>,
+}
+
 /// The current Go source state of the repository.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceState {
     pub inventory: GoInventory,
     pub policy: SelectionPolicy,
+    /// What the scan read (for a recheck in the same operation).
+    pub reads: ReadLog,
 }
 
 /// Access to one explicit repository root.
@@ -37,9 +57,21 @@ pub trait RepositoryAccess: Sync {
     fn root(&self) -> String;
     /// The exact bytes of the trusted snapshot.
     fn read_graph(&self) -> Result<Vec<u8>, GraphAccessError>;
+    /// The trusted snapshot, through its index when one exists for its exact bytes. By
+    /// default, [`RepositoryAccess::read_graph`].
+    fn read_graph_indexed(&self) -> Result<GraphRead, GraphAccessError> {
+        self.read_graph().map(GraphRead::Bytes)
+    }
     /// A fresh scan of the current sources (every call reads them again). `Err` when the
     /// repository cannot be loaded at all (e.g. an invalid `docforge.toml`).
     fn current_sources(&self) -> Result<SourceState, String>;
+    /// The scan after evaluation, given what the first scan of the operation read: a fresh
+    /// walk, but a `.go` file whose settled stamp is unchanged need not be read again
+    /// ([`crate::scan`]). By default, a full scan.
+    fn recheck_sources(&self, before: &ReadLog) -> Result<Recheck, String> {
+        let _ = before;
+        self.current_sources().map(|s| Recheck::Scanned(Box::new(s)))
+    }
 }
 
 /// The time source: RFC 3339 UTC timestamps.
@@ -80,8 +112,10 @@ struct Shared<'g> {
     source_fingerprint: Option<String>,
     /// When set, every valid request gets this verdict instead of an evaluation.
     blocked: Option<(Reason, Vec<Diagnostic>)>,
-    /// The decoded snapshot whose bytes were fingerprinted (read once).
-    snapshot: Option<Snapshot<'g>>,
+    /// The snapshot whose bytes were fingerprinted (read once), and where its records are.
+    snapshot: Option<(Snapshot<'g>, Loaded<'g>)>,
+    /// What the first scan read, for the recheck.
+    reads: ReadLog,
 }
 
 fn analysis_unknown() -> AnalysisInfo {
@@ -110,15 +144,27 @@ impl Validator<'_> {
         let generated_at = self.clock.now();
         let root = self.repo.root();
         let any_valid = requests.iter().any(|r| r.binding.is_ok());
-        // The snapshot's bytes: its decoded records borrow from them.
-        let bytes = OnceLock::new();
+        // The snapshot's bytes (graph.json's or its index's): its decoded records borrow from them.
+        let bytes = GraphBytes::default();
         let mut shared = if any_valid {
             self.load_and_check(&bytes)
         } else {
-            Shared { analysis: analysis_unknown(), source_fingerprint: None, blocked: None, snapshot: None }
+            Shared {
+                analysis: analysis_unknown(),
+                source_fingerprint: None,
+                blocked: None,
+                snapshot: None,
+                reads: ReadLog::default(),
+            }
         };
-        let snapshot = if shared.blocked.is_none() { shared.snapshot.take() } else { None };
-        let view = snapshot.as_ref().map(GraphView::new);
+        let (mut snapshot, loaded) = match shared.snapshot.take() {
+            Some((snap, loaded)) if shared.blocked.is_none() => (Some(snap), Some(loaded)),
+            _ => (None, None),
+        };
+        let view = snapshot.as_ref().zip(loaded).map(|(snap, loaded)| match loaded {
+            Loaded::Decoded(order) => GraphView::with_order(snap, order),
+            Loaded::Indexed(records) => GraphView::indexed(snap, records),
+        });
         let verdicts: Vec<Option<Verdict>> = requests
             .iter()
             .map(|r| match (&r.binding, &view, &shared.blocked) {
@@ -132,18 +178,22 @@ impl Validator<'_> {
         drop(view);
         if shared.blocked.is_none() && any_valid {
             // Recheck: a change during evaluation must not yield a mixed-snapshot result. The
-            // snapshot is released beside the scan; only its inventory is kept, for diagnostics.
-            let (now, old) = std::thread::scope(|s| {
-                let old = s.spawn(move || snapshot.map(|snap| snap.inventory()));
-                let now = self.repo.current_sources();
-                (now, old.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            // snapshot's records are released beside the scan; its inventory is kept, for
+            // diagnostics.
+            let records =
+                snapshot.as_mut().map(|s| (std::mem::take(&mut s.nodes), std::mem::take(&mut s.edges)));
+            let now = std::thread::scope(|s| {
+                s.spawn(move || drop(records));
+                self.repo.recheck_sources(&shared.reads)
             });
+            let old = snapshot.map(|snap| snap.inventory());
             match now {
-                Ok(now)
+                Ok(Recheck::Unchanged) => {}
+                Ok(Recheck::Scanned(now))
                     if now.inventory.scan_errors.is_empty()
                         && Some(manifest::source_fingerprint(&now.inventory, &now.policy))
                             == shared.source_fingerprint => {}
-                Ok(now) => {
+                Ok(Recheck::Scanned(now)) => {
                     shared.analysis.freshness = Freshness::Stale;
                     let mut d = vec![Diagnostic::new(
                         "source_changed_during_evaluation",
@@ -177,22 +227,39 @@ impl Validator<'_> {
     }
 
     /// Read the snapshot and scan the sources at the same time: the scan runs beside reading,
-    /// hashing (one thread) and strictly decoding (this thread) the snapshot's bytes.
-    fn load_and_check<'g>(&self, slot: &'g OnceLock<Vec<u8>>) -> Shared<'g> {
+    /// hashing (one thread) and strictly decoding (this thread) the snapshot's bytes — or,
+    /// when the repository has an index of exactly those bytes ([`crate::index`]), beside
+    /// hashing them and decoding the index.
+    fn load_and_check<'g>(&self, slot: &'g GraphBytes) -> Shared<'g> {
         let (graph, current) = std::thread::scope(|s| {
             let current = s.spawn(|| self.repo.current_sources());
-            let graph = self.repo.read_graph().map(|bytes| {
-                let bytes = slot.get_or_init(|| bytes);
+            let decode_json = |bytes: Vec<u8>| {
+                let bytes = slot.json.get_or_init(|| bytes);
                 std::thread::scope(|t| {
                     let fingerprint = t.spawn(|| crate::sha256_hex(bytes));
-                    let snap = Snapshot::decode(bytes);
+                    let snap = Snapshot::decode(bytes).map(with_order);
                     (fingerprint.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), snap)
                 })
+            };
+            let graph = self.repo.read_graph_indexed().and_then(|read| match read {
+                GraphRead::Bytes(bytes) => Ok(decode_json(bytes)),
+                GraphRead::Indexed { sha256, index } => {
+                    match crate::index::decode(slot.index.get_or_init(|| index)) {
+                        Ok(snap) => Ok((sha256, snap.map(|(s, records)| (s, Loaded::Indexed(records))))),
+                        // Unusable after all: graph.json itself decides.
+                        Err(_) => self.repo.read_graph().map(decode_json),
+                    }
+                }
             });
             (graph, current.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
         });
-        let mut shared =
-            Shared { analysis: analysis_unknown(), source_fingerprint: None, blocked: None, snapshot: None };
+        let mut shared = Shared {
+            analysis: analysis_unknown(),
+            source_fingerprint: None,
+            blocked: None,
+            snapshot: None,
+            reads: ReadLog::default(),
+        };
         let block = |shared: &mut Shared, reason, d: Diagnostic| shared.blocked = Some((reason, vec![d]));
         let (fingerprint, snap) = match graph {
             Ok(g) => g,
@@ -208,7 +275,7 @@ impl Validator<'_> {
             }
         };
         shared.analysis.graph_fingerprint = Some(fingerprint);
-        let snap = match snap {
+        let (snap, order) = match snap {
             Ok(s) => s,
             Err(e) => {
                 block(&mut shared, e.reason, Diagnostic::new(e.code, e.message));
@@ -225,7 +292,7 @@ impl Validator<'_> {
         a.completeness = Some(b.completeness.clone());
         a.build_context_fingerprint = Some(b.build_context_fingerprint.clone());
         a.graph_generated_at = Some(snap.generated_at.clone());
-        let current = match current {
+        let mut current = match current {
             Ok(c) => c,
             Err(e) => {
                 block(&mut shared, Reason::AnalysisIncomplete, Diagnostic::new("repository_unreadable", e));
@@ -266,7 +333,8 @@ impl Validator<'_> {
             return shared;
         }
         shared.analysis.freshness = Freshness::Current;
-        shared.snapshot = Some(snap);
+        shared.snapshot = Some((snap, order));
+        shared.reads = std::mem::take(&mut current.reads);
         shared
     }
 
@@ -335,6 +403,19 @@ impl Validator<'_> {
             evidence,
         }
     }
+}
+
+/// Where a snapshot's records are.
+enum Loaded<'g> {
+    /// Decoded from `graph.json`, with their view order (computed beside the source scan).
+    Decoded(ViewOrder),
+    /// In the graph's index.
+    Indexed(IndexRecords<'g>),
+}
+
+fn with_order(snap: Snapshot) -> (Snapshot, Loaded) {
+    let order = ViewOrder::of(&snap);
+    (snap, Loaded::Decoded(order))
 }
 
 /// The current source fingerprint, reported even when the graph is unusable.

@@ -4,7 +4,7 @@
 //! scanner errors, and no writes.
 
 use docforge_validate::{
-    build_snapshot, write_graph, DiskRepository, FixedClock, GraphAccessError, Outcome, Reason,
+    build_snapshot, publish_graph, DiskRepository, FixedClock, GraphAccessError, Outcome, Reason, Received,
     RepositoryAccess, SourceState, Validator,
 };
 use std::path::Path;
@@ -25,7 +25,7 @@ const CLOCK: &str = "2026-08-20T20:30:00Z";
 fn build(root: &Path) {
     let built =
         build_snapshot(root, false, "test-build", &FixedClock("2026-08-20T20:29:00Z".into()), 1).unwrap();
-    write_graph(&built.host.project().root, &built.snapshot.encode()).unwrap();
+    publish_graph(&built.host.project().root, &built.snapshot).unwrap();
 }
 
 const RUN_CALLS_HELP: &str = r#"{"schema_version":"gograph.binding.v1","predicate":"package_imports","subject":{"language":"go","kind":"package","id":"example.com/v/a"},"object":{"language":"go","kind":"package","id":"example.com/v/b"},"required_precision":"ast"}"#;
@@ -61,11 +61,9 @@ fn golden_result_document() {
     assert_eq!(result.exit_code(), 0);
 }
 
-#[test]
-fn repository_mutated_during_a_blocked_validation_is_graph_stale() {
-    let dir = fixture();
-    build(dir.path());
-    let repo = DiskRepository::open(dir.path()).unwrap();
+/// Validate `RUN_CALLS_HELP`, blocked between evaluation and the second freshness check
+/// while `change` runs.
+fn blocked_validation(repo: &DiskRepository, change: &dyn Fn()) -> docforge_validate::ValidationResult {
     let (paused_tx, paused_rx) = mpsc::channel::<()>();
     let (resume_tx, resume_rx) = mpsc::channel::<()>();
     let paused_tx = std::sync::Mutex::new(paused_tx);
@@ -74,35 +72,155 @@ fn repository_mutated_during_a_blocked_validation_is_graph_stale() {
         paused_tx.lock().unwrap().send(()).unwrap();
         resume_rx.lock().unwrap().recv().unwrap();
     };
-    let result = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let worker = s.spawn(|| {
-            let v = Validator {
-                repo: &repo,
-                clock: &FixedClock(CLOCK.into()),
-                version: "t",
-                pause: Some(&pause),
-            };
+            let v = Validator { repo, clock: &FixedClock(CLOCK.into()), version: "t", pause: Some(&pause) };
             v.validate(RUN_CALLS_HELP.as_bytes())
         });
         paused_rx.recv().unwrap();
-        // The validation is blocked between evaluation and the second freshness check.
-        std::fs::write(dir.path().join("b/b.go"), "package b\n\nfunc Help() string { return \"changed\" }\n")
-            .unwrap();
+        change();
         resume_tx.send(()).unwrap();
         worker.join().unwrap()
-    });
-    assert_eq!((result.outcome(), result.evaluation.reason), (Outcome::CannotEvaluate, Reason::GraphStale));
-    assert_eq!(serde_json::to_value(result.analysis.freshness).unwrap(), "stale");
+    })
+}
+
+fn assert_stale(what: &str, result: &docforge_validate::ValidationResult, changed: (&str, &str)) {
+    assert_eq!(
+        (result.outcome(), result.evaluation.reason),
+        (Outcome::CannotEvaluate, Reason::GraphStale),
+        "{what}"
+    );
+    assert_eq!(serde_json::to_value(result.analysis.freshness).unwrap(), "stale", "{what}");
     assert!(result.evidence.matched_relations.is_empty() && result.evidence.resolved_subject.is_none());
     let codes: Vec<(&str, Option<&str>)> =
         result.evaluation.diagnostics.iter().map(|d| (d.code.as_str(), d.path.as_deref())).collect();
-    assert_eq!(codes, [("source_changed_during_evaluation", None), ("source_changed", Some("b/b.go"))]);
+    assert_eq!(codes, [("source_changed_during_evaluation", None), (changed.0, Some(changed.1))], "{what}");
+}
+
+#[test]
+fn repository_mutated_during_a_blocked_validation_is_graph_stale() {
+    let dir = fixture();
+    build(dir.path());
+    let repo = DiskRepository::open(dir.path()).unwrap();
+    let result = blocked_validation(&repo, &|| {
+        std::fs::write(dir.path().join("b/b.go"), "package b\n\nfunc Help() string { return \"changed\" }\n")
+            .unwrap()
+    });
+    assert_stale("a rewrite", &result, ("source_changed", "b/b.go"));
 
     // The same blocked validation without a change passes.
     let v = Validator { repo: &repo, clock: &FixedClock(CLOCK.into()), version: "t", pause: Some(&|| {}) };
     std::fs::write(dir.path().join("b/b.go"), std::fs::read(fixture().path().join("b/b.go")).unwrap())
         .unwrap();
     assert_eq!(v.validate(RUN_CALLS_HELP.as_bytes()).outcome(), Outcome::Pass);
+}
+
+/// The same once every file is settled (written longer than the racy window before the
+/// validation began), so that the recheck takes an unchanged file's stamp instead of reading
+/// it: every kind of change is still seen, the subtle ones included.
+#[test]
+fn settled_repositories_mutated_during_a_blocked_validation_are_graph_stale() {
+    type Change = fn(&Path);
+    let cases: [(&str, Change, (&str, &str)); 5] = [
+        ("same-size rewrite", |r| rewrite(r, "b/b.go", "\"help\"", "\"pleh\""), ("source_changed", "b/b.go")),
+        (
+            "same-size rewrite, modification time put back",
+            |r| {
+                let path = r.join("b/b.go");
+                let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+                rewrite(r, "b/b.go", "\"help\"", "\"pleh\"");
+                std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+            },
+            ("source_changed", "b/b.go"),
+        ),
+        (
+            "file added",
+            |r| std::fs::write(r.join("a/new.go"), "package a\n").unwrap(),
+            ("source_added", "a/new.go"),
+        ),
+        ("file removed", |r| std::fs::remove_file(r.join("c/c.go")).unwrap(), ("source_removed", "c/c.go")),
+        (
+            "file excluded by a new build constraint",
+            |r| rewrite(r, "c/c.go", "package c", "//go:build ignore\n\npackage c"),
+            ("source_changed", "c/c.go"),
+        ),
+    ];
+    let dirs: Vec<_> = cases
+        .iter()
+        .map(|_| {
+            let dir = fixture();
+            build(dir.path());
+            dir
+        })
+        .collect();
+    std::thread::sleep(docforge_validate::RACY_WINDOW + std::time::Duration::from_millis(300));
+    let first = DiskRepository::open(dirs[0].path()).unwrap();
+    let v = Validator { repo: &first, clock: &FixedClock(CLOCK.into()), version: "t", pause: Some(&|| {}) };
+    assert_eq!(v.validate(RUN_CALLS_HELP.as_bytes()).outcome(), Outcome::Pass, "unchanged and settled");
+    for ((what, change, changed), dir) in cases.iter().zip(&dirs) {
+        let repo = DiskRepository::open(dir.path()).unwrap();
+        let result = blocked_validation(&repo, &|| change(dir.path()));
+        assert_stale(what, &result, *changed);
+    }
+}
+
+fn rewrite(root: &Path, rel: &str, from: &str, to: &str) {
+    let path = root.join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{rel} has no {from:?}");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// The index only makes a validation faster: with it, without it, and with an index left
+/// over from another graph, every kind of answer is the same document.
+#[test]
+fn the_graph_index_never_changes_a_result() {
+    let dir = fixture();
+    build(dir.path());
+    let repo = DiskRepository::open(dir.path()).unwrap();
+    let binding = |predicate: &str, subject: &str, object: Option<&str>| {
+        let kind = if predicate == "package_imports" { "package" } else { "symbol" };
+        let object = object.map_or(String::new(), |o| {
+            format!(r#","object":{{"language":"go","kind":"{kind}","id":"{o}"}}"#)
+        });
+        format!(
+            r#"{{"schema_version":"gograph.binding.v1","predicate":"{predicate}","subject":{{"language":"go","kind":"{kind}","id":"{subject}"}}{object},"required_precision":"ast"}}"#
+        )
+    };
+    let requests = [
+        binding("symbol_exists", "example.com/v/a::(*Store).Get", None),
+        binding("symbol_exists", "example.com/v/a::Missing", None),
+        binding("package_imports", "example.com/v/a", Some("example.com/v/b")),
+        binding("package_imports", "example.com/v/b", Some("example.com/v/a")),
+        binding("type_implements", "example.com/v/c::Value", Some("example.com/v/c::Named")),
+        binding("call_edge_exists", "example.com/v/a::Run", Some("example.com/v/b::Help")),
+        binding("call_edge_exists", "example.com/v/a::Lookup", Some("example.com/v/c::(Value).Get")),
+    ];
+    let validate = || {
+        let v = Validator { repo: &repo, clock: &FixedClock(CLOCK.into()), version: "t", pause: None };
+        let received = requests.iter().map(|r| Received::from_bytes(r.as_bytes())).collect();
+        serde_json::to_value(v.validate_all(received)).unwrap()
+    };
+    let index = dir.path().join(".gograph").join(docforge_validate::INDEX_FILE);
+    assert!(index.is_file(), "gograph build writes the index");
+    let with_index = validate();
+    let outcomes: Vec<_> =
+        with_index.as_array().unwrap().iter().map(|r| r["evaluation"]["outcome"].clone()).collect();
+    assert!(outcomes.contains(&"pass".into()) && outcomes.contains(&"fail".into()), "{outcomes:?}");
+    let stale_index = std::fs::read(&index).unwrap();
+    std::fs::remove_file(&index).unwrap();
+    assert_eq!(validate(), with_index, "without the index");
+    // An index written for other graph bytes is ignored: the graph decides.
+    let graph = dir.path().join(".gograph/graph.json");
+    let bytes = std::fs::read(&graph).unwrap();
+    let mut edited: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    edited["edges"] = serde_json::json!([]);
+    std::fs::write(&graph, serde_json::to_vec(&edited).unwrap()).unwrap();
+    std::fs::write(&index, &stale_index).unwrap();
+    let from_graph = validate();
+    std::fs::remove_file(&index).unwrap();
+    assert_eq!(from_graph, validate(), "with an index of other bytes");
+    assert_ne!(from_graph, with_index, "the edited graph answers differently");
 }
 
 /// A repository whose walk reports a scanner error (an unreadable directory, say).

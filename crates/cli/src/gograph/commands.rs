@@ -3,7 +3,7 @@
 use crate::stdout::outln;
 use crate::VERSION;
 use docforge_validate::{
-    self as v, build_snapshot, current_sources, read_graph, write_graph, DiskRepository, GraphAccessError,
+    self as v, build_snapshot, current_sources, publish_graph, read_graph, DiskRepository, GraphAccessError,
     Received, RepositoryAccess, Snapshot, SystemClock, Validator,
 };
 use serde_json::{json, Value};
@@ -38,9 +38,8 @@ pub fn build(root: &Path, precise: bool, as_json: bool) -> u8 {
     for w in &built.warnings {
         eprintln!("gograph: warning: {w}");
     }
-    let bytes = built.snapshot.encode();
     let root = built.host.project().root.clone();
-    let path = match write_graph(&root, &bytes) {
+    let (path, bytes) = match publish_graph(&root, &built.snapshot) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
