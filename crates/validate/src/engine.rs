@@ -77,7 +77,7 @@ impl RepositoryAccess for DiskRepository {
 /// every Go-side file ([`crate::scan`]: the engine's inventory without an analysis
 /// database). No Go file is parsed (selection and hashing need no AST).
 pub fn current_sources(root: &Path) -> Result<SourceState, String> {
-    crate::scan::scan_sources(root, crate::scan::scan_threads(), None)
+    crate::scan::scan_sources(root, crate::scan::scan_threads())
 }
 
 /// What `gograph build` produced.

@@ -31,12 +31,16 @@ pub enum Recheck {
     Scanned(Box<SourceState>),
 }
 
+/// What a `.go` file read gave: its stamp before reading, its selection, its digest (empty
+/// when not selected).
+pub(crate) type Kept = (ReadStamp, FileSelection, String);
+
 /// What one scan read: when it began, and for each `.go` file it read, the stamp taken
 /// before reading and what the bytes gave (the selection, and the digest when selected).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadLog {
     pub(crate) began: Option<SystemTime>,
-    pub(crate) files: HashMap<String, (ReadStamp, FileSelection, String)>,
+    pub(crate) files: HashMap<String, Kept>,
     /// The rest of what the walk's result depends on; `None` when it cannot be vouched for.
     pub(crate) walk: Option<WalkDeps>,
     /// How many Go-side files the scan read (the rest were stamp-checked or name-excluded).
@@ -55,22 +59,20 @@ pub(crate) struct WalkDeps {
 impl ReadLog {
     /// How many files a recheck may take from this log without reading them (those whose
     /// stamps are settled).
-    pub fn settled(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn settled(&self) -> usize {
         let Some(began) = self.began else { return 0 };
         self.files.values().filter(|(s, _, _)| s.settled_before(began)).count()
     }
 
     /// Whether the recheck can skip the walk (every dependency was settled).
-    pub fn walk_vouched(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn walk_vouched(&self) -> bool {
         self.walk.is_some()
     }
 
     /// The kept outcome of `rel` when its stamp, taken now, vouches for the bytes read.
-    pub(crate) fn unchanged(
-        &self,
-        reader: &SourceReader,
-        rel: &str,
-    ) -> Option<(ReadStamp, FileSelection, String)> {
+    pub(crate) fn unchanged(&self, reader: &SourceReader, rel: &str) -> Option<Kept> {
         let began = self.began?;
         let (stamp, selection, digest) = self.files.get(rel)?;
         (stamp.settled_before(began) && reader.stamp(rel) == Some(*stamp))
@@ -193,7 +195,7 @@ impl Deps {
         self,
         project: &Project,
         began: SystemTime,
-        files: &HashMap<String, (ReadStamp, FileSelection, String)>,
+        files: &HashMap<String, Kept>,
     ) -> Option<WalkDeps> {
         if self.unvouchable || !files.values().all(|(s, _, _)| s.settled_before(began)) {
             return None;

@@ -15,13 +15,11 @@
 //! reading of each `.go` file whose settled stamp is unchanged.
 
 use crate::manifest::SelectionPolicy;
-use crate::readlog::{Deps, Probe, ReadLog, Recheck};
+use crate::readlog::{Deps, Kept, Probe, ReadLog, Recheck};
 use crate::validator::SourceState;
 use docforge_db::{build_context, modules_of, sha256_hex, Content, GoInventory};
 use docforge_go::{BuildContext, FileSelection};
-use docforge_project::{
-    discover_each_lazy, Entry, EntryStatus, FileKind, Project, ReadStamp, Seen, SourceReader,
-};
+use docforge_project::{discover_each_lazy, Entry, EntryStatus, FileKind, Project, Seen, SourceReader};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
@@ -34,10 +32,9 @@ pub fn scan_threads() -> usize {
 
 /// Scan the repository at `root`: load the project (its `docforge.toml` may have changed),
 /// walk it, and read, select and hash every Go-side file on `threads` threads (reading starts
-/// while the walk goes on). With `before` (an earlier scan of the same operation), a `.go`
-/// file whose settled stamp is unchanged keeps the outcome `before` read.
-pub fn scan_sources(root: &Path, threads: usize, before: Option<&ReadLog>) -> Result<SourceState, String> {
-    scan(root, threads, before, false, SystemTime::now())
+/// while the walk goes on).
+pub fn scan_sources(root: &Path, threads: usize) -> Result<SourceState, String> {
+    scan(root, threads, None, false, SystemTime::now())
 }
 
 /// The scan after evaluation: [`Recheck::Unchanged`] without a walk when `before` vouches for
@@ -58,7 +55,9 @@ pub fn first_scan(root: &Path, threads: usize) -> Result<SourceState, String> {
 }
 
 /// A scan for an operation that began at `began` (tests move it on to settle fresh files).
-/// With `trace`, it also gathers what its walk depends on ([`WalkDeps`]).
+/// With `before` (an earlier scan of the same operation), a `.go` file whose settled stamp is
+/// unchanged keeps the outcome `before` read. With `trace`, it also gathers what its walk
+/// depends on ([`crate::readlog::WalkDeps`]).
 fn scan(
     root: &Path,
     threads: usize,
@@ -192,7 +191,7 @@ struct Worker<'a> {
     metadata: Vec<(String, FileKind, Content)>,
     /// One buffer for every file this worker reads (no allocation per file).
     buffer: Vec<u8>,
-    reads: HashMap<String, (ReadStamp, FileSelection, String)>,
+    reads: HashMap<String, Kept>,
     /// Files read (not vouched for by a stamp).
     count: usize,
     deps: Deps,
@@ -219,12 +218,8 @@ impl<'a> Worker<'a> {
             return;
         }
         if e.kind == FileKind::Go {
-            if let Some((stamp, selection, digest)) =
-                ctx.before.and_then(|b| b.unchanged(&ctx.reader, &e.rel))
-            {
-                let (s, d) = (selection.clone(), digest.clone());
-                self.part.add_loaded(e.rel.clone(), e.kind, Ok(&[]), |_| s, |_| d);
-                self.reads.insert(e.rel, (stamp, selection, digest));
+            if let Some(kept) = ctx.before.and_then(|b| b.unchanged(&ctx.reader, &e.rel)) {
+                self.keep(e.rel, kept);
                 return;
             }
         }
@@ -241,9 +236,8 @@ impl<'a> Worker<'a> {
                 let selection = docforge_go::select_file(ctx.build, &e.rel, buffer);
                 let digest =
                     if selection == FileSelection::Included { sha256_hex(buffer) } else { String::new() };
-                let (s, d) = (selection.clone(), digest.clone());
-                self.part.add_loaded(e.rel.clone(), e.kind, content, |_| s, |_| d);
-                self.reads.insert(e.rel, (*stamp, selection, digest));
+                let stamp = *stamp;
+                self.keep(e.rel, (stamp, selection, digest));
                 return;
             }
             (_, Ok(stamp)) if ctx.trace => self.deps.read(e.rel.clone(), *stamp, ctx.began),
@@ -264,6 +258,14 @@ impl<'a> Worker<'a> {
             self.metadata.push((e.rel, e.kind, content));
         }
     }
+
+    /// Add the `.go` file `rel` with its known selection and digest (its bytes are not
+    /// looked at again), and log it.
+    fn keep(&mut self, rel: String, kept: Kept) {
+        let (selection, digest) = (kept.1.clone(), kept.2.clone());
+        self.part.add_loaded(rel.clone(), FileKind::Go, Ok(&[]), |_| selection, |_| digest);
+        self.reads.insert(rel, kept);
+    }
 }
 
 #[cfg(test)]
@@ -282,7 +284,7 @@ mod tests {
     }
 
     fn scanned(root: &Path, threads: usize, before: Option<&ReadLog>) -> (GoInventory, SelectionPolicy) {
-        let s = scan_sources(root, threads, before).unwrap();
+        let s = rescan(root, threads, before).unwrap();
         (s.inventory, s.policy)
     }
 
@@ -370,7 +372,7 @@ mod tests {
         // go.mod, 6 + ignored.go + sub/s.go (skip_windows.go is excluded by its name).
         assert_eq!(first.reads.read, 9);
         assert_eq!(first.reads.settled(), 8, "every .go file read has a settled stamp");
-        let again = scan_sources(&root, 2, Some(&first.reads)).unwrap();
+        let again = rescan(&root, 2, Some(&first.reads)).unwrap();
         assert_eq!(
             (again.inventory.clone(), again.reads.read),
             (first.inventory.clone(), 1),
@@ -387,7 +389,7 @@ mod tests {
         std::fs::rename(root.join("e.go"), root.join("e2.go")).unwrap();
         write("tmp", "package m\n");
         std::fs::rename(root.join("tmp"), root.join("f.go")).unwrap(); // replaced, same bytes
-        let recheck = scan_sources(&root, 2, Some(&first.reads)).unwrap();
+        let recheck = rescan(&root, 2, Some(&first.reads)).unwrap();
         assert_eq!((recheck.inventory.clone(), recheck.policy.clone()), engine(&root));
         // go.mod, a, b, g, ignored, e2 and f are read; d and sub/s are vouched for.
         assert_eq!(recheck.reads.read, 7);
@@ -402,10 +404,15 @@ mod tests {
         for f in ["a", "b", "c"] {
             std::fs::write(root.join(format!("{f}.go")), "package m\n").unwrap();
         }
-        let first = scan_sources(&root, 1, None).unwrap();
+        let first = rescan(&root, 1, None).unwrap();
         assert_eq!(first.reads.settled(), 0, "files written just now are racy");
-        let recheck = scan_sources(&root, 1, Some(&first.reads)).unwrap();
+        let recheck = rescan(&root, 1, Some(&first.reads)).unwrap();
         assert_eq!((recheck.inventory, recheck.reads.read), (first.inventory, 4), "everything is read again");
+    }
+
+    /// A scan without tracing, after `before` when given.
+    fn rescan(root: &Path, threads: usize, before: Option<&ReadLog>) -> Result<SourceState, String> {
+        scan(root, threads, before, false, SystemTime::now())
     }
 
     /// Write `text` to `rel` under `root`, creating directories.

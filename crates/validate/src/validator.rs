@@ -65,9 +65,9 @@ pub trait RepositoryAccess: Sync {
     /// A fresh scan of the current sources (every call reads them again). `Err` when the
     /// repository cannot be loaded at all (e.g. an invalid `docforge.toml`).
     fn current_sources(&self) -> Result<SourceState, String>;
-    /// The scan after evaluation, given what the first scan of the operation read: a fresh
-    /// walk, but a `.go` file whose settled stamp is unchanged need not be read again
-    /// ([`crate::scan`]). By default, a full scan.
+    /// The scan after evaluation, given what the first scan of the operation read: nothing to
+    /// walk or read that the read log's settled stamps vouch for ([`crate::readlog`]). By
+    /// default, a full scan.
     fn recheck_sources(&self, before: &ReadLog) -> Result<Recheck, String> {
         let _ = before;
         self.current_sources().map(|s| Recheck::Scanned(Box::new(s)))
