@@ -344,12 +344,7 @@ fn publish_full(index: &mut Index, snap: &Snapshot) -> Result<(PublishReport, Fu
     let replaced = replaced_by(index, snap)?;
     std::thread::scope(|scope| {
         let items = scope.spawn(|| {
-            let t = std::time::Instant::now();
-            let a = items_replaced(&replaced);
-            let t1 = t.elapsed();
-            let b = all_hashes(snap);
-            eprintln!("TMP items {:?} hashes {:?}", t1, t.elapsed() - t1);
-            (a, b)
+            (items_replaced(&replaced), all_hashes(snap))
         });
         let report = index.publish(full_batch(snap));
         let items = items.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
