@@ -37,11 +37,17 @@ impl Index {
         let result = write_delta(&tx, &path, &delta, &mut hook);
         self.hook = hook;
         let (report, written) = result?;
-        if written {
-            tx.commit().ctx(&path)?;
+        if !written {
+            // Dropping the transaction rolls back: nothing was written.
+            return Ok(report);
         }
-        // Otherwise dropping the transaction rolls back: nothing was written.
-        Ok(report)
+        tx.commit().ctx(&path)?;
+        match self.place_if_staged()? {
+            true => Ok(report),
+            // Another index appeared at the path first: apply the delta to that one (which
+            // refuses it unless it is at the delta's base generation).
+            false => self.publish_delta(delta),
+        }
     }
 }
 

@@ -48,6 +48,7 @@ mod publish;
 mod query;
 mod rows;
 mod schema;
+mod stage;
 
 pub use browse::{
     Direction, Neighbour, NodeFilter, NodeSummary, OwnerContent, Reached, Traversal, TraverseLimits,

@@ -1,6 +1,7 @@
 //! Opening, recreating and identifying an index file.
 
 use crate::error::{IndexError, SqlContext};
+use crate::stage::{self, Placed, Staged};
 use crate::{schema, PublishHook};
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
@@ -11,6 +12,9 @@ pub struct Index {
     pub(crate) path: PathBuf,
     pub(crate) read_only: bool,
     pub(crate) hook: Option<PublishHook>,
+    /// `Some` while the index is a private build file that its first publish puts in place
+    /// (see `stage.rs`); `conn` is then the build file's connection.
+    pub(crate) staged: Option<Staged>,
 }
 
 impl std::fmt::Debug for Index {
@@ -22,20 +26,51 @@ impl std::fmt::Debug for Index {
 impl Index {
     /// Open (creating the parent directory and the schema when needed) an index for writing.
     ///
+    /// When nothing is at `path` yet, the index is built in a private file beside it and
+    /// appears at `path` whole, at its first publish (see `stage.rs`); until then readers of
+    /// `path` get [`IndexError::Missing`].
+    ///
     /// Refuses a SQLite file with another schema ([`IndexError::SchemaMismatch`]) and a file that
     /// is not SQLite or is malformed ([`IndexError::Corrupt`]); never modifies such a file.
     pub fn open(path: &Path) -> Result<Index, IndexError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| IndexError::io(parent, e))?;
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let mut conn = Connection::open_with_flags(path, flags).ctx(path)?;
-        let path = canonical(path);
-        schema::configure(&conn, &path, true)?;
-        schema::ensure(&mut conn, &path)?;
-        Ok(Index { conn, path, read_only: false, hook: None })
+        match std::fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let path = canonical_absent(path);
+                let (conn, staged) = stage::open_build(&path)?;
+                Ok(Index { conn, path, read_only: false, hook: None, staged: Some(staged) })
+            }
+            _ => {
+                let conn = open_existing(path)?;
+                Ok(Index { conn, path: canonical(path), read_only: false, hook: None, staged: None })
+            }
+        }
+    }
+
+    /// After a committed write: put a staged index in place. `Ok(true)` when the generation
+    /// just committed is now the index; `Ok(false)` when another index had appeared at the
+    /// path, which this index now is, without that generation (the caller writes it again).
+    pub(crate) fn place_if_staged(&mut self) -> Result<bool, IndexError> {
+        let Some(staged) = self.staged.take() else { return Ok(true) };
+        // The build connection is closed by `place`; hold a placeholder meanwhile.
+        let placeholder = Connection::open_in_memory().ctx(&self.path)?;
+        let build = std::mem::replace(&mut self.conn, placeholder);
+        match stage::place(build, &staged, &self.path) {
+            Ok((conn, placed)) => {
+                self.conn = conn;
+                Ok(matches!(placed, Placed::Placed))
+            }
+            Err(e) => {
+                // The build file is gone; stay usable as a new, empty staged index.
+                if let Ok((conn, staged)) = stage::open_build(&self.path) {
+                    self.conn = conn;
+                    self.staged = Some(staged);
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Open an existing index for reading only. Never creates or writes the database.
@@ -48,22 +83,14 @@ impl Index {
         let path = canonical(path);
         schema::configure(&conn, &path, false)?;
         schema::check(&conn, &path)?;
-        Ok(Index { conn, path, read_only: true, hook: None })
+        Ok(Index { conn, path, read_only: true, hook: None, staged: None })
     }
 
     /// Delete whatever is at `path` (database, WAL and shared-memory files) and create a fresh,
-    /// empty index. The index is derived state: this is always safe.
+    /// empty index (built aside until its first publish, as by [`Index::open`]). The index is
+    /// derived state: this is always safe.
     pub fn recreate(path: &Path) -> Result<Index, IndexError> {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let mut p = path.as_os_str().to_owned();
-            p.push(suffix);
-            let p = PathBuf::from(p);
-            match std::fs::remove_file(&p) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(IndexError::io(&p, e)),
-            }
-        }
+        stage::remove_database_files(path)?;
         Index::open(path)
     }
 
@@ -105,8 +132,40 @@ impl Index {
     }
 }
 
+impl Drop for Index {
+    fn drop(&mut self) {
+        if let Some(staged) = self.staged.take() {
+            // Never published: the build file was private and is discarded.
+            let placeholder = Connection::open_in_memory();
+            if let Ok(placeholder) = placeholder {
+                drop(std::mem::replace(&mut self.conn, placeholder));
+            }
+            let _ = stage::remove_database_files(&staged.build);
+        }
+    }
+}
+
+/// Open (creating when empty) the shared index database at `path`, checking its schema.
+pub(crate) fn open_existing(path: &Path) -> Result<Connection, IndexError> {
+    let flags =
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn = Connection::open_with_flags(path, flags).ctx(path)?;
+    let path = canonical(path);
+    schema::configure(&conn, &path, true)?;
+    schema::ensure(&mut conn, &path)?;
+    Ok(conn)
+}
+
 fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// `path` with its (existing) parent canonicalized.
+fn canonical_absent(path: &Path) -> PathBuf {
+    match (path.parent().filter(|p| !p.as_os_str().is_empty()), path.file_name()) {
+        (Some(parent), Some(name)) => canonical(parent).join(name),
+        _ => path.to_path_buf(),
+    }
 }
 
 #[cfg(unix)]

@@ -28,7 +28,11 @@ impl Index {
         match result? {
             Some(report) => {
                 tx.commit().ctx(&path)?;
-                Ok(report)
+                match self.place_if_staged()? {
+                    true => Ok(report),
+                    // Another index appeared at the path first: publish into that one.
+                    false => self.publish(batch),
+                }
             }
             // Nothing changed: roll back the (empty) transaction, keep the generation.
             None => {

@@ -127,18 +127,25 @@ pub(crate) fn ensure(conn: &mut Connection, path: &Path) -> Result<(), IndexErro
     if object_count(conn, path)? > 0 {
         return check(conn, path);
     }
+    create(conn, path, "WAL")
+}
+
+/// Create the schema in an empty database with the given journal mode (`WAL` for a shared
+/// index; a private build file uses `MEMORY`). Another process may create the schema while
+/// this one waits for the lock; then the schema is checked instead.
+pub(crate) fn create(conn: &mut Connection, path: &Path, journal_mode: &str) -> Result<(), IndexError> {
     // Page size only takes effect on an empty file, before WAL is switched on.
     conn.pragma_update(None, "page_size", PAGE_SIZE).ctx(path)?;
-    // WAL must be switched on outside a transaction; it is persistent in the file.
-    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).ctx(path)?;
-    if !mode.eq_ignore_ascii_case("wal") {
+    // The journal mode must be set outside a transaction; WAL is persistent in the file.
+    let mode: String =
+        conn.query_row(&format!("PRAGMA journal_mode={journal_mode}"), [], |r| r.get(0)).ctx(path)?;
+    if !mode.eq_ignore_ascii_case(journal_mode) {
         return Err(IndexError::Corrupt {
             path: path.to_path_buf(),
-            detail: format!("cannot switch to WAL journal mode (got {mode})"),
+            detail: format!("cannot switch to {journal_mode} journal mode (got {mode})"),
         });
     }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(path)?;
-    // Another process may have created the schema while we waited for the lock.
     if object_count(&tx, path)? > 0 {
         drop(tx);
         return check(conn, path);

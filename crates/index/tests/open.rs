@@ -11,13 +11,14 @@ fn raw(path: &Path) -> rusqlite::Connection {
 }
 
 #[test]
-fn open_creates_parent_directory_schema_and_wal() {
+fn open_creates_the_parent_directory_and_the_first_publish_a_wal_index() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nested/.docforge/index.sqlite");
-    let index = Index::open(&path).unwrap();
-    assert!(path.is_file());
+    let mut index = Index::open(&path).unwrap();
+    assert!(path.parent().unwrap().is_dir());
     assert_eq!(index.publication().unwrap(), None, "nothing published yet");
     assert_eq!(index.stats().unwrap().generation, 0);
+    index.publish(batch(docs(2, 1), "fp")).unwrap();
     drop(index);
     let conn = raw(&path);
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
@@ -41,7 +42,7 @@ fn refuses_other_schema_versions_and_foreign_databases_without_touching_them() {
     ];
     for (name, sql, found_want) in cases {
         let path = dir.path().join(format!("{name}.sqlite"));
-        Index::open(&path).unwrap();
+        Index::open(&path).unwrap().publish(batch(docs(1, 1), "fp")).unwrap();
         raw(&path).execute(sql, []).unwrap();
         for result in [Index::open(&path), Index::open_read_only(&path)] {
             match result {
