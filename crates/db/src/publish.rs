@@ -343,9 +343,7 @@ type FullReceipt = (crate::receipt::ChangeSummary, crate::receipt::OwnerHashes);
 fn publish_full(index: &mut Index, snap: &Snapshot) -> Result<(PublishReport, FullReceipt), IndexError> {
     let replaced = replaced_by(index, snap)?;
     std::thread::scope(|scope| {
-        let items = scope.spawn(|| {
-            (items_replaced(&replaced), all_hashes(snap))
-        });
+        let items = scope.spawn(|| (items_replaced(&replaced), all_hashes(snap)));
         let report = index.publish(full_batch(snap));
         let items = items.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         Ok((report?, items))

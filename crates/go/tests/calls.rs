@@ -189,6 +189,50 @@ func F(f int) {
     .assert_eq(&render(src));
 }
 
+/// Argument and parameter lists are only entered when a `(` follows their own, and a call
+/// only when a second `(` follows its own: every nested call is still found, and a `(` in a
+/// string only costs a visit.
+#[test]
+fn calls_nested_in_arguments_parameters_and_callees() {
+    let src = r#"package p
+
+func F(a [unsafe.Sizeof(x)]byte, cb func(int) error) (r [len("ab")]int) {
+	f(g(x), "(", h())
+	f("(")
+	k(x)(y)
+	m(T{A: n()}, []int{o()})
+	p(func(v int) { q(v) })
+	s.t(u.v(), 1)()
+	w()
+	z(
+		y(),
+	)
+}
+"#;
+    expect_test::expect![[r#"
+        F: unsafe.Sizeof sel(unsafe.Sizeof) @3:11
+        F: len ident(len) @3:58
+        F: f ident(f) @4:2
+        F: g ident(g) @4:4
+        F: h ident(h) @4:15
+        F: f ident(f) @5:2
+        F: k(x) other @6:2
+        F: k ident(k) @6:2
+        F: m ident(m) @7:2
+        F: n ident(n) @7:9
+        F: o ident(o) @7:21
+        F: p ident(p) @8:2
+        F: q ident(q) @8:18
+        F: s.t(u.v(), 1) other @9:2
+        F: s.t sel(s.t) @9:2
+        F: u.v sel(u.v) @9:6
+        F: w ident(w) @10:2
+        F: z ident(z) @11:2
+        F: y ident(y) @12:3
+    "#]]
+    .assert_eq(&render(src));
+}
+
 #[test]
 fn syntax_errors_are_recorded_not_fatal() {
     let f = facts(b"package p\n\nfunc F() { call( }\n\nfunc G() { ok() }\n");

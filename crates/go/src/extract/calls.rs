@@ -30,6 +30,11 @@ const LEAF: u8 = 8;
 /// so such a node without a `(` byte holds no call site and its children are not visited
 /// (its own enter/exit bindings still happen).
 const NEEDS_PAREN: u8 = 4;
+/// Lists that open with their own `(` and hold only expressions or parameters (whose names a
+/// function binds from its own fields, see `Walker::function`): without a further `(` there
+/// is no call inside, so their children are not visited (calls mode only). About a third of
+/// the nodes a walk would otherwise visit.
+const INNER_PAREN: u8 = 16;
 
 /// Node kind ids the walk compares against (integer compares instead of string compares).
 pub(crate) struct Kinds {
@@ -162,6 +167,9 @@ impl Kinds {
         }
         for k in skip_kinds {
             flags[usize::from(id(k))] |= SKIP;
+        }
+        for k in ["argument_list", "parameter_list"] {
+            flags[usize::from(id(k))] |= INNER_PAREN;
         }
         for k in &skip_kinds[..6] {
             flags[usize::from(id(k))] |= LEAF;
@@ -470,6 +478,10 @@ impl<'k, 's> Walker<'k, 's> {
             return self.enter_use(node);
         } else if kind == k.call {
             self.call(node, out);
+            // Its own argument list opens with the first `(`: a call inside needs a second.
+            return memchr::memchr_iter(b'(', bytes(node, self.src)).nth(1).is_some();
+        } else if kind == k.ident {
+            return false;
         } else if kind == k.conversion {
             self.generic_call(node, out);
         }
@@ -477,7 +489,10 @@ impl<'k, 's> Walker<'k, 's> {
             return true;
         }
         // After the bindings above (and the scope mark, which `exit` pops either way).
-        flags & NEEDS_PAREN == 0 || bytes(node, self.src).contains(&b'(')
+        if flags & NEEDS_PAREN != 0 {
+            return bytes(node, self.src).contains(&b'(');
+        }
+        flags & INNER_PAREN == 0 || bytes(node, self.src).get(1..).is_some_and(|b| b.contains(&b'('))
     }
 
     /// Uses mode, a node that binds nothing itself: record it if it is a use; whether to
