@@ -233,6 +233,36 @@ func F(a [unsafe.Sizeof(x)]byte, cb func(int) error) (r [len("ab")]int) {
     .assert_eq(&render(src));
 }
 
+/// A package-level `var`/`const` is walked only when it has a `(` besides a group's own.
+#[test]
+fn package_level_initialisers_with_and_without_calls() {
+    let src = r#"package p
+
+const (
+	A = iota // (not a call)
+	B = uint8(2)
+)
+
+var (
+	x int
+	y = f()
+)
+
+var z = g()
+
+var w, v int
+
+const C = len("(")
+"#;
+    expect_test::expect![[r#"
+        <pkg>: uint8 ident(uint8) @5:6
+        <pkg>: f ident(f) @10:6
+        <pkg>: g ident(g) @13:9
+        <pkg>: len ident(len) @17:11
+    "#]]
+    .assert_eq(&render(src));
+}
+
 #[test]
 fn syntax_errors_are_recorded_not_fatal() {
     let f = facts(b"package p\n\nfunc F() { call( }\n\nfunc G() { ok() }\n");

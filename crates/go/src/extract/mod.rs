@@ -129,8 +129,13 @@ fn top_level(capture: &str, node: Node<'_>, source: &[u8], kinds: &calls::Kinds,
         "import" => imports(node, source, &mut facts.imports),
         "var" | "const" => {
             decls::value_specs(node, source, &mut facts.decls);
-            // Calls in package-level initialisers have no caller.
-            calls::walk(kinds, node, source, None, &mut facts.calls);
+            // Calls in package-level initialisers have no caller. A call needs a `(` besides
+            // the one that opens a group (`const (`): most constant blocks have none.
+            let grouped = node.child(1).is_some_and(|c| c.kind() == "(");
+            let parens = memchr::memchr_iter(b'(', text::bytes(node, source)).take(2).count();
+            if parens > usize::from(grouped) {
+                calls::walk(kinds, node, source, None, &mut facts.calls);
+            }
         }
         "type" => decls::type_specs(node, source, &mut facts.decls),
         "func" | "method" => {
