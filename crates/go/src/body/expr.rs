@@ -3,6 +3,7 @@
 
 use super::{named_children, Binding, Walker};
 use crate::body::{BinOp, CallIr, ElemStep, Expr, ExprId, LitKind, LiteralKey, UnOp};
+use crate::extract::text::FieldExt;
 use crate::extract::text::{bytes, pos, text};
 use crate::sig::{func_sig, TypeExpr};
 use docforge_syntax::tree_sitter::Node;
@@ -18,7 +19,7 @@ impl<'s> Walker<'s> {
     }
 
     fn expr_inner(&mut self, node: Node<'_>) -> ExprId {
-        let field = |f: &str| node.child_by_field_name(f);
+        let field = |f: &str| node.field(f);
         let e = match node.kind() {
             "identifier" => {
                 let name = bytes(node, self.src);
@@ -179,9 +180,9 @@ impl<'s> Walker<'s> {
     pub(super) fn expr_or_type(&mut self, node: Node<'_>) -> ExprId {
         match node.kind() {
             "generic_type" => {
-                let base = node.child_by_field_name("type").map(|b| self.expr_or_type(b));
+                let base = node.field("type").map(|b| self.expr_or_type(b));
                 let args: Vec<ExprId> = node
-                    .child_by_field_name("type_arguments")
+                    .field("type_arguments")
                     .map(|a| named_children(a).collect::<Vec<_>>())
                     .unwrap_or_default()
                     .into_iter()
@@ -203,8 +204,8 @@ impl<'s> Walker<'s> {
                 self.push(e)
             }
             "qualified_type" => {
-                let pkg = node.child_by_field_name("package");
-                let name = node.child_by_field_name("name");
+                let pkg = node.field("package");
+                let name = node.field("name");
                 match (pkg, name) {
                     (Some(p), Some(n)) => {
                         let x = match self.lookup(bytes(p, self.src)) {
@@ -302,11 +303,11 @@ impl<'s> Walker<'s> {
     }
 
     fn call(&mut self, node: Node<'_>) -> ExprId {
-        let fun = match node.child_by_field_name("function") {
+        let fun = match node.field("function") {
             Some(f) => self.expr(f),
             None => self.push(Expr::Other),
         };
-        let fun = match node.child_by_field_name("type_arguments") {
+        let fun = match node.field("type_arguments") {
             Some(ta) => {
                 let index: Vec<ExprId> = named_children(ta)
                     .collect::<Vec<_>>()
@@ -319,7 +320,7 @@ impl<'s> Walker<'s> {
         };
         let mut args = Vec::new();
         let mut spread = false;
-        if let Some(list) = node.child_by_field_name("arguments") {
+        if let Some(list) = node.field("arguments") {
             for a in named_children(list) {
                 if a.kind() == "variadic_argument" {
                     spread = true;
@@ -336,8 +337,8 @@ impl<'s> Walker<'s> {
 
     fn push_call(&mut self, node: Node<'_>, fun: ExprId, args: Vec<ExprId>, spread: bool) -> ExprId {
         let at = node
-            .child_by_field_name("arguments")
-            .or_else(|| node.child_by_field_name("operand").and_then(|_| paren_of(node)))
+            .field("arguments")
+            .or_else(|| node.field("operand").and_then(|_| paren_of(node)))
             .map_or_else(|| pos(node), |a| pos(a));
         let id = self.push(Expr::Call { fun, args, spread });
         if !self.body.truncated {

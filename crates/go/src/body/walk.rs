@@ -3,6 +3,7 @@
 
 use super::{Expr, ExprId, FileBodies, FuncBody, Local, LocalDef};
 use super::{MAX_DEPTH, MAX_EXPRS};
+use crate::extract::text::FieldExt;
 use crate::extract::text::{bytes, pos, text};
 use crate::sig::{type_expr, FuncSig, InterfaceElem, TypeExpr};
 use docforge_syntax::tree_sitter::{Node, Tree};
@@ -23,7 +24,7 @@ pub fn extract_bodies(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> FileBodie
         if !matches!(decl.kind(), "function_declaration" | "method_declaration") {
             continue;
         }
-        if decl.child_by_field_name("name").filter(|n| !n.is_missing()).is_none() {
+        if decl.field("name").filter(|n| !n.is_missing()).is_none() {
             continue;
         }
         out.funcs.push(func_body(decl, source));
@@ -45,7 +46,7 @@ pub fn extract_var_inits(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<Fu
             .filter(|s| s.kind() == "var_spec")
             .collect();
         for spec in specs {
-            let Some(values) = spec.child_by_field_name("value") else { continue };
+            let Some(values) = spec.field("value") else { continue };
             out.push(var_init(spec, values, source).0);
         }
     }
@@ -55,7 +56,7 @@ pub fn extract_var_inits(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<Fu
 /// The initializer of one package-level `var` spec (`values`: its value list) as a body
 /// without parameters, and the expression of each value, comments skipped.
 pub(crate) fn var_init(spec: Node<'_>, values: Node<'_>, source: &[u8]) -> (FuncBody, Vec<ExprId>) {
-    let name = spec.child_by_field_name("name").map(|n| text(n, source)).unwrap_or_default();
+    let name = spec.field("name").map(|n| text(n, source)).unwrap_or_default();
     let mut w = Walker::new(source, name, spec);
     let ids = named_children(values).filter(|v| v.kind() != "comment").map(|v| w.expr(v)).collect();
     w.body.calls.sort_by_key(|c| c.pos);
@@ -87,24 +88,24 @@ fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
 }
 
 fn func_body(decl: Node<'_>, src: &[u8]) -> FuncBody {
-    let name = decl.child_by_field_name("name").map(|n| text(n, src)).unwrap_or_default();
+    let name = decl.field("name").map(|n| text(n, src)).unwrap_or_default();
     let mut w = Walker::new(src, name, decl);
-    if let Some(tps) = decl.child_by_field_name("type_parameters") {
+    if let Some(tps) = decl.field("type_parameters") {
         for d in named_children(tps) {
             let mut c = d.walk();
-            for n in d.children_by_field_name("name", &mut c) {
+            for n in d.fields("name", &mut c) {
                 w.bind(n, Binding::TypeParam);
             }
         }
     }
-    if let Some(recv) = decl.child_by_field_name("receiver") {
+    if let Some(recv) = decl.field("receiver") {
         for p in named_children(recv) {
             // Receiver type parameters (`func (l *List[T]) ...`).
-            if let Some(ty) = p.child_by_field_name("type") {
+            if let Some(ty) = p.field("type") {
                 receiver_tparams(&mut w, ty);
             }
             let mut c = p.walk();
-            let names: Vec<Node<'_>> = p.children_by_field_name("name", &mut c).collect();
+            let names: Vec<Node<'_>> = p.fields("name", &mut c).collect();
             for n in names {
                 let id = w.local(LocalDef::Receiver);
                 w.bind(n, Binding::Var(id));
@@ -112,7 +113,7 @@ fn func_body(decl: Node<'_>, src: &[u8]) -> FuncBody {
         }
     }
     w.params(decl);
-    if let Some(body) = decl.child_by_field_name("body") {
+    if let Some(body) = decl.field("body") {
         w.func_block(body);
     }
     // Calls are pushed after their operands: restore source order.
@@ -139,7 +140,7 @@ fn receiver_tparams<'s>(w: &mut Walker<'s>, mut ty: Node<'_>) {
                 None => return,
             },
             "generic_type" => {
-                if let Some(args) = ty.child_by_field_name("type_arguments") {
+                if let Some(args) = ty.field("type_arguments") {
                     for a in named_children(args) {
                         // `type_elem` wrapping a `type_identifier`
                         let n = if a.kind() == "type_elem" { a.named_child(0) } else { Some(a) };
@@ -269,7 +270,7 @@ impl<'s> Walker<'s> {
     /// Binds the parameters and named results of a function-like node.
     fn params(&mut self, node: Node<'_>) {
         for field in ["parameters", "result"] {
-            let Some(list) = node.child_by_field_name(field) else { continue };
+            let Some(list) = node.field(field) else { continue };
             if list.kind() != "parameter_list" {
                 continue;
             }
@@ -325,7 +326,7 @@ impl<'s> Walker<'s> {
     }
 
     fn stmt_inner(&mut self, node: Node<'_>) {
-        let field = |f: &str| node.child_by_field_name(f);
+        let field = |f: &str| node.field(f);
         match node.kind() {
             "block" => self.block(node),
             "statement_list" => named_children(node).for_each(|s| self.stmt(s)),
@@ -354,7 +355,7 @@ impl<'s> Walker<'s> {
             }
             "type_declaration" => {
                 for spec in named_children(node) {
-                    if let Some(n) = spec.child_by_field_name("name") {
+                    if let Some(n) = spec.field("name") {
                         self.bind(n, Binding::Type);
                     }
                 }
@@ -374,7 +375,7 @@ impl<'s> Walker<'s> {
                     match c.kind() {
                         "for_clause" => {
                             for f in ["initializer", "condition", "update"] {
-                                if let Some(x) = c.child_by_field_name(f) {
+                                if let Some(x) = c.field(f) {
                                     self.stmt_or_expr(x);
                                 }
                             }
@@ -501,14 +502,13 @@ impl<'s> Walker<'s> {
         if !matches!(spec.kind(), "var_spec" | "const_spec") {
             return;
         }
-        let ty = spec.child_by_field_name("type").map(|t| self.ty(t));
-        let rhs: Vec<ExprId> = match spec.child_by_field_name("value") {
+        let ty = spec.field("type").map(|t| self.ty(t));
+        let rhs: Vec<ExprId> = match spec.field("value") {
             Some(v) => named_children(v).map(|e| self.expr(e)).collect(),
             None => Vec::new(),
         };
         let mut c = spec.walk();
-        let names: Vec<Node<'_>> =
-            spec.children_by_field_name("name", &mut c).filter(|n| n.kind() == "identifier").collect();
+        let names: Vec<Node<'_>> = spec.fields("name", &mut c).filter(|n| n.kind() == "identifier").collect();
         let tuple = rhs.len() == 1 && names.len() > 1;
         for (i, n) in names.iter().enumerate() {
             let def = match (&ty, tuple, rhs.get(i)) {
@@ -523,8 +523,8 @@ impl<'s> Walker<'s> {
     }
 
     fn range(&mut self, clause: Node<'_>) {
-        let x = clause.child_by_field_name("right").map(|r| self.expr(r));
-        let Some(left) = clause.child_by_field_name("left") else { return };
+        let x = clause.field("right").map(|r| self.expr(r));
+        let Some(left) = clause.field("left") else { return };
         if !has_token(clause, ":=") {
             named_children(left).for_each(|e| {
                 self.expr(e);
@@ -547,11 +547,11 @@ impl<'s> Walker<'s> {
 
     fn type_switch(&mut self, node: Node<'_>) {
         self.open();
-        if let Some(init) = node.child_by_field_name("initializer") {
+        if let Some(init) = node.field("initializer") {
             self.stmt(init);
         }
-        let x = node.child_by_field_name("value").map(|v| self.expr(v));
-        let alias: Vec<Node<'_>> = match node.child_by_field_name("alias") {
+        let x = node.field("value").map(|v| self.expr(v));
+        let alias: Vec<Node<'_>> = match node.field("alias") {
             Some(a) if a.kind() == "expression_list" => named_children(a).collect(),
             Some(a) => vec![a],
             None => Vec::new(),
@@ -564,8 +564,7 @@ impl<'s> Walker<'s> {
             let mut types = Vec::new();
             if c.kind() == "type_case" {
                 let mut cur = c.walk();
-                let tys: Vec<Node<'_>> =
-                    c.children_by_field_name("type", &mut cur).filter(|t| t.is_named()).collect();
+                let tys: Vec<Node<'_>> = c.fields("type", &mut cur).filter(|t| t.is_named()).collect();
                 for t in tys {
                     types.push(if t.kind() == "identifier" && bytes(t, self.src) == b"nil" {
                         None

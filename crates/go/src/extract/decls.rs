@@ -1,6 +1,7 @@
 //! Declarations: funcs, methods, type specs (structs, interfaces, others, aliases), vars, consts.
 
 use super::text::{normalized, pos, text};
+use crate::extract::text::FieldExt;
 use crate::{Decl, DeclKind, Field, MethodSpec, Receiver};
 use tree_sitter::Node;
 
@@ -20,9 +21,9 @@ fn decl(name: String, kind: DeclKind, node_pos: crate::Pos) -> Decl {
 
 /// `(params) results` of a function-like node, normalized.
 fn signature(node: Node<'_>, src: &[u8]) -> Option<String> {
-    let params = node.child_by_field_name("parameters")?;
+    let params = node.field("parameters")?;
     let mut sig = normalized(params, src);
-    if let Some(result) = node.child_by_field_name("result") {
+    if let Some(result) = node.field("result") {
         sig.push(' ');
         sig.push_str(&normalized(result, src));
     }
@@ -31,11 +32,11 @@ fn signature(node: Node<'_>, src: &[u8]) -> Option<String> {
 
 fn type_params(node: Node<'_>, src: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
-    let Some(list) = node.child_by_field_name("type_parameters") else { return out };
+    let Some(list) = node.field("type_parameters") else { return out };
     let mut cursor = list.walk();
     for tp in list.named_children(&mut cursor) {
         let mut c2 = tp.walk();
-        for name in tp.children_by_field_name("name", &mut c2) {
+        for name in tp.fields("name", &mut c2) {
             out.push(text(name, src));
         }
     }
@@ -44,7 +45,7 @@ fn type_params(node: Node<'_>, src: &[u8]) -> Vec<String> {
 
 /// A `function_declaration` or `method_declaration`.
 pub(super) fn func(node: Node<'_>, src: &[u8]) -> Option<Decl> {
-    let name = node.child_by_field_name("name")?;
+    let name = node.field("name")?;
     if name.is_missing() {
         return None;
     }
@@ -53,7 +54,7 @@ pub(super) fn func(node: Node<'_>, src: &[u8]) -> Option<Decl> {
     let mut d = decl(text(name, src), kind, pos(name));
     d.signature = signature(node, src);
     if method {
-        let (receiver, tparams) = receiver(node.child_by_field_name("receiver")?, src)?;
+        let (receiver, tparams) = receiver(node.field("receiver")?, src)?;
         d.receiver = Some(receiver);
         d.type_params = tparams;
     } else {
@@ -66,7 +67,7 @@ pub(super) fn func(node: Node<'_>, src: &[u8]) -> Option<Decl> {
 fn receiver(list: Node<'_>, src: &[u8]) -> Option<(Receiver, Vec<String>)> {
     let mut cursor = list.walk();
     let param = list.named_children(&mut cursor).find(|n| n.kind() == "parameter_declaration")?;
-    let mut ty = param.child_by_field_name("type")?;
+    let mut ty = param.field("type")?;
     let mut pointer = false;
     let mut tparams = Vec::new();
     loop {
@@ -77,13 +78,13 @@ fn receiver(list: Node<'_>, src: &[u8]) -> Option<(Receiver, Vec<String>)> {
                 ty = ty.named_child(0)?;
             }
             "generic_type" => {
-                if let Some(args) = ty.child_by_field_name("type_arguments") {
+                if let Some(args) = ty.field("type_arguments") {
                     let mut c2 = args.walk();
                     tparams = args.named_children(&mut c2).map(|a| text(a, src)).collect();
                 }
-                ty = ty.child_by_field_name("type")?;
+                ty = ty.field("type")?;
             }
-            "qualified_type" => ty = ty.child_by_field_name("name")?,
+            "qualified_type" => ty = ty.field("name")?,
             "type_identifier" => break,
             _ => return None,
         }
@@ -112,9 +113,9 @@ pub(super) fn value_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
 }
 
 fn value_spec(spec: Node<'_>, kind: DeclKind, src: &[u8], out: &mut Vec<Decl>) {
-    let ty = spec.child_by_field_name("type").map(|t| normalized(t, src));
+    let ty = spec.field("type").map(|t| normalized(t, src));
     let mut cursor = spec.walk();
-    for name in spec.children_by_field_name("name", &mut cursor) {
+    for name in spec.fields("name", &mut cursor) {
         if name.kind() == "identifier" && !name.is_missing() {
             let mut d = decl(text(name, src), kind, pos(name));
             d.signature = ty.clone();
@@ -132,11 +133,11 @@ pub(super) fn type_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
             "type_alias" => true,
             _ => continue,
         };
-        let Some(name) = spec.child_by_field_name("name") else { continue };
+        let Some(name) = spec.field("name") else { continue };
         if name.is_missing() {
             continue;
         }
-        let ty = spec.child_by_field_name("type");
+        let ty = spec.field("type");
         let kind = match (alias, ty.map(|t| t.kind())) {
             (true, _) => DeclKind::Alias,
             (false, Some("struct_type")) => DeclKind::Struct,
@@ -164,11 +165,11 @@ fn embedded_name(mut ty: Node<'_>, src: &[u8]) -> String {
                 Some(t) => ty = t,
                 None => break,
             },
-            "generic_type" => match ty.child_by_field_name("type") {
+            "generic_type" => match ty.field("type") {
                 Some(t) => ty = t,
                 None => break,
             },
-            "qualified_type" => match ty.child_by_field_name("name") {
+            "qualified_type" => match ty.field("name") {
                 Some(t) => ty = t,
                 None => break,
             },
@@ -188,11 +189,10 @@ fn struct_fields(ty: Node<'_>, src: &[u8], d: &mut Decl) {
         if field.kind() != "field_declaration" {
             continue;
         }
-        let Some(fty) = field.child_by_field_name("type") else { continue };
+        let Some(fty) = field.field("type") else { continue };
         let type_text = normalized(fty, src);
         let mut c3 = field.walk();
-        let names: Vec<String> =
-            field.children_by_field_name("name", &mut c3).map(|n| text(n, src)).collect();
+        let names: Vec<String> = field.fields("name", &mut c3).map(|n| text(n, src)).collect();
         if names.is_empty() {
             // Embedded: `T`, `*T`, `pkg.T`, `T[int]`. tree-sitter puts `*` before the type node.
             let star = field.child(0).is_some_and(|c| c.kind() == "*");
@@ -212,7 +212,7 @@ fn interface_elems(ty: Node<'_>, src: &[u8], d: &mut Decl) {
     for elem in ty.named_children(&mut cursor) {
         match elem.kind() {
             "method_elem" => {
-                if let Some(name) = elem.child_by_field_name("name") {
+                if let Some(name) = elem.field("name") {
                     let signature = signature(elem, src).unwrap_or_default();
                     d.methods.push(MethodSpec { name: text(name, src), signature });
                 }

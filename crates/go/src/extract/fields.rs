@@ -3,6 +3,7 @@
 //! name), and the method specs of interface types, with the position of the method's name.
 
 use super::text::{pos, text};
+use crate::extract::text::FieldExt;
 use crate::Pos;
 use docforge_syntax::GoSyntax;
 use tree_sitter::{Node, Tree};
@@ -30,14 +31,13 @@ pub fn struct_fields(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<FieldD
     let mut out = Vec::new();
     for decl in named(root).filter(|d| d.kind() == "type_declaration") {
         for spec in named(decl).filter(|s| s.kind() == "type_spec") {
-            let (Some(name), Some(ty)) = (spec.child_by_field_name("name"), spec.child_by_field_name("type"))
-            else {
+            let (Some(name), Some(ty)) = (spec.field("name"), spec.field("type")) else {
                 continue;
             };
             let type_name = text(name, source);
             if ty.kind() == "interface_type" {
                 for m in named(ty).filter(|m| m.kind() == "method_elem") {
-                    if let Some(n) = m.child_by_field_name("name") {
+                    if let Some(n) = m.field("name") {
                         let field = text(n, source);
                         out.push(FieldDecl {
                             type_name: type_name.clone(),
@@ -55,9 +55,9 @@ pub fn struct_fields(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<FieldD
             let list = named(ty).find(|n| n.kind() == "field_declaration_list");
             for field in list.into_iter().flat_map(named).filter(|f| f.kind() == "field_declaration") {
                 let mut cursor = field.walk();
-                let names: Vec<Node<'_>> = field.children_by_field_name("name", &mut cursor).collect();
+                let names: Vec<Node<'_>> = field.fields("name", &mut cursor).collect();
                 if names.is_empty() {
-                    if let Some(n) = field.child_by_field_name("type").and_then(embedded_name) {
+                    if let Some(n) = field.field("type").and_then(embedded_name) {
                         out.push(FieldDecl {
                             type_name: type_name.clone(),
                             field: text(n, source),
@@ -86,8 +86,8 @@ fn embedded_name(ty: Node<'_>) -> Option<Node<'_>> {
     match ty.kind() {
         "type_identifier" => Some(ty),
         "pointer_type" => named(ty).next().and_then(embedded_name),
-        "qualified_type" => ty.child_by_field_name("name"),
-        "generic_type" => ty.child_by_field_name("type").and_then(embedded_name),
+        "qualified_type" => ty.field("name"),
+        "generic_type" => ty.field("type").and_then(embedded_name),
         _ => None,
     }
 }

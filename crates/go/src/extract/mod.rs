@@ -12,6 +12,7 @@ pub(crate) mod text;
 
 pub use fields::{struct_fields, FieldDecl};
 
+use crate::extract::text::FieldExt;
 use crate::{FileFacts, FileUses, Import, Pos};
 use docforge_syntax::GoSyntax;
 use text::{pos, text, unquote};
@@ -168,13 +169,13 @@ fn imports(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
 }
 
 fn import_spec(spec: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
-    let Some(path) = spec.child_by_field_name("path") else { return };
+    let Some(path) = spec.field("path") else { return };
     if path.is_missing() {
         return;
     }
     out.push(Import {
         path: unquote(path, src),
-        name: spec.child_by_field_name("name").map(|n| text(n, src)),
+        name: spec.field("name").map(|n| text(n, src)),
         pos: pos(spec),
     });
 }

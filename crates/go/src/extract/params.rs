@@ -4,6 +4,7 @@
 //! absent, so in a list that has a named declaration, an unnamed one whose type is a bare
 //! identifier is a name, of the type of the next named declaration.
 
+use crate::extract::text::FieldExt;
 use tree_sitter::Node;
 
 /// One declaration of a parameter list: its names (none for unnamed parameters) and type.
@@ -25,8 +26,8 @@ pub(crate) fn param_groups(list: Node<'_>) -> Vec<ParamGroup<'_>> {
             continue;
         }
         let mut c = p.walk();
-        let names: Vec<Node<'_>> = p.children_by_field_name("name", &mut c).collect();
-        groups.push(ParamGroup { names, ty: p.child_by_field_name("type"), variadic });
+        let names: Vec<Node<'_>> = p.fields("name", &mut c).collect();
+        groups.push(ParamGroup { names, ty: p.field("type"), variadic });
     }
     if !groups.iter().any(|g| !g.names.is_empty()) {
         return groups;
@@ -52,9 +53,9 @@ pub(crate) fn param_groups(list: Node<'_>) -> Vec<ParamGroup<'_>> {
 /// Whether `decl` (a `parameter_declaration`) is a name [`param_groups`] gives back to a
 /// later declaration of its list.
 pub(crate) fn is_misread_name(decl: Node<'_>) -> bool {
-    if decl.child_by_field_name("name").is_some() {
+    if decl.field("name").is_some() {
         return false;
     }
-    let (Some(ty), Some(list)) = (decl.child_by_field_name("type"), decl.parent()) else { return false };
+    let (Some(ty), Some(list)) = (decl.field("type"), decl.parent()) else { return false };
     param_groups(list).iter().any(|g| g.names.iter().any(|n| n.id() == ty.id()))
 }

@@ -3,6 +3,7 @@
 
 use super::extract::type_expr;
 use super::{ConstExpr, FileSigs, TypeExpr, ValueInit, ValueKind, ValueSig};
+use crate::extract::text::FieldExt;
 use crate::extract::text::{normalized, pos, text};
 use docforge_syntax::tree_sitter::Node;
 
@@ -12,7 +13,7 @@ fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
 
 /// A constant expression node as a [`ConstExpr`].
 pub(super) fn const_expr(node: Node<'_>, src: &[u8]) -> ConstExpr {
-    let field = |name: &str| node.child_by_field_name(name);
+    let field = |name: &str| node.field(name);
     let sub =
         |n: Option<Node<'_>>| Box::new(n.map_or(ConstExpr::Other(String::new()), |n| const_expr(n, src)));
     match node.kind() {
@@ -67,8 +68,8 @@ pub(super) fn value_specs(node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
         let mut last: Option<(Option<TypeExpr>, Vec<ConstExpr>)> = None;
         let specs = named_children(node).filter(|s| s.kind() == "const_spec");
         for (iota, spec) in specs.enumerate() {
-            if let Some(values) = spec.child_by_field_name("value") {
-                let ty = spec.child_by_field_name("type").map(|t| type_expr(t, src));
+            if let Some(values) = spec.field("value") {
+                let ty = spec.field("type").map(|t| type_expr(t, src));
                 let exprs = named_children(values).filter(|v| v.kind() != "comment");
                 last = Some((ty, exprs.map(|v| const_expr(v, src)).collect()));
             }
@@ -98,10 +99,8 @@ pub(super) fn value_specs(node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
 
 fn spec_names<'t>(spec: Node<'t>) -> impl Iterator<Item = Node<'t>> {
     let mut cursor = spec.walk();
-    let names: Vec<Node<'t>> = spec
-        .children_by_field_name("name", &mut cursor)
-        .filter(|n| n.kind() == "identifier" && !n.is_missing())
-        .collect();
+    let names: Vec<Node<'t>> =
+        spec.fields("name", &mut cursor).filter(|n| n.kind() == "identifier" && !n.is_missing()).collect();
     names.into_iter()
 }
 
@@ -111,9 +110,9 @@ fn push(sigs: &mut FileSigs, value: ValueSig, name: Node<'_>) {
 }
 
 fn var_spec(spec: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
-    let ty = spec.child_by_field_name("type").map(|t| type_expr(t, src));
+    let ty = spec.field("type").map(|t| type_expr(t, src));
     let values: Vec<Node<'_>> = spec
-        .child_by_field_name("value")
+        .field("value")
         .map(|v| named_children(v).filter(|c| c.kind() != "comment").collect())
         .unwrap_or_default();
     let names: Vec<Node<'_>> = spec_names(spec).collect();
@@ -121,7 +120,7 @@ fn var_spec(spec: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
     let mut inferred: Option<Option<(crate::body::FuncBody, Vec<crate::body::ExprId>)>> = None;
     let mut inferred_init = |i: usize| {
         let walked = inferred.get_or_insert_with(|| {
-            let list = spec.child_by_field_name("value")?;
+            let list = spec.field("value")?;
             let (body, ids) = crate::body::var_init(spec, list, src);
             let fits = !body.truncated
                 && body.syntax_error.is_none()
@@ -154,15 +153,15 @@ fn var_spec(spec: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
 /// `T{...}` and `&T{...}`; everything else is [`ValueInit::Unknown`].
 fn init_shape(node: Node<'_>, src: &[u8]) -> ValueInit {
     let (address, lit) = match node.kind() {
-        "unary_expression" if node.child_by_field_name("operator").is_some_and(|o| o.kind() == "&") => {
-            match node.child_by_field_name("operand") {
+        "unary_expression" if node.field("operator").is_some_and(|o| o.kind() == "&") => {
+            match node.field("operand") {
                 Some(x) => (true, x),
                 None => return ValueInit::Unknown,
             }
         }
         _ => (false, node),
     };
-    match (lit.kind(), lit.child_by_field_name("type")) {
+    match (lit.kind(), lit.field("type")) {
         ("composite_literal", Some(_)) => match super::literal_type(lit, src) {
             Some(ty) => ValueInit::Composite { address, ty },
             None => ValueInit::Unknown,

@@ -6,6 +6,7 @@ use super::{
     ChanDir, FieldExpr, FileSigs, FuncDeclSig, FuncSig, ImportSig, InterfaceElem, Param, ReceiverSig, Term,
     TypeDeclSig, TypeExpr, TypeParamSig,
 };
+use crate::extract::text::FieldExt;
 use crate::extract::text::{normalized, pos, text, unquote};
 use docforge_syntax::tree_sitter::{Node, Tree};
 use docforge_syntax::GoSyntax;
@@ -44,7 +45,7 @@ fn errors_outside_bodies(root: Node<'_>, src: &[u8]) -> bool {
         if !matches!(decl.kind(), "function_declaration" | "method_declaration") {
             return true;
         }
-        let Some(body) = decl.child_by_field_name("body") else { return true };
+        let Some(body) = decl.field("body") else { return true };
         children(decl).any(|c| c.id() != body.id() && c.has_error()) || !gofmt_delimited(body, src)
     })
 }
@@ -96,8 +97,8 @@ fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
 
 fn imports(node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
     let mut push = |spec: Node<'_>| {
-        let Some(path) = spec.child_by_field_name("path").filter(|p| !p.is_missing()) else { return };
-        let name = spec.child_by_field_name("name").map(|n| text(n, src));
+        let Some(path) = spec.field("path").filter(|p| !p.is_missing()) else { return };
+        let name = spec.field("name").map(|n| text(n, src));
         sigs.items.imports.push(ImportSig { path: unquote(path, src), name });
         sigs.positions.imports.push(pos(spec));
     };
@@ -119,8 +120,8 @@ fn type_specs(node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
             "type_alias" => true,
             _ => continue,
         };
-        let Some(name) = spec.child_by_field_name("name").filter(|n| !n.is_missing()) else { continue };
-        let ty = match spec.child_by_field_name("type") {
+        let Some(name) = spec.field("name").filter(|n| !n.is_missing()) else { continue };
+        let ty = match spec.field("type") {
             Some(t) => type_expr(t, src),
             None => TypeExpr::Invalid(String::new()),
         };
@@ -131,10 +132,10 @@ fn type_specs(node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
 }
 
 fn func(node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
-    let Some(name) = node.child_by_field_name("name").filter(|n| !n.is_missing()) else { return };
+    let Some(name) = node.field("name").filter(|n| !n.is_missing()) else { return };
     let receiver = if node.kind() == "method_declaration" {
         Some(
-            node.child_by_field_name("receiver")
+            node.field("receiver")
                 .map_or(ReceiverSig { base: None, pointer: false, type_params: Vec::new() }, |r| {
                     receiver(r, src)
                 }),
@@ -156,7 +157,7 @@ fn func(node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
 fn receiver(list: Node<'_>, src: &[u8]) -> ReceiverSig {
     let mut r = ReceiverSig { base: None, pointer: false, type_params: Vec::new() };
     let Some(param) = named_children(list).find(|n| n.kind() == "parameter_declaration") else { return r };
-    let Some(mut ty) = param.child_by_field_name("type") else { return r };
+    let Some(mut ty) = param.field("type") else { return r };
     loop {
         match ty.kind() {
             "parenthesized_type" | "pointer_type" if ty.named_child_count() == 1 => {
@@ -164,10 +165,10 @@ fn receiver(list: Node<'_>, src: &[u8]) -> ReceiverSig {
                 ty = ty.named_child(0).expect("one named child");
             }
             "generic_type" => {
-                if let Some(args) = ty.child_by_field_name("type_arguments") {
+                if let Some(args) = ty.field("type_arguments") {
                     r.type_params = named_children(args).map(|a| text(a, src)).collect();
                 }
-                match ty.child_by_field_name("type") {
+                match ty.field("type") {
                     Some(t) => ty = t,
                     None => return r,
                 }
@@ -183,14 +184,14 @@ fn receiver(list: Node<'_>, src: &[u8]) -> ReceiverSig {
 
 fn type_params(node: Node<'_>, src: &[u8]) -> Vec<TypeParamSig> {
     let mut out = Vec::new();
-    let Some(list) = node.child_by_field_name("type_parameters") else { return out };
+    let Some(list) = node.field("type_parameters") else { return out };
     for decl in named_children(list).filter(|d| d.kind() == "type_parameter_declaration") {
-        let constraint = match decl.child_by_field_name("type") {
+        let constraint = match decl.field("type") {
             Some(c) => elem_type(c, src),
             None => TypeExpr::Invalid(String::new()),
         };
         let mut cursor = decl.walk();
-        for name in decl.children_by_field_name("name", &mut cursor) {
+        for name in decl.fields("name", &mut cursor) {
             out.push(TypeParamSig { name: text(name, src), constraint: constraint.clone() });
         }
     }
@@ -232,12 +233,12 @@ fn boxed(node: Option<Node<'_>>, src: &[u8]) -> Box<TypeExpr> {
 /// The type of a composite literal as written, with the length of `[...]T{…}` counted from
 /// its elements (unknown when an element has an index key); `None` without a type.
 pub(crate) fn literal_type(lit: Node<'_>, src: &[u8]) -> Option<TypeExpr> {
-    let t = lit.child_by_field_name("type")?;
+    let t = lit.field("type")?;
     if t.kind() != "implicit_length_array_type" {
         return Some(type_expr(t, src));
     }
     let elements: Vec<Node<'_>> = lit
-        .child_by_field_name("body")
+        .field("body")
         .map(|b| named_children(b).filter(|e| e.kind() != "comment").collect())
         .unwrap_or_default();
     let len = if elements.iter().any(|e| e.kind() != "literal_element") {
@@ -245,7 +246,7 @@ pub(crate) fn literal_type(lit: Node<'_>, src: &[u8]) -> Option<TypeExpr> {
     } else {
         super::ConstExpr::Int(elements.len().to_string())
     };
-    Some(TypeExpr::Array { len, elem: boxed(t.child_by_field_name("element"), src) })
+    Some(TypeExpr::Array { len, elem: boxed(t.field("element"), src) })
 }
 
 /// A type node as a [`TypeExpr`]; anything else is [`TypeExpr::Invalid`].
@@ -253,7 +254,7 @@ pub(crate) fn type_expr(node: Node<'_>, src: &[u8]) -> TypeExpr {
     if node.is_missing() || node.is_error() {
         return TypeExpr::Invalid(text(node, src));
     }
-    let field = |name: &str| node.child_by_field_name(name);
+    let field = |name: &str| node.field(name);
     match node.kind() {
         "type_identifier" | "identifier" => TypeExpr::Name(text(node, src)),
         "qualified_type" => match (field("package"), field("name")) {
@@ -300,10 +301,10 @@ fn chan_dir(node: Node<'_>) -> ChanDir {
 /// `method_elem`).
 pub(crate) fn func_sig(node: Node<'_>, src: &[u8]) -> FuncSig {
     let mut sig = FuncSig::default();
-    if let Some(params) = node.child_by_field_name("parameters") {
+    if let Some(params) = node.field("parameters") {
         sig.variadic = params_into(params, src, &mut sig.params);
     }
-    match node.child_by_field_name("result") {
+    match node.field("result") {
         Some(r) if r.kind() == "parameter_list" => {
             params_into(r, src, &mut sig.results);
         }
@@ -344,14 +345,13 @@ fn struct_fields(node: Node<'_>, src: &[u8]) -> Vec<FieldExpr> {
     let mut out = Vec::new();
     let Some(list) = named_children(node).find(|n| n.kind() == "field_declaration_list") else { return out };
     for field in named_children(list).filter(|f| f.kind() == "field_declaration") {
-        let ty = match field.child_by_field_name("type") {
+        let ty = match field.field("type") {
             Some(t) => type_expr(t, src),
             None => TypeExpr::Invalid(text(field, src)),
         };
-        let tag = field.child_by_field_name("tag").map(|t| unquote(t, src));
+        let tag = field.field("tag").map(|t| unquote(t, src));
         let mut cursor = field.walk();
-        let names: Vec<String> =
-            field.children_by_field_name("name", &mut cursor).map(|n| text(n, src)).collect();
+        let names: Vec<String> = field.fields("name", &mut cursor).map(|n| text(n, src)).collect();
         if names.is_empty() {
             // Embedded: tree-sitter puts `*` before the type node.
             let star = field.child(0).is_some_and(|c| c.kind() == "*");
@@ -371,7 +371,7 @@ fn interface_elems(node: Node<'_>, src: &[u8]) -> Vec<InterfaceElem> {
     for elem in named_children(node) {
         match elem.kind() {
             "method_elem" => {
-                if let Some(name) = elem.child_by_field_name("name").filter(|n| !n.is_missing()) {
+                if let Some(name) = elem.field("name").filter(|n| !n.is_missing()) {
                     out.push(InterfaceElem::Method { name: text(name, src), sig: func_sig(elem, src) });
                 }
             }
