@@ -31,8 +31,9 @@ pub(crate) struct Staged {
 pub(crate) enum Placed {
     /// The build file is now the index at the index path.
     Placed,
-    /// Something was at the index path already; the connection now is to that index and the
-    /// build file is gone. The caller's generation was not published there.
+    /// Something was at the index path already, or the file system cannot link the build
+    /// file there; the connection now is to the index at the path (opened, or created, in
+    /// place) and the build file is gone. The caller's generation was not published there.
     Preempted,
 }
 
@@ -76,6 +77,16 @@ pub(crate) fn place(
     staged: &Staged,
     path: &Path,
 ) -> Result<(Connection, Placed), IndexError> {
+    place_with(conn, staged, path, |from, to| std::fs::hard_link(from, to))
+}
+
+/// [`place`] with the link operation given (tests make it fail).
+fn place_with(
+    conn: Connection,
+    staged: &Staged,
+    path: &Path,
+    link: impl FnOnce(&Path, &Path) -> std::io::Result<()>,
+) -> Result<(Connection, Placed), IndexError> {
     let build = &staged.build;
     let result = (|| {
         let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).ctx(build)?;
@@ -89,11 +100,13 @@ pub(crate) fn place(
         conn.close().map_err(|(_, e)| e).ctx(build)?;
         std::fs::File::open(build).and_then(|f| f.sync_all()).map_err(|e| IndexError::io(build, e))?;
         // A hard link never replaces what is there: an index that appeared meanwhile wins.
-        match std::fs::hard_link(build, path) {
-            Ok(()) => Ok(Placed::Placed),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Placed::Preempted),
-            Err(e) => Err(IndexError::io(path, e)),
-        }
+        // Where the file system has no hard links (some network, FUSE and FAT mounts) the
+        // build is given up the same way: the caller then writes the generation into an
+        // index opened in place, as it does for any existing index.
+        Ok(match link(build, path) {
+            Ok(()) => Placed::Placed,
+            Err(_) => Placed::Preempted,
+        })
     })();
     let placed = result.inspect_err(|_| {
         let _ = remove_database_files(build);
@@ -140,5 +153,30 @@ fn sweep_abandoned(path: &Path) {
         if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file system without hard links: the build is given up, the index is created in
+    /// place (WAL) for the caller to publish into, and no build file is left.
+    #[test]
+    fn without_hard_links_the_index_is_opened_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let (conn, staged) = open_build(&path).unwrap();
+        let no_links = |_: &Path, _: &Path| Err(std::io::Error::from(std::io::ErrorKind::Unsupported));
+        let (conn, placed) = place_with(conn, &staged, &path, no_links).unwrap();
+        assert!(matches!(placed, Placed::Preempted));
+        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(names.iter().all(|n| n.starts_with("index.sqlite")), "{names:?}");
+        assert!(path.is_file());
     }
 }
