@@ -53,6 +53,16 @@ fn index_stats_search_node_on_the_shop_fixture() {
     assert_eq!(report["completeness"], "complete", "{report}");
     assert_eq!(report["files"]["docs"], 7);
     assert!(report["packages"].as_u64().unwrap() >= 6, "{report}");
+    // The new index was built aside and placed: nothing of the build is left behind.
+    let mut left: Vec<String> = fs::read_dir(root.join(".docforge"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| {
+            !matches!(n.as_str(), "index.sqlite" | "index.sqlite-wal" | "index.sqlite-shm" | "receipts")
+        })
+        .collect();
+    left.sort();
+    assert_eq!(left, Vec::<String>::new(), "unexpected files in .docforge");
 
     let stats = json(&run(root, &["stats", "--json"]));
     assert_eq!(stats["generation"], 1);
