@@ -54,9 +54,8 @@ impl Index {
     /// path, which this index now is, without that generation (the caller writes it again).
     pub(crate) fn place_if_staged(&mut self) -> Result<bool, IndexError> {
         let Some(staged) = self.staged.take() else { return Ok(true) };
-        // The build connection is closed by `place`; hold a placeholder meanwhile.
-        let placeholder = Connection::open_in_memory().ctx(&self.path)?;
-        let build = std::mem::replace(&mut self.conn, placeholder);
+        // `place` closes the build connection.
+        let build = self.take_conn().ctx(&self.path)?;
         match stage::place(build, &staged, &self.path) {
             Ok((conn, placed)) => {
                 self.conn = conn;
@@ -71,6 +70,11 @@ impl Index {
                 Err(e)
             }
         }
+    }
+
+    /// Take the connection out, leaving an in-memory placeholder (to close or hand it on).
+    fn take_conn(&mut self) -> rusqlite::Result<Connection> {
+        Ok(std::mem::replace(&mut self.conn, Connection::open_in_memory()?))
     }
 
     /// Open an existing index for reading only. Never creates or writes the database.
@@ -135,11 +139,8 @@ impl Index {
 impl Drop for Index {
     fn drop(&mut self) {
         if let Some(staged) = self.staged.take() {
-            // Never published: the build file was private and is discarded.
-            let placeholder = Connection::open_in_memory();
-            if let Ok(placeholder) = placeholder {
-                drop(std::mem::replace(&mut self.conn, placeholder));
-            }
+            // Never published: the build file was private and is discarded (closed first).
+            drop(self.take_conn());
             let _ = stage::remove_database_files(&staged.build);
         }
     }

@@ -3,8 +3,7 @@
 
 use super::{named_children, Binding, Walker};
 use crate::body::{BinOp, CallIr, ElemStep, Expr, ExprId, LitKind, LiteralKey, UnOp};
-use crate::extract::text::FieldExt;
-use crate::extract::text::{bytes, pos, text};
+use crate::extract::text::{bytes, pos, text, FieldExt};
 use crate::sig::{func_sig, TypeExpr};
 use docforge_syntax::tree_sitter::Node;
 

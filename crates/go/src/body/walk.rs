@@ -3,8 +3,7 @@
 
 use super::{Expr, ExprId, FileBodies, FuncBody, Local, LocalDef};
 use super::{MAX_DEPTH, MAX_EXPRS};
-use crate::extract::text::FieldExt;
-use crate::extract::text::{bytes, pos, text};
+use crate::extract::text::{bytes, pos, text, FieldExt};
 use crate::sig::{type_expr, FuncSig, InterfaceElem, TypeExpr};
 use docforge_syntax::tree_sitter::{Node, Tree};
 use docforge_syntax::GoSyntax;

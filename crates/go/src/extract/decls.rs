@@ -1,7 +1,6 @@
 //! Declarations: funcs, methods, type specs (structs, interfaces, others, aliases), vars, consts.
 
-use super::text::{normalized, pos, text};
-use crate::extract::text::FieldExt;
+use super::text::{normalized, pos, text, FieldExt};
 use crate::{Decl, DeclKind, Field, MethodSpec, Receiver};
 use tree_sitter::Node;
 

@@ -2,8 +2,7 @@
 //! of struct types, with the position of each field's name (an embedded field's: its type
 //! name), and the method specs of interface types, with the position of the method's name.
 
-use super::text::{pos, text};
-use crate::extract::text::FieldExt;
+use super::text::{pos, text, FieldExt};
 use crate::Pos;
 use docforge_syntax::GoSyntax;
 use tree_sitter::{Node, Tree};

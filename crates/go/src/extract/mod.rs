@@ -12,10 +12,9 @@ pub(crate) mod text;
 
 pub use fields::{struct_fields, FieldDecl};
 
-use crate::extract::text::FieldExt;
 use crate::{FileFacts, FileUses, Import, Pos};
 use docforge_syntax::GoSyntax;
-use text::{pos, text, unquote};
+use text::{pos, text, unquote, FieldExt};
 use tree_sitter::Node;
 
 /// At most this many syntax-error positions are recorded per file.

@@ -4,7 +4,7 @@
 //! absent, so in a list that has a named declaration, an unnamed one whose type is a bare
 //! identifier is a name, of the type of the next named declaration.
 
-use crate::extract::text::FieldExt;
+use super::text::FieldExt;
 use tree_sitter::Node;
 
 /// One declaration of a parameter list: its names (none for unnamed parameters) and type.

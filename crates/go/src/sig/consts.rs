@@ -3,8 +3,7 @@
 
 use super::extract::type_expr;
 use super::{ConstExpr, FileSigs, TypeExpr, ValueInit, ValueKind, ValueSig};
-use crate::extract::text::FieldExt;
-use crate::extract::text::{normalized, pos, text};
+use crate::extract::text::{normalized, pos, text, FieldExt};
 use docforge_syntax::tree_sitter::Node;
 
 fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {

@@ -6,8 +6,7 @@ use super::{
     ChanDir, FieldExpr, FileSigs, FuncDeclSig, FuncSig, ImportSig, InterfaceElem, Param, ReceiverSig, Term,
     TypeDeclSig, TypeExpr, TypeParamSig,
 };
-use crate::extract::text::FieldExt;
-use crate::extract::text::{normalized, pos, text, unquote};
+use crate::extract::text::{normalized, pos, text, unquote, FieldExt};
 use docforge_syntax::tree_sitter::{Node, Tree};
 use docforge_syntax::GoSyntax;
 
