@@ -351,7 +351,7 @@ impl<'s> Walker<'s> {
 
 /// The `(` token of a conversion-shaped call.
 fn paren_of(node: Node<'_>) -> Option<Node<'_>> {
-    (0..node.child_count()).filter_map(|i| node.child(i)).find(|c| c.kind() == "(")
+    crate::extract::text::children(node).find(|c| c.kind() == "(")
 }
 
 pub(super) fn is_type_kind(kind: &str) -> bool {

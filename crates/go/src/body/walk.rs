@@ -3,7 +3,7 @@
 
 use super::{Expr, ExprId, FileBodies, FuncBody, Local, LocalDef};
 use super::{MAX_DEPTH, MAX_EXPRS};
-use crate::extract::text::{bytes, pos, text, FieldExt};
+use crate::extract::text::{self, bytes, pos, text, FieldExt};
 use crate::sig::{type_expr, FuncSig, InterfaceElem, TypeExpr};
 use docforge_syntax::tree_sitter::{Node, Tree};
 use docforge_syntax::GoSyntax;
@@ -18,8 +18,7 @@ pub fn extract_bodies(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> FileBodie
     let _ = go; // the tree was obtained through the gate; no query is needed
     let root = tree.root_node();
     let mut out = FileBodies::default();
-    for i in 0..root.named_child_count() as u32 {
-        let Some(decl) = root.named_child(i) else { continue };
+    for decl in text::named_children(root) {
         if !matches!(decl.kind(), "function_declaration" | "method_declaration") {
             continue;
         }
@@ -81,9 +80,7 @@ struct Walker<'s> {
 }
 
 fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..node.named_child_count() as u32)
-        .filter_map(move |i| node.named_child(i))
-        .filter(|c| c.kind() != "comment")
+    text::named_children(node).filter(|c| c.kind() != "comment")
 }
 
 fn func_body(decl: Node<'_>, src: &[u8]) -> FuncBody {
@@ -128,7 +125,7 @@ fn first_error(node: Node<'_>) -> Option<Node<'_>> {
     if !node.has_error() {
         return None;
     }
-    (0..node.child_count()).filter_map(|i| node.child(i)).find_map(first_error)
+    text::children(node).find_map(first_error)
 }
 
 fn receiver_tparams<'s>(w: &mut Walker<'s>, mut ty: Node<'_>) {
@@ -593,7 +590,7 @@ impl<'s> Walker<'s> {
 }
 
 fn has_token(node: Node<'_>, tok: &str) -> bool {
-    (0..node.child_count()).filter_map(|i| node.child(i)).any(|c| c.kind() == tok)
+    text::children(node).any(|c| c.kind() == tok)
 }
 
 fn is_statement(kind: &str) -> bool {

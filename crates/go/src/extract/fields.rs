@@ -77,7 +77,7 @@ pub fn struct_fields(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<FieldD
 }
 
 fn named(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
-    (0..node.named_child_count()).filter_map(move |i| node.named_child(i as u32))
+    super::text::named_children(node)
 }
 
 /// The type name of an embedded field's type: `T`, `*T`, `pkg.T`, `T[A]`, `*pkg.T[A]`.

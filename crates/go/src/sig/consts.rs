@@ -7,7 +7,7 @@ use crate::extract::text::{normalized, pos, text, FieldExt};
 use docforge_syntax::tree_sitter::Node;
 
 fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..node.named_child_count() as u32).filter_map(move |i| node.named_child(i))
+    crate::extract::text::named_children(node)
 }
 
 /// A constant expression node as a [`ConstExpr`].

@@ -50,7 +50,7 @@ fn errors_outside_bodies(root: Node<'_>, src: &[u8]) -> bool {
 }
 
 fn children<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..n.child_count()).filter_map(move |i| n.child(i))
+    crate::extract::text::children(n)
 }
 
 /// Whether a function body's extent is certainly its own: it ends with a real `}` at the
@@ -91,7 +91,7 @@ fn top_level(capture: &str, node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
 }
 
 fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..node.named_child_count() as u32).filter_map(move |i| node.named_child(i))
+    crate::extract::text::named_children(node)
 }
 
 fn imports(node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
