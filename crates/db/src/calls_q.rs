@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// signature somewhere changes.
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn module_cha(db: &dyn Db, ws: Workspace) -> Arc<ChaIndex> {
-    let source = DbSigs { db, ws };
+    let source = DbSigs::new(db, ws);
     let ctx = TypeCtx::new(&source);
     let packages: Vec<&str> = module_packages(db, ws).iter().map(String::as_str).collect();
     Arc::new(ChaIndex::new(&ctx, &packages))
@@ -132,7 +132,7 @@ pub(crate) fn resolve_calls(
     let ws = pkg.ws(db);
     let (info, index) = semantic_file(db, pkg, file)?;
     let bodies = take_bodies(db, ws, file)?;
-    let source = DbSigs { db, ws };
+    let source = DbSigs::new(db, ws);
     let ctx = TypeCtx::new(&source);
     Some(resolve_file_calls(&ctx, &info.import_path, index, &bodies))
 }
@@ -162,7 +162,7 @@ pub(crate) fn semantic_file<'db>(
 pub fn file_resolved(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<Arc<Vec<ResolvedFunc>>> {
     let ws = pkg.ws(db);
     let funcs = file_calls(db, pkg, file).clone()?;
-    let source = DbSigs { db, ws };
+    let source = DbSigs::new(db, ws);
     let ctx = TypeCtx::new(&source);
     let mut cha = None;
     let mut resolved = Vec::with_capacity(funcs.len());

@@ -12,7 +12,8 @@ use crate::inputs::Workspace;
 use crate::Db;
 use docforge_go::types::{implements, ImplementsPair, PackageSigs, SigSource, TypeCtx, Verdict};
 use docforge_model::{Edge, Fragment};
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The signature summaries of a package's non-test files.
@@ -32,21 +33,46 @@ pub fn package_sigs(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSigs>>
 }
 
 /// Packages for the type model, read through salsa so that every lookup is a dependency.
+///
+/// Answers are remembered for the life of the value, which is one query's execution: salsa
+/// records a dependency at the first read, and within one revision a second read would
+/// answer the same.
 pub struct DbSigs<'db> {
     pub db: &'db dyn Db,
     pub ws: Workspace,
+    packages: RefCell<HashMap<String, Option<Arc<PackageSigs>>>>,
+    imports: RefCell<HashMap<(String, String), Option<String>>>,
+}
+
+impl<'db> DbSigs<'db> {
+    pub fn new(db: &'db dyn Db, ws: Workspace) -> DbSigs<'db> {
+        DbSigs { db, ws, packages: RefCell::default(), imports: RefCell::default() }
+    }
 }
 
 impl SigSource for DbSigs<'_> {
     fn package(&self, import_path: &str) -> Option<Arc<PackageSigs>> {
-        package_sigs(self.db, GoPackage::find(self.db, self.ws, import_path)?).clone()
+        if let Some(p) = self.packages.borrow().get(import_path) {
+            return p.clone();
+        }
+        let p = GoPackage::find(self.db, self.ws, import_path).and_then(|p| package_sigs(self.db, p).clone());
+        self.packages.borrow_mut().insert(import_path.to_string(), p.clone());
+        p
     }
 
     fn resolve_import(&self, from_import_path: &str, spec: &str) -> Option<String> {
-        let from = GoPackage::find(self.db, self.ws, from_import_path)?;
-        let info = from.info(self.db)?;
-        let to = crate::go_graph::resolve_import(self.db, self.ws, info, spec)?;
-        Some(to.import_path(self.db).clone())
+        let key = (from_import_path.to_string(), spec.to_string());
+        if let Some(to) = self.imports.borrow().get(&key) {
+            return to.clone();
+        }
+        let to = (|| {
+            let from = GoPackage::find(self.db, self.ws, from_import_path)?;
+            let info = from.info(self.db)?;
+            let to = crate::go_graph::resolve_import(self.db, self.ws, info, spec)?;
+            Some(to.import_path(self.db).clone())
+        })();
+        self.imports.borrow_mut().insert(key, to.clone());
+        to
     }
 }
 
@@ -92,7 +118,7 @@ pub fn semantic_failures(db: &dyn Db, ws: Workspace) -> Vec<String> {
 /// signature summaries only.
 #[salsa::tracked(returns(ref))]
 pub fn module_implements(db: &dyn Db, ws: Workspace) -> Arc<BTreeMap<String, Vec<ImplementsPair>>> {
-    let source = DbSigs { db, ws };
+    let source = DbSigs::new(db, ws);
     let ctx = TypeCtx::new(&source);
     let packages: Vec<&str> = module_packages(db, ws).iter().map(String::as_str).collect();
     let mut by_package: BTreeMap<String, Vec<ImplementsPair>> = BTreeMap::new();

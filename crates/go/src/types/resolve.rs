@@ -5,10 +5,10 @@
 use super::identical::subst;
 use super::source::{DeclRef, PackageSigs, SigSource};
 use super::{ArrayLen, Basic, Field, InterfaceType, Key, NamedRef, Signature, Type, Unresolved};
-use crate::sig::{FuncSig, InterfaceElem, TypeExpr, TypeParamSig};
+use crate::sig::{FuncSig, InterfaceElem, ItemSigs, TypeExpr, TypeParamSig};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A declared method of a defined type.
 #[derive(Clone, Debug)]
@@ -52,7 +52,9 @@ struct FileImports {
 pub(crate) struct PkgEnv {
     pub path: Arc<str>,
     pub sigs: Arc<PackageSigs>,
-    files: Vec<FileImports>,
+    /// Each file's import table, built when a resolution in that file first needs it (a
+    /// package's other files are mostly never asked about).
+    files: Vec<OnceLock<FileImports>>,
 }
 
 /// A resolution scope: a file of a package plus type parameters in scope.
@@ -169,40 +171,46 @@ impl<'s> TypeCtx<'s> {
     }
 
     fn build_env(&self, path: &str, sigs: Arc<PackageSigs>) -> PkgEnv {
-        let mut files = Vec::with_capacity(sigs.files.len());
-        for f in &sigs.files {
-            let mut fi = FileImports::default();
-            for imp in &f.imports {
-                let target = match imp.path.as_str() {
-                    "unsafe" => Target::Unsafe,
-                    spec => match self.source.resolve_import(path, spec) {
-                        Some(p) if self.source.package(&p).is_some() => Target::Pkg(p.into()),
-                        Some(p) => Target::Absent(p.into()),
-                        None => Target::Absent(spec.into()),
-                    },
-                };
-                let local = match (&imp.name, &target) {
-                    (Some(n), _) if n == "_" => continue,
-                    (Some(n), _) if n == "." => {
-                        fi.dots.push(target);
-                        continue;
-                    }
-                    (Some(n), _) => n.clone(),
-                    (None, Target::Unsafe) => "unsafe".to_string(),
-                    (None, Target::Pkg(p)) => match self.source.package(p).and_then(|s| s.name.clone()) {
-                        Some(n) => n,
-                        None => continue,
-                    },
-                    (None, Target::Absent(p)) => {
-                        fi.unnamed_absent.push(p.clone());
-                        continue;
-                    }
-                };
-                fi.by_name.entry(local).or_insert(target);
-            }
-            files.push(fi);
-        }
+        let files = (0..sigs.files.len()).map(|_| OnceLock::new()).collect();
         PkgEnv { path: path.into(), sigs, files }
+    }
+
+    /// The import table of file `file` of `env`.
+    fn imports<'e>(&self, env: &'e PkgEnv, file: usize) -> &'e FileImports {
+        env.files[file].get_or_init(|| self.file_imports(&env.path, &env.sigs.files[file]))
+    }
+
+    fn file_imports(&self, path: &str, f: &ItemSigs) -> FileImports {
+        let mut fi = FileImports::default();
+        for imp in &f.imports {
+            let target = match imp.path.as_str() {
+                "unsafe" => Target::Unsafe,
+                spec => match self.source.resolve_import(path, spec) {
+                    Some(p) if self.source.package(&p).is_some() => Target::Pkg(p.into()),
+                    Some(p) => Target::Absent(p.into()),
+                    None => Target::Absent(spec.into()),
+                },
+            };
+            let local = match (&imp.name, &target) {
+                (Some(n), _) if n == "_" => continue,
+                (Some(n), _) if n == "." => {
+                    fi.dots.push(target);
+                    continue;
+                }
+                (Some(n), _) => n.clone(),
+                (None, Target::Unsafe) => "unsafe".to_string(),
+                (None, Target::Pkg(p)) => match self.source.package(p).and_then(|s| s.name.clone()) {
+                    Some(n) => n,
+                    None => continue,
+                },
+                (None, Target::Absent(p)) => {
+                    fi.unnamed_absent.push(p.clone());
+                    continue;
+                }
+            };
+            fi.by_name.entry(local).or_insert(target);
+        }
+        fi
     }
 
     /// The type a type expression of file `file` of package `path` denotes (no type
@@ -346,7 +354,7 @@ impl<'s> TypeCtx<'s> {
                 }
             }
             TypeExpr::Qualified { pkg, name } => {
-                let imports = &sc.pkg.files[sc.file];
+                let imports = self.imports(sc.pkg, sc.file);
                 match imports.by_name.get(pkg) {
                     Some(Target::Pkg(p)) => match self.env(p) {
                         Some(env) => self.pkg_name(&env, name),
@@ -391,7 +399,7 @@ impl<'s> TypeCtx<'s> {
             return None;
         }
         let mut absent = None;
-        for t in &sc.pkg.files[sc.file].dots {
+        for t in &self.imports(sc.pkg, sc.file).dots {
             match t {
                 Target::Pkg(p) => match self.env(p) {
                     Some(env) if env.sigs.decl(name).is_some() => return Some(Ok(env)),
@@ -406,7 +414,7 @@ impl<'s> TypeCtx<'s> {
 
     /// The package a file-local package name denotes.
     pub(crate) fn qualified_env(&self, sc: Scope<'_>, pkg: &str) -> Result<Arc<PkgEnv>, Unresolved> {
-        let imports = &sc.pkg.files[sc.file];
+        let imports = self.imports(sc.pkg, sc.file);
         match imports.by_name.get(pkg) {
             Some(Target::Pkg(p)) => {
                 self.env(p).ok_or_else(|| Unresolved::other("external package", p.as_ref()))
