@@ -22,6 +22,8 @@ pub fn precise(corpus: &Path) -> serde_json::Value {
     host.publish(&mut index).unwrap();
     let cold = t0.elapsed();
     let rss = peak_rss_kb();
+    // The content identity of the precise graph (equal across changes that must not change it).
+    let graph_digest = index.publication().unwrap().map(|p| p.graph_digest);
     let stats = index.stats().unwrap();
     let count = |rel: &str| stats.edges_by_relation.get(rel).copied().unwrap_or(0);
 
@@ -45,6 +47,7 @@ pub fn precise(corpus: &Path) -> serde_json::Value {
     serde_json::json!({
         "cold_ms": ms(cold),
         "peak_rss_kb": rss,
+        "graph_digest": graph_digest,
         "precision": graph.summary.precision.map(|p| p.as_str()),
         "implements": count("implements"),
         "calls": count("calls"),

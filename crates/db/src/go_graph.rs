@@ -163,9 +163,13 @@ fn precise_calls(fragment: &mut Fragment, rel: &str, calls: &[crate::calls_q::Re
     fragment.edges.retain(|e| e.relation != "calls");
     let index: std::collections::HashMap<String, usize> =
         fragment.nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i)).collect();
+    // A function the semantic layer could not read (a method whose receiver has syntax
+    // errors) has no resolved calls and no count of unresolved ones: both are unknown.
+    let mut covered = vec![false; fragment.nodes.len()];
     for f in calls {
         let caller = format!("go:{}", f.caller);
         let Some(&i) = index.get(&caller) else { continue };
+        covered[i] = true;
         let attrs = &mut fragment.nodes[i].attrs;
         attrs.insert("unresolved_calls".into(), f.unresolved_count().to_string());
         attrs.insert("calls_resolved".into(), f.complete().to_string());
@@ -176,6 +180,9 @@ fn precise_calls(fragment: &mut Fragment, rel: &str, calls: &[crate::calls_q::Re
                     .with_attr("classification", class.as_str()),
             );
         }
+    }
+    for (node, _) in fragment.nodes.iter_mut().zip(covered).filter(|(_, c)| !c) {
+        node.attrs.remove("unresolved_calls");
     }
 }
 

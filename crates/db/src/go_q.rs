@@ -208,7 +208,13 @@ pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedG
     // The semantic layer reads the non-test files only (test files keep syntax resolution).
     let semantic = precise && !is_test_file(file.rel(db));
     Some(ParsedGo {
-        facts: Arc::new(docforge_go::extract_tree(go, &tree, bytes)),
+        // A semantic file's calls are resolved from its body facts; its syntax-only call
+        // sites would be replaced (see `go_graph::precise_calls`), so they are not walked.
+        facts: Arc::new(if semantic {
+            docforge_go::extract_declarations(go, &tree, bytes)
+        } else {
+            docforge_go::extract_tree(go, &tree, bytes)
+        }),
         sigs: semantic.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, bytes).items)),
         logic: (precise && ws.logic(db))
             .then(|| TakeOnce::new(Arc::new(docforge_go::extract_logic(go, &tree, bytes)))),

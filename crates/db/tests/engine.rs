@@ -723,3 +723,50 @@ fn literal_keys_of_a_truncated_body_are_still_field_uses() {
     assert!(fields.iter().all(|f| f.owner == "go:example.com/m/s::T"));
     assert_eq!(fields.len(), 120_000);
 }
+
+#[test]
+fn precise_functions_with_unusual_receivers_have_call_facts_from_one_layer() {
+    // Non-test files in precise mode take their call facts from the semantic layer only (the
+    // syntax-only call walk is skipped). Receivers with syntax errors or that are not type
+    // names: the declaration syntax and the semantic layer agree on which methods get a node,
+    // and each such node states whether its calls are all resolved; none carries a count of
+    // unresolved calls without that statement.
+    let dir = small_project();
+    let r = dir.path();
+    write(
+        r,
+        "s/s.go",
+        b"package s\n\ntype T struct{}\n\nfunc helper() {}\n\nfunc (t *T, ) Good() { helper() }\n\n\
+func (t []T) Slice() { helper(); undefined() }\n\nfunc (t T.) Dot() { helper() }\n\n\
+func (t map[T]T) Map() { helper() }\n\nfunc (t *(T)) Paren() { helper() }\n\nfunc () Empty() { helper() }\n\n\
+func (*) Star() { helper() }\n\nfunc Fine() { helper() }\n",
+    );
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let g = h.analysis().graph().unwrap();
+    let mut seen: Vec<(String, Option<String>, Option<String>)> = g
+        .nodes()
+        .filter(|n| n.id.starts_with("go:example.com/m/s::") && (n.kind == "func" || n.kind == "method"))
+        .map(|n| {
+            let a = |k: &str| n.attrs.get(k).cloned();
+            (
+                n.id.trim_start_matches("go:example.com/m/s::").to_string(),
+                a("calls_resolved"),
+                a("unresolved_calls"),
+            )
+        })
+        .collect();
+    seen.sort();
+    let row =
+        |id: &str, resolved: &str, count: &str| (id.to_string(), Some(resolved.into()), Some(count.into()));
+    assert_eq!(
+        seen,
+        [
+            row("(*T).Good", "true", "0"),
+            row("(*T).Paren", "true", "0"),
+            row("(T).Dot", "false", "1"),
+            row("Fine", "true", "0"),
+            row("helper", "true", "0"),
+        ]
+    );
+}

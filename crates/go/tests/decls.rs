@@ -192,3 +192,39 @@ fn local_declarations_are_not_package_level() {
     let names: Vec<&str> = f.decls.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["F"]);
 }
+
+#[test]
+fn declarations_only_extraction_is_the_full_extraction_without_call_sites() {
+    // Precise analysis extracts non-test files without the syntax-only call walk; everything
+    // else (package, imports, declarations, syntax errors) must be what the full walk gives.
+    let gate = AstGate::new(AstPolicy::Allow);
+    let go = gate.go().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut files: Vec<std::path::PathBuf> = walk(&root);
+    files.sort();
+    assert!(files.len() > 10, "{files:?}");
+    let broken = b"package p\n\nvar v = f(\n\nfunc g() { h( }\n\nconst (\n\tA = iota\n)\n".to_vec();
+    let mut with_calls = 0;
+    for src in files.iter().map(|f| std::fs::read(f).unwrap()).chain([broken]) {
+        let tree = go.parse(&src);
+        let full = docforge_go::extract_tree(go, &tree, &src);
+        let decls = docforge_go::extract_declarations(go, &tree, &src);
+        with_calls += usize::from(!full.calls.is_empty());
+        assert!(decls.calls.is_empty());
+        assert_eq!(decls, FileFacts { calls: Vec::new(), ..full });
+    }
+    assert!(with_calls > 5, "{with_calls}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.extension().is_some_and(|x| x == "go") {
+            out.push(p);
+        }
+    }
+    out
+}

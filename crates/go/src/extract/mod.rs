@@ -30,11 +30,31 @@ pub fn extract_file(go: GoSyntax<'_>, source: &[u8]) -> FileFacts {
 /// Extract the facts of one Go file from its tree (`tree` must be the parse of `source`,
 /// e.g. an incremental reparse obtained through the same gate).
 pub fn extract_tree(go: GoSyntax<'_>, tree: &docforge_syntax::tree_sitter::Tree, source: &[u8]) -> FileFacts {
+    extract(go, tree, source, true)
+}
+
+/// [`extract_tree`] without call sites ([`FileFacts::calls`] stays empty): what precise
+/// analysis needs of a non-test file, whose calls it resolves from the file's body facts
+/// instead (the syntax-only call walk would be thrown away).
+pub fn extract_declarations(
+    go: GoSyntax<'_>,
+    tree: &docforge_syntax::tree_sitter::Tree,
+    source: &[u8],
+) -> FileFacts {
+    extract(go, tree, source, false)
+}
+
+fn extract(
+    go: GoSyntax<'_>,
+    tree: &docforge_syntax::tree_sitter::Tree,
+    source: &[u8],
+    calls: bool,
+) -> FileFacts {
     let root = tree.root_node();
     let mut facts = FileFacts::default();
     let query = go.query("top_level").expect("queries/go/top_level.scm is embedded");
     let names = query.capture_names();
-    let kinds = calls::Kinds::get(root.language());
+    let kinds = calls.then(|| calls::Kinds::get(root.language()));
     // Matches come in source order; each top-level declaration is handled inside the
     // callback (the captured nodes do not outlive it).
     let run = go.run("top_level", root, source, Some(1), |_, m| {
@@ -123,7 +143,14 @@ pub(crate) fn func_decls(
     run.expect("queries/go/top_level.scm is embedded");
 }
 
-fn top_level(capture: &str, node: Node<'_>, source: &[u8], kinds: &calls::Kinds, facts: &mut FileFacts) {
+/// One top-level declaration; its call sites too when `kinds` is given.
+fn top_level(
+    capture: &str,
+    node: Node<'_>,
+    source: &[u8],
+    kinds: Option<&calls::Kinds>,
+    facts: &mut FileFacts,
+) {
     match capture {
         "package" if facts.package.is_none() => facts.package = Some(text(node, source)),
         "import" => imports(node, source, &mut facts.imports),
@@ -131,10 +158,12 @@ fn top_level(capture: &str, node: Node<'_>, source: &[u8], kinds: &calls::Kinds,
             decls::value_specs(node, source, &mut facts.decls);
             // Calls in package-level initialisers have no caller. A call needs a `(` besides
             // the one that opens a group (`const (`): most constant blocks have none.
-            let grouped = node.child(1).is_some_and(|c| c.kind() == "(");
-            let parens = memchr::memchr_iter(b'(', text::bytes(node, source)).take(2).count();
-            if parens > usize::from(grouped) {
-                calls::walk(kinds, node, source, None, &mut facts.calls);
+            if let Some(kinds) = kinds {
+                let grouped = node.child(1).is_some_and(|c| c.kind() == "(");
+                let parens = memchr::memchr_iter(b'(', text::bytes(node, source)).take(2).count();
+                if parens > usize::from(grouped) {
+                    calls::walk(kinds, node, source, None, &mut facts.calls);
+                }
             }
         }
         "type" => decls::type_specs(node, source, &mut facts.decls),
@@ -142,7 +171,9 @@ fn top_level(capture: &str, node: Node<'_>, source: &[u8], kinds: &calls::Kinds,
             if let Some(decl) = decls::func(node, source) {
                 let idx = facts.decls.len() as u32;
                 facts.decls.push(decl);
-                calls::walk(kinds, node, source, Some(idx), &mut facts.calls);
+                if let Some(kinds) = kinds {
+                    calls::walk(kinds, node, source, Some(idx), &mut facts.calls);
+                }
             }
         }
         _ => {}
