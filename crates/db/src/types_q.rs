@@ -10,7 +10,10 @@ use crate::go_q::{dir_packages, file_sigs, is_test_file, GoDir, GoPackage};
 use crate::graph::OwnerFragment;
 use crate::inputs::Workspace;
 use crate::Db;
-use docforge_go::types::{implements, ImplementsPair, PackageSigs, SigSource, TypeCtx, Verdict};
+use docforge_go::types::{
+    compute_named_info, implements, ImplementsPair, NamedInfo, PackageSigs, SigSource, TypeCtx, Unresolved,
+    Verdict,
+};
 use docforge_model::{Edge, Fragment};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -40,13 +43,15 @@ pub fn package_sigs(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSigs>>
 pub struct DbSigs<'db> {
     pub db: &'db dyn Db,
     pub ws: Workspace,
+    /// Whether defined types come from [`named_type_info`] (off inside that query itself).
+    shared_types: bool,
     packages: RefCell<HashMap<String, Option<Arc<PackageSigs>>>>,
     imports: RefCell<HashMap<(String, String), Option<String>>>,
 }
 
 impl<'db> DbSigs<'db> {
     pub fn new(db: &'db dyn Db, ws: Workspace) -> DbSigs<'db> {
-        DbSigs { db, ws, packages: RefCell::default(), imports: RefCell::default() }
+        DbSigs { db, ws, shared_types: true, packages: RefCell::default(), imports: RefCell::default() }
     }
 }
 
@@ -74,6 +79,35 @@ impl SigSource for DbSigs<'_> {
         self.imports.borrow_mut().insert(key, to.clone());
         to
     }
+
+    fn named_info(&self, path: &str, name: &str) -> Option<Result<Arc<NamedInfo>, Unresolved>> {
+        self.shared_types.then(|| {
+            named_type_info(self.db, GoTypeName::new(self.db, self.ws, path.to_string(), name.to_string()))
+                .clone()
+        })
+    }
+}
+
+/// A package-level defined type, by import path and name.
+#[salsa::interned(debug)]
+pub struct GoTypeName {
+    #[returns(copy)]
+    pub ws: Workspace,
+    #[returns(ref)]
+    pub path: String,
+    #[returns(ref)]
+    pub name: String,
+}
+
+/// What a defined type is (underlying type, declared methods), shared by every file's type
+/// context: without it each file's call resolution recomputed every type it touches. Reads
+/// signature summaries only (through its own [`DbSigs`], whose types it computes itself, so
+/// a declaration cycle such as `type A B; type B A` stays inside one execution).
+#[salsa::tracked(returns(ref))]
+pub fn named_type_info<'db>(db: &'db dyn Db, name: GoTypeName<'db>) -> Result<Arc<NamedInfo>, Unresolved> {
+    let ws = name.ws(db);
+    let source = DbSigs { shared_types: false, ..DbSigs::new(db, ws) };
+    compute_named_info(&source, name.path(db), name.name(db))
 }
 
 /// Import paths of every non-test package of the project, sorted.

@@ -352,8 +352,14 @@ fn precise_implements_survive_body_edits_and_follow_signature_edits() {
     assert_eq!(log.iter().filter(|e| e.starts_with("go_facts(")).count(), 1, "{log:#?}");
     assert_eq!(log.iter().filter(|e| e.starts_with("file_sigs(")).count(), 1, "{log:#?}");
     // ...but the summary is equal, so nothing downstream of it runs.
-    for q in ["package_sigs(", "module_implements(", "package_implements(", "module_packages(", "module_cha("]
-    {
+    for q in [
+        "package_sigs(",
+        "module_implements(",
+        "package_implements(",
+        "module_packages(",
+        "module_cha(",
+        "named_type_info(",
+    ] {
         assert!(!log.iter().any(|e| e.starts_with(q)), "{q} re-ran after a body edit: {log:#?}");
     }
     // Only the edited file's calls are resolved again.
@@ -767,6 +773,39 @@ func (*) Star() { helper() }\n\nfunc Fine() { helper() }\n",
             row("(T).Dot", "false", "1"),
             row("Fine", "true", "0"),
             row("helper", "true", "0"),
+        ]
+    );
+}
+
+#[test]
+fn a_defined_type_is_resolved_once_for_every_file_that_uses_it() {
+    // Each file's call resolution has a type context of its own; what a defined type is
+    // (underlying type, methods) is a query they share, computed once per revision.
+    let dir = small_project();
+    let r = dir.path();
+    write(r, "s/s.go", b"package s\n\ntype T struct{ n int }\n\nfunc (t *T) M() int { return t.n }\n");
+    let user = |p: &str| {
+        format!("package {p}\n\nimport \"example.com/m/s\"\n\nfunc F(t *s.T) int {{ return t.M() }}\n")
+    };
+    write(r, "a/a.go", user("a").as_bytes());
+    write(r, "b/b.go", user("b").as_bytes());
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    h.execution_log().enable(true);
+    let g = h.analysis().graph().unwrap();
+    let log = h.execution_log().take();
+    let resolved: Vec<&String> = log.iter().filter(|e| e.starts_with("named_type_info(")).collect();
+    assert_eq!(resolved.len(), 1, "{resolved:#?}");
+    let calls: Vec<(String, String)> = g
+        .edges()
+        .filter(|e| e.relation == "calls" && e.target.ends_with("(*T).M"))
+        .map(|e| (e.source.clone(), e.attrs["classification"].clone()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("go:example.com/m/a::F".to_string(), "resolved_static".to_string()),
+            ("go:example.com/m/b::F".to_string(), "resolved_static".to_string()),
         ]
     );
 }

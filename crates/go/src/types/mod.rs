@@ -25,7 +25,7 @@ pub use crate::sig::ChanDir;
 pub use identical::{identical, identical_sigs};
 pub use implements::{implements, ImplementsPair, Verdict};
 pub use methods::{Found, MethodSet, Selection};
-pub use resolve::TypeCtx;
+pub use resolve::{compute_named_info, NamedInfo, TypeCtx};
 pub use source::{PackageSigs, SigSource};
 // For call resolution (crate::calls).
 pub(crate) use identical::subst_sig;

@@ -11,22 +11,34 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// A declared method of a defined type.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct MethodInfo {
     pub ptr_recv: bool,
     pub sig: Signature,
 }
 
-/// What resolution knows about a defined type.
-#[derive(Debug)]
-pub(crate) struct NamedInfo {
-    pub tparams: usize,
+/// What resolution knows about a defined type (opaque outside this crate: a
+/// [`SigSource`] may keep it, see [`SigSource::named_info`] and [`compute_named_info`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct NamedInfo {
+    pub(crate) tparams: usize,
     /// The underlying type (with this type's [`Type::TypeParam`]s when generic).
-    pub underlying: Type,
+    pub(crate) underlying: Type,
     /// Declared methods, in declaration order, first of each key.
-    pub methods: Vec<(Key, MethodInfo)>,
+    pub(crate) methods: Vec<(Key, MethodInfo)>,
     /// The declared methods may be incomplete (syntax errors in the package).
-    pub incomplete: Option<Unresolved>,
+    pub(crate) incomplete: Option<Unresolved>,
+}
+
+/// Compute what the defined type `path.name` is, in a type context of its own over
+/// `source` (whose [`SigSource::named_info`] must not lead back here, or a type whose
+/// declaration names itself through another would recurse without end).
+pub fn compute_named_info(
+    source: &dyn SigSource,
+    path: &str,
+    name: &str,
+) -> Result<Arc<NamedInfo>, Unresolved> {
+    TypeCtx::new(source).named_info(&path.into(), &name.into())
 }
 
 enum Slot<T> {
@@ -492,6 +504,12 @@ impl<'s> TypeCtx<'s> {
             Some(Slot::Done(r)) => return r.clone(),
             Some(Slot::InProgress) => return Err(Unresolved::other("type cycle", format!("{path}.{name}"))),
             None => {}
+        }
+        if !path.is_empty() {
+            if let Some(info) = self.source.named_info(path, name) {
+                self.named.borrow_mut().insert(key, Slot::Done(info.clone()));
+                return info;
+            }
         }
         self.named.borrow_mut().insert(key.clone(), Slot::InProgress);
         let info = self.compute_named(path, name).map(Arc::new);

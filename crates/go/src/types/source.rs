@@ -13,6 +13,14 @@ pub trait SigSource {
     /// The import path an import spec of package `from_import_path` denotes (vendoring),
     /// or `None` when it cannot be resolved.
     fn resolve_import(&self, from_import_path: &str, spec: &str) -> Option<String>;
+    /// What the defined type `path.name` is (underlying type, declared methods), when the
+    /// source keeps it across resolutions (the salsa layer memoises it per type, so each
+    /// file's resolution does not recompute the types it touches); `None` lets the
+    /// [`TypeCtx`](super::TypeCtx) compute it, which must give the same answer.
+    fn named_info(&self, path: &str, name: &str) -> Option<Result<Arc<super::NamedInfo>, super::Unresolved>> {
+        let _ = (path, name);
+        None
+    }
 }
 
 /// Where a package-level name is declared: `(file index, index in that file's vector)`.
