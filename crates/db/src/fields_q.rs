@@ -16,7 +16,7 @@ use crate::types_q::DbSigs;
 use crate::uses_q::{for_files_mentioning, go_uses, package_of, span, UseSite};
 use crate::Db;
 use docforge_go::types::TypeCtx;
-use docforge_go::FieldDecl;
+use docforge_go::{AnonStruct, FieldDecl};
 use docforge_project::FileKind;
 use salsa::Cancelled;
 use std::collections::HashMap;
@@ -88,7 +88,52 @@ pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> 
         let target = intern(format!("go:{}", m.callee));
         out.methods.push(site(m.pos, m.name.len(), target));
     }
+    // Fields of struct types spelled in place: the declaration that spells the type is found
+    // in this file's syntax (see `anon_declarer`); without exactly one, nothing is claimed.
+    if !found.anon_fields.is_empty() {
+        if let Some(syntax) = go_uses(db, ws, file).clone() {
+            for a in found.anon_fields {
+                let Some(s) = anon_declarer(&syntax.anon_structs, a.pos.line, &a.names) else { continue };
+                let target = intern(anon_owner(file.rel(db), s.at));
+                let field = intern(a.field);
+                out.fields.push(FieldUse { site: site(a.pos, field.len(), target), field, method: false });
+            }
+        }
+    }
     Arc::new(out)
+}
+
+/// The struct type spelled in place that a selection of a field of an unnamed struct type
+/// (whose fields are `names`) at `line` refers to: the one with exactly these field names in
+/// the same top-level declaration, else the only one with them in the file. Identical
+/// unnamed struct types are one type in Go, so several candidates leave the answer open.
+fn anon_declarer<'a>(structs: &'a [AnonStruct], line: u32, names: &[String]) -> Option<&'a AnonStruct> {
+    let same =
+        |s: &&AnonStruct| s.fields.len() == names.len() && s.fields.iter().zip(names).all(|(f, n)| f.0 == *n);
+    let candidates: Vec<&AnonStruct> = structs.iter().filter(same).collect();
+    let within: Vec<&AnonStruct> =
+        candidates.iter().copied().filter(|s| s.lines.0 <= line && line <= s.lines.1).collect();
+    match (within.as_slice(), candidates.as_slice()) {
+        ([one], _) => Some(one),
+        ([], [one]) => Some(one),
+        _ => None,
+    }
+}
+
+/// The owner ID of a struct type spelled in place: `anon:<file>:<line>:<column>` of its
+/// `struct` keyword (not a graph node).
+fn anon_owner(rel: &str, at: docforge_go::Pos) -> String {
+    format!("{ANON}{rel}:{}:{}", at.line, at.column)
+}
+
+const ANON: &str = "anon:";
+
+/// The file and position of an [`anon_owner`] ID.
+fn parse_anon(owner: &str) -> Option<(&str, u32, u32)> {
+    let rest = owner.strip_prefix(ANON)?;
+    let (rest, column) = rest.rsplit_once(':')?;
+    let (rel, line) = rest.rsplit_once(':')?;
+    Some((rel, line.parse().ok()?, column.parse().ok()?))
 }
 
 /// A struct field or interface method under the cursor: where (the selector's or the
@@ -120,6 +165,15 @@ impl Analysis {
                 return Some(field_ref(rel, u));
             }
             let syntax = go_uses(db, ws, file).clone()?;
+            for s in &syntax.anon_structs {
+                for (field, at) in &s.fields {
+                    let span = name_span(rel, field, *at);
+                    if span.contains(line, column) {
+                        let (owner, field) = (anon_owner(rel, s.at), field.clone());
+                        return Some(FieldRef { span, owner, field, method: false });
+                    }
+                }
+            }
             let ip = &pkg.info(db)?.import_path;
             syntax.fields.iter().map(|d| (decl_span(rel, d), d)).find(|(s, _)| s.contains(line, column)).map(
                 |(span, d)| FieldRef {
@@ -140,13 +194,27 @@ impl Analysis {
         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
             let Some(pkg) = package_of(db, ws, file) else { return Vec::new() };
             let uses = file_selector_uses(db, pkg, file);
-            uses.fields.iter().map(|u| field_ref(rel, u)).collect()
+            uses.fields
+                .iter()
+                .filter(|u| !u.site.target.starts_with(ANON))
+                .map(|u| field_ref(rel, u))
+                .collect()
         }))
     }
 
     /// Where the field (or interface method) `field` of the defined type `owner`
     /// (`go:<import path>::T`) is declared.
     pub fn go_field_decl(&self, owner: &str, field: &str) -> Cancellable<Option<Span>> {
+        if let Some((rel, line, column)) = parse_anon(owner) {
+            let Some(file) = self.source(rel)? else { return Ok(None) };
+            let (db, ws) = self.parts();
+            return Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+                let syntax = go_uses(db, ws, file).clone()?;
+                let s = syntax.anon_structs.iter().find(|s| (s.at.line, s.at.column) == (line, column))?;
+                let (name, at) = s.fields.iter().find(|(f, _)| f == field)?;
+                Some(name_span(rel, name, *at))
+            }));
+        }
         let Some(type_name) = owner.rsplit_once("::").map(|(_, t)| t) else { return Ok(None) };
         let ide = self.ide()?;
         let Some(path) = ide.node(owner).and_then(|n| n.location.as_ref()).map(|l| l.path.clone()) else {
@@ -165,6 +233,19 @@ impl Analysis {
     /// analysis), in the files of
     /// the owner's package and of the packages importing it, directly or not; sorted.
     pub fn go_field_uses(&self, owner: &str, field: &str) -> Cancellable<Vec<Span>> {
+        if let Some((rel, _, _)) = parse_anon(owner) {
+            // A struct type spelled in place is selected only in its own file.
+            let Some(file) = self.source(rel)? else { return Ok(Vec::new()) };
+            let (db, ws) = self.parts();
+            return Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+                let Some(pkg) = package_of(db, ws, file) else { return Vec::new() };
+                let uses = file_selector_uses(db, pkg, file);
+                let mine = uses.fields.iter().filter(|u| &*u.site.target == owner && &*u.field == field);
+                let mut out: Vec<Span> = mine.map(|u| span(rel, &u.site)).collect();
+                out.sort();
+                out
+            }));
+        }
         let Some((ip, _)) = owner.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
             return Ok(Vec::new());
         };
@@ -190,6 +271,10 @@ fn field_ref(rel: &str, u: &FieldUse) -> FieldRef {
         field: u.field.to_string(),
         method: u.method,
     }
+}
+
+fn name_span(path: &str, name: &str, at: docforge_go::Pos) -> Span {
+    Span { path: path.to_string(), line: at.line, start: at.column, end: at.column + name.len() as u32 }
 }
 
 fn decl_span(path: &str, d: &FieldDecl) -> Span {

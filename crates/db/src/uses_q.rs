@@ -20,12 +20,14 @@ use docforge_project::FileKind;
 use salsa::Cancelled;
 use std::sync::Arc;
 
-/// What navigation reads from one selected Go file's tree: its identifier uses and the fields
-/// its package-level struct types declare (one parse for both).
+/// What navigation reads from one selected Go file's tree: its identifier uses, the fields
+/// its package-level struct types declare and its struct types spelled in place (one parse
+/// for all).
 #[derive(Debug, PartialEq, Eq)]
 pub struct NavSyntax {
     pub uses: FileUses,
     pub fields: Vec<docforge_go::FieldDecl>,
+    pub anon_structs: Vec<docforge_go::AnonStruct>,
 }
 
 /// The navigation syntax of one selected Go file; `None` for other files and under the
@@ -39,7 +41,9 @@ pub fn go_uses(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<NavSy
     let go = db.gate().go().ok()?;
     let tree = db.trees().parse_transient(go, file.rel(db), bytes);
     let uses = docforge_go::extract_uses(go, &tree, bytes);
-    Some(Arc::new(NavSyntax { uses, fields: docforge_go::struct_fields(go, &tree, bytes) }))
+    let fields = docforge_go::struct_fields(go, &tree, bytes);
+    let anon_structs = docforge_go::anon_structs(go, &tree, bytes);
+    Some(Arc::new(NavSyntax { uses, fields, anon_structs }))
 }
 
 /// A use of a package-level symbol in one file.

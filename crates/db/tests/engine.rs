@@ -809,3 +809,60 @@ fn a_defined_type_is_resolved_once_for_every_file_that_uses_it() {
         ]
     );
 }
+
+/// 1-based line and byte column of the `nth` occurrence of `needle` in `src`, plus `skip`
+/// bytes (to point inside the match).
+fn at(src: &str, needle: &str, nth: usize, skip: usize) -> (u32, u32) {
+    let start = src.match_indices(needle).nth(nth).unwrap_or_else(|| panic!("{needle} #{nth}")).0 + skip;
+    let line = src[..start].matches('\n').count() as u32 + 1;
+    let column = (start - src[..start].rfind('\n').map_or(0, |i| i + 1)) as u32 + 1;
+    (line, column)
+}
+
+#[test]
+fn fields_of_struct_types_spelled_in_place_navigate_to_their_declaration() {
+    // Table-driven tests select fields of `[]struct{ … }` element types. The type has no
+    // name: its declaration is the one in the same function with these field names (else
+    // the file's only one); two identical candidates leave the answer open.
+    let dir = small_project();
+    let r = dir.path();
+    let test = "package s\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\ttests := []struct {\n\
+\t\tname string\n\t\twant int\n\t}{\n\t\t{name: \"a\", want: 1},\n\t}\n\tfor _, tt := range tests {\n\
+\t\t_ = tt.name\n\t\t_ = tt.want\n\t}\n}\n\nfunc TestB(t *testing.T) {\n\tcases := []struct {\n\
+\t\tname string\n\t\twant int\n\t}{{name: \"b\"}}\n\tfor _, c := range cases {\n\t\t_ = c.want\n\t}\n}\n";
+    let code = "package s\n\nvar cfg struct{ Port int }\n\nfunc Port() int { return cfg.Port }\n\n\
+func Twice() int {\n\ta := struct{ x int }{1}\n\tb := struct{ x int }{2}\n\treturn a.x + b.x\n}\n";
+    write(r, "s/s_test.go", test.as_bytes());
+    write(r, "s/s.go", code.as_bytes());
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let a = h.analysis();
+    let field_at = |rel: &str, (line, col): (u32, u32)| a.go_field_at(rel, line, col).unwrap();
+    let decl_of = |rel: &str, pos: (u32, u32)| {
+        let f = field_at(rel, pos).unwrap_or_else(|| panic!("no field at {pos:?}"));
+        let d = a.go_field_decl(&f.owner, &f.field).unwrap().expect("a declaration");
+        (f.owner, (d.line, d.start))
+    };
+    let t = "s/s_test.go";
+    let (owner_a, name_a) = decl_of(t, at(test, "tt.name", 0, 3));
+    assert_eq!(name_a, at(test, "name string", 0, 0));
+    assert_eq!(owner_a, format!("anon:{t}:{}:{}", at(test, "struct", 0, 0).0, at(test, "struct", 0, 0).1));
+    assert_eq!(decl_of(t, at(test, "tt.want", 0, 3)).1, at(test, "want int", 0, 0));
+    // A literal key, and the declaration itself, are the same field.
+    assert_eq!(decl_of(t, at(test, "name: \"a\"", 0, 0)), (owner_a.clone(), name_a));
+    assert_eq!(decl_of(t, name_a), (owner_a.clone(), name_a));
+    // The other test's identical table is its own.
+    let (owner_b, want_b) = decl_of(t, at(test, "c.want", 0, 2));
+    assert_ne!(owner_b, owner_a);
+    assert_eq!(want_b, at(test, "want int", 1, 0));
+    // Uses of TestA's `name`: its key and its selector, in its file only.
+    let uses: Vec<(u32, u32)> =
+        a.go_field_uses(&owner_a, "name").unwrap().iter().map(|s| (s.line, s.start)).collect();
+    assert_eq!(uses, [at(test, "name: \"a\"", 0, 0), at(test, "tt.name", 0, 3)]);
+    // A package-level variable's struct type, selected in another function.
+    assert_eq!(decl_of("s/s.go", at(code, "cfg.Port", 0, 4)).1, at(code, "Port int", 0, 0));
+    // Two identical candidates in one function: no answer rather than a guess.
+    assert_eq!(field_at("s/s.go", at(code, "a.x", 0, 2)), None);
+    // Fields of struct types spelled in place are not listed as fields of defined types.
+    assert!(a.go_fields_in(t).unwrap().is_empty());
+}

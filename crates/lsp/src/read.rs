@@ -66,11 +66,12 @@ fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<O
         let owner = f.owner.strip_prefix("go:").unwrap_or(&f.owner);
         let what = if f.method { "method" } else { "field" };
         let of = if f.method { "interface " } else { "" };
-        (
-            f.span,
-            format!("{what} `{}` of {of}`{owner}`", f.field),
-            ctx.analysis.go_field_decl(&f.owner, &f.field)?,
-        )
+        let title = if f.owner.starts_with("anon:") {
+            format!("field `{}` of an unnamed struct type", f.field)
+        } else {
+            format!("{what} `{}` of {of}`{owner}`", f.field)
+        };
+        (f.span, title, ctx.analysis.go_field_decl(&f.owner, &f.field)?)
     } else {
         return Ok(None);
     };

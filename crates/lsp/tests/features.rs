@@ -562,3 +562,38 @@ fn go_type_parameter_methods_and_initializer_typed_variables_navigate() {
     assert!(value.starts_with("**method `Get` of interface `example.com/shop/storage::Reader`**"), "{value}");
     c.shutdown();
 }
+
+/// Fields of a struct type spelled in place (a table-driven test's `[]struct{ … }`):
+/// definition from a selector and from a literal key, hover and references, through the
+/// real server on a test file written after it started.
+#[test]
+fn fields_of_a_table_driven_test_navigate_to_the_table_type() {
+    let mut c = Client::start(opts(), json!({}));
+    let rel = "storage/memory/table_test.go";
+    let text = "package memory\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) {\n\
+\ttests := []struct {\n\t\tname string\n\t\tid   string\n\t}{\n\t\t{name: \"missing\", id: \"p9\"},\n\t}\n\
+\tfor _, tt := range tests {\n\t\tt.Run(tt.name, func(t *testing.T) {\n\
+\t\t\tif _, err := New().Get(tt.id); err == nil {\n\t\t\t\tt.Fatal(tt.name)\n\t\t\t}\n\t\t})\n\t}\n}\n";
+    std::fs::write(c.root.join(rel), text).unwrap();
+    c.open(rel);
+    let got =
+        definitions(&mut c, &[(rel, "tt.name, func", 3), (rel, "tt.id)", 3), (rel, "name: \"missing\"", 0)]);
+    expect![[r#"
+        storage/memory/table_test.go `tt.name, func` -> storage/memory/table_test.go:7:2-6
+        storage/memory/table_test.go `tt.id)` -> storage/memory/table_test.go:8:2-4
+        storage/memory/table_test.go `name: "missing"` -> storage/memory/table_test.go:7:2-6"#]]
+    .assert_eq(&got.join("\n"));
+    let h = c.ok("textDocument/hover", c.pos(rel, "tt.id)", 3));
+    let value = h["contents"]["value"].as_str().unwrap_or("(none)");
+    assert!(value.starts_with("**field `id` of an unnamed struct type**"), "{value}");
+    let mut p = c.pos(rel, "name string", 0);
+    p["context"] = json!({ "includeDeclaration": true });
+    let found = c.ok("textDocument/references", p);
+    expect![[r#"
+        storage/memory/table_test.go:7:2-6
+        storage/memory/table_test.go:10:3-7
+        storage/memory/table_test.go:13:11-15
+        storage/memory/table_test.go:15:15-19"#]]
+    .assert_eq(&locs(&c, &found));
+    c.shutdown();
+}

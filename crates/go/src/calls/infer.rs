@@ -521,6 +521,53 @@ impl<'a, 'c> Infer<'a, 'c> {
         steps: &[ElemStep],
         name: &str,
     ) -> Option<Arc<crate::types::NamedRef>> {
+        let t = self.key_type(ty, steps)?;
+        let Type::Named(n) = &t else { return None };
+        match lookup(self.ctx, &t, &self.key(&t, name)) {
+            Lookup::Field { owner: Some(owner), .. } if owner.path == n.path && owner.name == n.name => {
+                Some(owner)
+            }
+            _ => None,
+        }
+    }
+
+    /// The field names, in order, of the unnamed struct type (`struct{ … }` spelled in place,
+    /// or a pointer to one) whose field `name` the literal key `name:` (with `ty`/`steps` as
+    /// for [`Infer::key_owner`]) or the selector `x.name` selects.
+    pub(crate) fn anon_key_fields(
+        &self,
+        ty: &TypeExpr,
+        steps: &[ElemStep],
+        name: &str,
+    ) -> Option<Vec<String>> {
+        self.anon_fields(&self.key_type(ty, steps)?, name)
+    }
+
+    pub(crate) fn anon_selector_fields(&self, x: ExprId, sel: &str) -> Option<Vec<String>> {
+        let vx = match self.body.exprs.get(x as usize) {
+            Some(Expr::Global(name)) => self.global(name, true),
+            _ => self.eval(x),
+        };
+        let Val::Value(t) = vx else { return None };
+        self.anon_fields(&t, sel)
+    }
+
+    fn anon_fields(&self, t: &Type, name: &str) -> Option<Vec<String>> {
+        let under = match t {
+            Type::Pointer(inner) => (**inner).clone(),
+            t => t.clone(),
+        };
+        let Type::Struct(fields) = &under else { return None };
+        match lookup(self.ctx, &under, &self.key(&under, name)) {
+            Lookup::Field { owner: None, .. } => {
+                Some(fields.iter().map(|f| f.key.name.to_string()).collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// The type of a composite literal's element that the key belongs to.
+    fn key_type(&self, ty: &TypeExpr, steps: &[ElemStep]) -> Option<Type> {
         let mut t = self.resolve(ty);
         for step in steps {
             let under = match &t {
@@ -541,13 +588,7 @@ impl<'a, 'c> Infer<'a, 'c> {
                 t = (**inner).clone();
             }
         }
-        let Type::Named(n) = &t else { return None };
-        match lookup(self.ctx, &t, &self.key(&t, name)) {
-            Lookup::Field { owner: Some(owner), .. } if owner.path == n.path && owner.name == n.name => {
-                Some(owner)
-            }
-            _ => None,
-        }
+        Some(t)
     }
 
     fn key(&self, t: &Type, sel: &str) -> Key {

@@ -222,6 +222,17 @@ pub struct FieldSel {
     pub method: bool,
 }
 
+/// A field selector or literal key whose struct type is unnamed (`struct{ … }` spelled in
+/// place, as table-driven tests do): which declaration spells it is for the caller to find
+/// (the type has no name, so `names` — the struct's field names in order — stands for it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AnonFieldSel {
+    /// Position of the field name.
+    pub pos: Pos,
+    pub field: String,
+    pub names: Vec<String>,
+}
+
 /// A selector `x.M` / `T.M` of a function body that denotes a declared method statically
 /// (called or not: a method value or method expression counts too).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -244,6 +255,8 @@ pub struct Selections {
     /// Method selectors resolved to a declared method (own, promoted, method expression; not
     /// interface methods), in source order per function.
     pub methods: Vec<MethodSel>,
+    /// Field selectors and literal keys of unnamed struct types, in source order per function.
+    pub anon_fields: Vec<AnonFieldSel>,
 }
 
 /// The selections of the functions of file `file` of package `import_path` (`bodies` as for
@@ -271,6 +284,7 @@ pub fn resolve_file_selectors(
     for (body, decl) in funcs.chain(inits.iter().map(|b| (b, &no_decl))) {
         let inf = infer::Infer::new(ctx, &env, file, decl, body);
         let mut fields = Vec::new();
+        let mut anon = Vec::new();
         // A truncated body's expressions may refer to ones never recorded; its literal keys
         // are typed by syntax alone (the literal's type as written, guarded against local
         // names, which stay bound past the truncation) and so still hold.
@@ -279,6 +293,8 @@ pub fn resolve_file_selectors(
             let crate::body::Expr::Selector { x, sel, pos } = e else { continue };
             if let Some(owner) = inf.field_owner(*x, sel).and_then(|o| owner_id(&o)) {
                 fields.push(FieldSel { pos: *pos, owner, field: sel.clone(), method: false });
+            } else if let Some(names) = inf.anon_selector_fields(*x, sel) {
+                anon.push(AnonFieldSel { pos: *pos, field: sel.clone(), names });
             } else if let Some(callee) = inf.static_method(id as ExprId) {
                 out.methods.push(MethodSel { pos: *pos, name: sel.clone(), callee });
             } else if let Some((p, n)) = (inf.interface_method(id as ExprId))
@@ -299,10 +315,14 @@ pub fn resolve_file_selectors(
         for k in &body.keys {
             if let Some(owner) = inf.key_owner(&k.ty, &k.steps, &k.name).and_then(|o| owner_id(&o)) {
                 fields.push(FieldSel { pos: k.pos, owner, field: k.name.clone(), method: false });
+            } else if let Some(names) = inf.anon_key_fields(&k.ty, &k.steps, &k.name) {
+                anon.push(AnonFieldSel { pos: k.pos, field: k.name.clone(), names });
             }
         }
         fields.sort_by_key(|f| f.pos);
         out.fields.extend(fields);
+        anon.sort_by_key(|f| f.pos);
+        out.anon_fields.extend(anon);
     }
     out
 }

@@ -51,29 +51,74 @@ pub fn struct_fields(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<FieldD
             if ty.kind() != "struct_type" {
                 continue;
             }
-            let list = named(ty).find(|n| n.kind() == "field_declaration_list");
-            for field in list.into_iter().flat_map(named).filter(|f| f.kind() == "field_declaration") {
-                let mut cursor = field.walk();
-                let names: Vec<Node<'_>> = field.fields("name", &mut cursor).collect();
-                if names.is_empty() {
-                    if let Some(n) = field.field("type").and_then(embedded_name) {
-                        out.push(FieldDecl {
-                            type_name: type_name.clone(),
-                            field: text(n, source),
-                            pos: pos(n),
-                            method: false,
-                        });
-                    }
-                    continue;
-                }
-                for n in names {
-                    let field = text(n, source);
-                    out.push(FieldDecl { type_name: type_name.clone(), field, pos: pos(n), method: false });
-                }
+            for (field, n) in struct_members(ty, source) {
+                out.push(FieldDecl { type_name: type_name.clone(), field, pos: pos(n), method: false });
             }
         }
     }
     out
+}
+
+/// The fields of a `struct_type` node in order: each name, an embedded field's type name.
+fn struct_members<'t>(ty: Node<'t>, source: &[u8]) -> Vec<(String, Node<'t>)> {
+    let mut out = Vec::new();
+    let list = named(ty).find(|n| n.kind() == "field_declaration_list");
+    for field in list.into_iter().flat_map(named).filter(|f| f.kind() == "field_declaration") {
+        let mut cursor = field.walk();
+        let names: Vec<Node<'_>> = field.fields("name", &mut cursor).collect();
+        if names.is_empty() {
+            if let Some(n) = field.field("type").and_then(embedded_name) {
+                out.push((text(n, source), n));
+            }
+            continue;
+        }
+        out.extend(names.into_iter().map(|n| (text(n, source), n)));
+    }
+    out
+}
+
+/// A struct type spelled in place (`[]struct{ name string }{…}`, `var cfg struct{ … }`,
+/// a field's or a parameter's type): it has no name, so editors find it by position.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AnonStruct {
+    /// Where `struct` is.
+    pub at: Pos,
+    /// The lines of the top-level declaration it is in.
+    pub lines: (u32, u32),
+    /// Its fields in order (an embedded field by its type name) with the position of each name.
+    pub fields: Vec<(String, Pos)>,
+}
+
+/// Every struct type of a file that is not the type of a package-level `type T struct`
+/// declaration, in source order.
+pub fn anon_structs(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<AnonStruct> {
+    let _ = go; // the tree was obtained through the gate; no query is needed
+    let mut out = Vec::new();
+    for decl in named(tree.root_node()) {
+        let lines = (decl.start_position().row as u32 + 1, decl.end_position().row as u32 + 1);
+        // Only subtrees that spell `struct` are entered.
+        let mut stack = vec![decl];
+        while let Some(node) = stack.pop() {
+            if memchr::memmem::find(&source[node.byte_range()], b"struct").is_none() {
+                continue;
+            }
+            if node.kind() == "struct_type" && !is_defined_struct(node) {
+                let fields = struct_members(node, source).into_iter().map(|(f, n)| (f, pos(n))).collect();
+                out.push(AnonStruct { at: pos(node), lines, fields });
+            }
+            let children: Vec<Node<'_>> = named(node).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+    out.sort_by_key(|a| a.at);
+    out
+}
+
+/// A package-level `type T struct { … }`'s own struct type.
+fn is_defined_struct(node: Node<'_>) -> bool {
+    let Some(spec) = node.parent().filter(|p| p.kind() == "type_spec") else { return false };
+    spec.field("type").is_some_and(|t| t.id() == node.id())
+        && spec.parent().and_then(|d| d.parent()).is_some_and(|r| r.kind() == "source_file")
 }
 
 fn named(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
