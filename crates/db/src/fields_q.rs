@@ -15,6 +15,7 @@ use crate::tests_q::{test_package, TestSigs};
 use crate::types_q::DbSigs;
 use crate::uses_q::{for_files_mentioning, go_uses, package_of, span, UseSite};
 use crate::Db;
+use docforge_go::calls::AnonFieldSel;
 use docforge_go::types::TypeCtx;
 use docforge_go::{AnonStruct, FieldDecl};
 use docforge_project::FileKind;
@@ -93,23 +94,34 @@ pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> 
     if !found.anon_fields.is_empty() {
         if let Some(syntax) = go_uses(db, ws, file).clone() {
             for a in found.anon_fields {
-                let Some(s) = anon_declarer(&syntax.anon_structs, a.pos.line, &a.names) else { continue };
+                let Some(s) = anon_declarer(&syntax.anon_structs, a.pos.line, &a) else { continue };
                 let target = intern(anon_owner(file.rel(db), s.at));
-                let field = intern(a.field);
-                out.fields.push(FieldUse { site: site(a.pos, field.len(), target), field, method: false });
+                let (field, method) = (intern(a.field), a.method);
+                out.fields.push(FieldUse { site: site(a.pos, field.len(), target), field, method });
             }
         }
     }
     Arc::new(out)
 }
 
-/// The struct type spelled in place that a selection of a field of an unnamed struct type
-/// (whose fields are `names`) at `line` refers to: the one with exactly these field names in
-/// the same top-level declaration, else the only one with them in the file. Identical
-/// unnamed struct types are one type in Go, so several candidates leave the answer open.
-fn anon_declarer<'a>(structs: &'a [AnonStruct], line: u32, names: &[String]) -> Option<&'a AnonStruct> {
-    let same =
-        |s: &&AnonStruct| s.fields.len() == names.len() && s.fields.iter().zip(names).all(|(f, n)| f.0 == *n);
+/// The struct (interface) type spelled in place that a selection of a field (method) of an
+/// unnamed type at `line` refers to: the one with exactly these field names (method names;
+/// for an interface that embeds others, the ones it lists itself, the selected one among
+/// them) in the same top-level declaration, else the only such one in the file. Identical
+/// unnamed types are one type in Go, so several candidates leave the answer open.
+fn anon_declarer<'a>(structs: &'a [AnonStruct], line: u32, sel: &AnonFieldSel) -> Option<&'a AnonStruct> {
+    let names = &sel.names;
+    let same = |s: &&AnonStruct| {
+        if s.interface != sel.method {
+            return false;
+        }
+        if !s.interface {
+            return s.fields.len() == names.len() && s.fields.iter().zip(names).all(|(f, n)| f.0 == *n);
+        }
+        let own = |n: &str| s.fields.iter().any(|f| f.0 == n);
+        let listed = s.fields.iter().all(|f| names.contains(&f.0));
+        listed && own(&sel.field) && (s.embeds || s.fields.len() == names.len())
+    };
     let candidates: Vec<&AnonStruct> = structs.iter().filter(same).collect();
     let within: Vec<&AnonStruct> =
         candidates.iter().copied().filter(|s| s.lines.0 <= line && line <= s.lines.1).collect();
@@ -170,7 +182,7 @@ impl Analysis {
                     let span = name_span(rel, field, *at);
                     if span.contains(line, column) {
                         let (owner, field) = (anon_owner(rel, s.at), field.clone());
-                        return Some(FieldRef { span, owner, field, method: false });
+                        return Some(FieldRef { span, owner, field, method: s.interface });
                     }
                 }
             }

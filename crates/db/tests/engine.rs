@@ -866,3 +866,40 @@ func Twice() int {\n\ta := struct{ x int }{1}\n\tb := struct{ x int }{2}\n\tretu
     // Fields of struct types spelled in place are not listed as fields of defined types.
     assert!(a.go_fields_in(t).unwrap().is_empty());
 }
+
+#[test]
+fn methods_of_interface_types_spelled_in_place_navigate_to_their_declaration() {
+    // `c interface{ Close() error }`: the method spec the selector's interface lists itself,
+    // found like a struct type spelled in place; an interface that embeds another lists
+    // only its own methods, so a promoted one (`x.Name()`) is not claimed for it.
+    let dir = small_project();
+    let r = dir.path();
+    let code = "package s\n\ntype Named interface{ Name() string }\n\n\
+func Shut(c interface{ Close() error }) error { return c.Close() }\n\n\
+func Both(x interface {\n\tNamed\n\tStop()\n}) string {\n\tx.Stop()\n\treturn x.Name()\n}\n\n\
+var closer interface{ Close() error }\n\nfunc UseCloser() error { return closer.Close() }\n";
+    write(r, "s/s.go", code.as_bytes());
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let a = h.analysis();
+    let field_at = |(line, col): (u32, u32)| a.go_field_at("s/s.go", line, col).unwrap();
+    let decl_of = |pos: (u32, u32)| {
+        let f = field_at(pos).unwrap_or_else(|| panic!("no method at {pos:?}"));
+        assert!(f.method, "{f:?}");
+        let d = a.go_field_decl(&f.owner, &f.field).unwrap().expect("a declaration");
+        (f.owner, (d.line, d.start))
+    };
+    let (owner, close) = decl_of(at(code, "c.Close()", 0, 2));
+    assert_eq!(close, at(code, "Close() error }) error", 0, 0));
+    let (both, stop) = decl_of(at(code, "x.Stop()", 0, 2));
+    assert_eq!(stop, at(code, "Stop()\n}", 0, 0));
+    assert_eq!(decl_of(stop), (both.clone(), stop), "the declaration is the same method");
+    let uses: Vec<(u32, u32)> =
+        a.go_field_uses(&both, "Stop").unwrap().iter().map(|s| (s.line, s.start)).collect();
+    assert_eq!(uses, [at(code, "x.Stop()", 0, 2)]);
+    assert_ne!(owner, both);
+    // Promoted from the embedded `Named`: not a method this literal lists.
+    assert_eq!(field_at(at(code, "x.Name()", 0, 2)), None);
+    // Two identical literals and neither in this function: no answer.
+    assert_eq!(field_at(at(code, "closer.Close()", 0, 7)), None);
+}

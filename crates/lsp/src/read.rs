@@ -67,7 +67,8 @@ fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<O
         let what = if f.method { "method" } else { "field" };
         let of = if f.method { "interface " } else { "" };
         let title = if f.owner.starts_with("anon:") {
-            format!("field `{}` of an unnamed struct type", f.field)
+            let of = if f.method { "interface" } else { "struct" };
+            format!("{what} `{}` of an unnamed {of} type", f.field)
         } else {
             format!("{what} `{}` of {of}`{owner}`", f.field)
         };

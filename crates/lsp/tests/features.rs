@@ -564,8 +564,9 @@ fn go_type_parameter_methods_and_initializer_typed_variables_navigate() {
 }
 
 /// Fields of a struct type spelled in place (a table-driven test's `[]struct{ … }`):
-/// definition from a selector and from a literal key, hover and references, through the
-/// real server on a test file written after it started.
+/// definition from a selector and from a literal key, hover and references; and a method of
+/// an interface type spelled in place. Through the real server, on a test file written
+/// after it started.
 #[test]
 fn fields_of_a_table_driven_test_navigate_to_the_table_type() {
     let mut c = Client::start(opts(), json!({}));
@@ -573,19 +574,31 @@ fn fields_of_a_table_driven_test_navigate_to_the_table_type() {
     let text = "package memory\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) {\n\
 \ttests := []struct {\n\t\tname string\n\t\tid   string\n\t}{\n\t\t{name: \"missing\", id: \"p9\"},\n\t}\n\
 \tfor _, tt := range tests {\n\t\tt.Run(tt.name, func(t *testing.T) {\n\
-\t\t\tif _, err := New().Get(tt.id); err == nil {\n\t\t\t\tt.Fatal(tt.name)\n\t\t\t}\n\t\t})\n\t}\n}\n";
+\t\t\tif _, err := New().Get(tt.id); err == nil {\n\t\t\t\tt.Fatal(tt.name)\n\t\t\t}\n\t\t})\n\t}\n}\n\n\
+func closeAll(cs []interface{ Close() error }) {\n\tfor _, c := range cs {\n\t\t_ = c.Close()\n\t}\n}\n";
     std::fs::write(c.root.join(rel), text).unwrap();
     c.open(rel);
-    let got =
-        definitions(&mut c, &[(rel, "tt.name, func", 3), (rel, "tt.id)", 3), (rel, "name: \"missing\"", 0)]);
+    let got = definitions(
+        &mut c,
+        &[
+            (rel, "tt.name, func", 3),
+            (rel, "tt.id)", 3),
+            (rel, "name: \"missing\"", 0),
+            (rel, "c.Close()", 2),
+        ],
+    );
     expect![[r#"
         storage/memory/table_test.go `tt.name, func` -> storage/memory/table_test.go:7:2-6
         storage/memory/table_test.go `tt.id)` -> storage/memory/table_test.go:8:2-4
-        storage/memory/table_test.go `name: "missing"` -> storage/memory/table_test.go:7:2-6"#]]
+        storage/memory/table_test.go `name: "missing"` -> storage/memory/table_test.go:7:2-6
+        storage/memory/table_test.go `c.Close()` -> storage/memory/table_test.go:21:30-35"#]]
     .assert_eq(&got.join("\n"));
     let h = c.ok("textDocument/hover", c.pos(rel, "tt.id)", 3));
     let value = h["contents"]["value"].as_str().unwrap_or("(none)");
     assert!(value.starts_with("**field `id` of an unnamed struct type**"), "{value}");
+    let h = c.ok("textDocument/hover", c.pos(rel, "c.Close()", 2));
+    let value = h["contents"]["value"].as_str().unwrap_or("(none)");
+    assert!(value.starts_with("**method `Close` of an unnamed interface type**"), "{value}");
     let mut p = c.pos(rel, "name string", 0);
     p["context"] = json!({ "includeDeclaration": true });
     let found = c.ok("textDocument/references", p);

@@ -223,14 +223,18 @@ pub struct FieldSel {
 }
 
 /// A field selector or literal key whose struct type is unnamed (`struct{ … }` spelled in
-/// place, as table-driven tests do): which declaration spells it is for the caller to find
-/// (the type has no name, so `names` — the struct's field names in order — stands for it).
+/// place, as table-driven tests do), or a method selector on a value of an unnamed
+/// interface type: which declaration spells the type is for the caller to find (it has no
+/// name, so `names` — the struct's field names in order, the interface's method names
+/// sorted — stands for it).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AnonFieldSel {
-    /// Position of the field name.
+    /// Position of the field (method) name.
     pub pos: Pos,
     pub field: String,
     pub names: Vec<String>,
+    /// An interface method (not a struct field).
+    pub method: bool,
 }
 
 /// A selector `x.M` / `T.M` of a function body that denotes a declared method statically
@@ -294,7 +298,7 @@ pub fn resolve_file_selectors(
             if let Some(owner) = inf.field_owner(*x, sel).and_then(|o| owner_id(&o)) {
                 fields.push(FieldSel { pos: *pos, owner, field: sel.clone(), method: false });
             } else if let Some(names) = inf.anon_selector_fields(*x, sel) {
-                anon.push(AnonFieldSel { pos: *pos, field: sel.clone(), names });
+                anon.push(AnonFieldSel { pos: *pos, field: sel.clone(), names, method: false });
             } else if let Some(callee) = inf.static_method(id as ExprId) {
                 out.methods.push(MethodSel { pos: *pos, name: sel.clone(), callee });
             } else if let Some((p, n)) = (inf.interface_method(id as ExprId))
@@ -310,13 +314,15 @@ pub fn resolve_file_selectors(
                     field: sel.clone(),
                     method: true,
                 });
+            } else if let Some(names) = inf.anon_interface_method(id as ExprId) {
+                anon.push(AnonFieldSel { pos: *pos, field: sel.clone(), names, method: true });
             }
         }
         for k in &body.keys {
             if let Some(owner) = inf.key_owner(&k.ty, &k.steps, &k.name).and_then(|o| owner_id(&o)) {
                 fields.push(FieldSel { pos: k.pos, owner, field: k.name.clone(), method: false });
             } else if let Some(names) = inf.anon_key_fields(&k.ty, &k.steps, &k.name) {
-                anon.push(AnonFieldSel { pos: k.pos, field: k.name.clone(), names });
+                anon.push(AnonFieldSel { pos: k.pos, field: k.name.clone(), names, method: false });
             }
         }
         fields.sort_by_key(|f| f.pos);

@@ -45,6 +45,19 @@ impl Infer<'_, '_> {
         }
     }
 
+    /// The method names, sorted, of the unnamed interface type (`interface{ … }` spelled in
+    /// place) of the value whose method the selector `x.M` selects.
+    pub(crate) fn anon_interface_method(&self, selector: ExprId) -> Option<Vec<String>> {
+        match self.eval(selector) {
+            Val::Method(CallTarget::Interface { iface: Type::Interface(it), .. }, _) => {
+                let mut names: Vec<String> = it.methods.iter().map(|(k, _)| k.name.to_string()).collect();
+                names.sort();
+                Some(names)
+            }
+            _ => None,
+        }
+    }
+
     /// The type parameter and method key of a selector `x.M` on a value whose type is a
     /// type parameter (its method set is its constraint's; `*T` has no methods). Calls
     /// stay unresolved: this is for navigation.

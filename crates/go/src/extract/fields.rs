@@ -77,34 +77,54 @@ fn struct_members<'t>(ty: Node<'t>, source: &[u8]) -> Vec<(String, Node<'t>)> {
     out
 }
 
-/// A struct type spelled in place (`[]struct{ name string }{…}`, `var cfg struct{ … }`,
-/// a field's or a parameter's type): it has no name, so editors find it by position.
+/// A struct or interface type spelled in place (`[]struct{ name string }{…}`, `var cfg
+/// struct{ … }`, a parameter's `interface{ Close() error }`): it has no name, so editors
+/// find it by position.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AnonStruct {
-    /// Where `struct` is.
+    /// Where `struct` / `interface` is.
     pub at: Pos,
     /// The lines of the top-level declaration it is in.
     pub lines: (u32, u32),
-    /// Its fields in order (an embedded field by its type name) with the position of each name.
+    /// A struct: its fields in order (an embedded field by its type name); an interface: the
+    /// methods it lists itself. With the position of each name.
     pub fields: Vec<(String, Pos)>,
+    /// An interface type (not a struct type).
+    pub interface: bool,
+    /// An interface that also embeds other types (its method set is more than `fields`).
+    pub embeds: bool,
 }
 
-/// Every struct type of a file that is not the type of a package-level `type T struct`
-/// declaration, in source order.
+/// Every struct and interface type of a file that is not the type of a package-level
+/// `type T struct`/`type I interface` declaration, in source order.
 pub fn anon_structs(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<AnonStruct> {
     let _ = go; // the tree was obtained through the gate; no query is needed
     let mut out = Vec::new();
     for decl in named(tree.root_node()) {
         let lines = (decl.start_position().row as u32 + 1, decl.end_position().row as u32 + 1);
-        // Only subtrees that spell `struct` are entered.
+        // Only subtrees that spell `struct` or `interface` are entered.
         let mut stack = vec![decl];
         while let Some(node) = stack.pop() {
-            if memchr::memmem::find(&source[node.byte_range()], b"struct").is_none() {
+            let bytes = &source[node.byte_range()];
+            if memchr::memmem::find(bytes, b"struct").is_none()
+                && memchr::memmem::find(bytes, b"interface").is_none()
+            {
                 continue;
             }
-            if node.kind() == "struct_type" && !is_defined_struct(node) {
+            let kind = node.kind();
+            if kind == "struct_type" && !is_defined_type(node) {
                 let fields = struct_members(node, source).into_iter().map(|(f, n)| (f, pos(n))).collect();
-                out.push(AnonStruct { at: pos(node), lines, fields });
+                out.push(AnonStruct { at: pos(node), lines, fields, interface: false, embeds: false });
+            } else if kind == "interface_type" && !is_defined_type(node) {
+                let mut fields = Vec::new();
+                let mut embeds = false;
+                for elem in named(node).filter(|e| e.kind() != "comment") {
+                    match elem.field("name").filter(|_| elem.kind() == "method_elem") {
+                        Some(n) => fields.push((text(n, source), pos(n))),
+                        None => embeds = true,
+                    }
+                }
+                out.push(AnonStruct { at: pos(node), lines, fields, interface: true, embeds });
             }
             let children: Vec<Node<'_>> = named(node).collect();
             stack.extend(children.into_iter().rev());
@@ -114,8 +134,8 @@ pub fn anon_structs(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<AnonStr
     out
 }
 
-/// A package-level `type T struct { … }`'s own struct type.
-fn is_defined_struct(node: Node<'_>) -> bool {
+/// A package-level `type T struct { … }`'s (`type I interface { … }`'s) own type.
+fn is_defined_type(node: Node<'_>) -> bool {
     let Some(spec) = node.parent().filter(|p| p.kind() == "type_spec") else { return false };
     spec.field("type").is_some_and(|t| t.id() == node.id())
         && spec.parent().and_then(|d| d.parent()).is_some_and(|r| r.kind() == "source_file")
