@@ -89,8 +89,9 @@ pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> 
         let target = intern(format!("go:{}", m.callee));
         out.methods.push(site(m.pos, m.name.len(), target));
     }
-    // Fields of struct types spelled in place: the declaration that spells the type is found
-    // in this file's syntax (see `anon_declarer`); without exactly one, nothing is claimed.
+    // Fields (methods) of struct (interface) types spelled in place: the declaration that
+    // spells the type is looked for in this file's syntax only (see `anon_declarer`); without
+    // exactly one, nothing is claimed.
     if !found.anon_fields.is_empty() {
         if let Some(syntax) = go_uses(db, ws, file).clone() {
             for a in found.anon_fields {
@@ -132,8 +133,8 @@ fn anon_declarer<'a>(structs: &'a [AnonStruct], line: u32, sel: &AnonFieldSel) -
     }
 }
 
-/// The owner ID of a struct type spelled in place: `anon:<file>:<line>:<column>` of its
-/// `struct` keyword (not a graph node).
+/// The owner ID of a struct (interface) type spelled in place: `anon:<file>:<line>:<column>`
+/// of its `struct` (`interface`) keyword (not a graph node).
 fn anon_owner(rel: &str, at: docforge_go::Pos) -> String {
     format!("{ANON}{rel}:{}:{}", at.line, at.column)
 }
@@ -246,7 +247,8 @@ impl Analysis {
     /// the owner's package and of the packages importing it, directly or not; sorted.
     pub fn go_field_uses(&self, owner: &str, field: &str) -> Cancellable<Vec<Span>> {
         if let Some((rel, _, _)) = parse_anon(owner) {
-            // A struct type spelled in place is selected only in its own file.
+            // Selections are matched to a type spelled in place within that type's file only
+            // (a package-level variable's type selected from another file is not found).
             let Some(file) = self.source(rel)? else { return Ok(Vec::new()) };
             let (db, ws) = self.parts();
             return Cancelled::catch(std::panic::AssertUnwindSafe(|| {

@@ -903,3 +903,21 @@ var closer interface{ Close() error }\n\nfunc UseCloser() error { return closer.
     // Two identical literals and neither in this function: no answer.
     assert_eq!(field_at(at(code, "closer.Close()", 0, 7)), None);
 }
+
+#[test]
+fn a_type_declaration_cycle_is_unresolved_not_a_query_cycle() {
+    // `type A B; type B A` is invalid Go; the shared per-type query computes each of them in a
+    // context of its own, so asking for A (which asks for B, which asks for A) never recurses
+    // into the query and the calls through them are unresolved.
+    let dir = small_project();
+    let r = dir.path();
+    write(r, "s/s.go", b"package s\n\ntype A B\n\ntype B A\n\nfunc Use(a A, b B) { a.M(); b.N() }\n");
+    write(r, "t/t.go", b"package t\n\nimport \"example.com/m/s\"\n\nfunc Use(a s.A) { a.M() }\n");
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let g = h.analysis().graph().unwrap();
+    for id in ["go:example.com/m/s::Use", "go:example.com/m/t::Use"] {
+        let n = g.nodes().find(|n| n.id == id).unwrap();
+        assert_eq!(n.attrs.get("calls_resolved").map(String::as_str), Some("false"), "{id}");
+    }
+}
