@@ -17,7 +17,7 @@ use crate::uses_q::{for_files_mentioning, go_uses, package_of, span, UseSite};
 use crate::Db;
 use docforge_go::calls::AnonFieldSel;
 use docforge_go::types::TypeCtx;
-use docforge_go::{AnonStruct, FieldDecl};
+use docforge_go::{FieldDecl, InPlaceType};
 use docforge_project::FileKind;
 use salsa::Cancelled;
 use std::collections::HashMap;
@@ -93,13 +93,13 @@ pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> 
     // spells the type is looked for in this file's syntax only (see `anon_declarer`); without
     // exactly one, nothing is claimed.
     if !found.anon_fields.is_empty() {
-        if let Some(syntax) = go_uses(db, ws, file).clone() {
-            for a in found.anon_fields {
-                let Some(s) = anon_declarer(&syntax.anon_structs, a.pos.line, &a) else { continue };
-                let target = intern(anon_owner(file.rel(db), s.at));
-                let (field, method) = (intern(a.field), a.method);
-                out.fields.push(FieldUse { site: site(a.pos, field.len(), target), field, method });
-            }
+        // From the tree at hand (the navigation syntax would parse the file again).
+        let in_place = docforge_go::in_place_types(go, &tree, bytes);
+        for a in found.anon_fields {
+            let Some(s) = anon_declarer(&in_place, a.pos.line, &a) else { continue };
+            let target = intern(anon_owner(file.rel(db), s.at));
+            let (field, method) = (intern(a.field), a.method);
+            out.fields.push(FieldUse { site: site(a.pos, field.len(), target), field, method });
         }
     }
     Arc::new(out)
@@ -110,9 +110,9 @@ pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> 
 /// for an interface that embeds others, the ones it lists itself, the selected one among
 /// them) in the same top-level declaration, else the only such one in the file. Identical
 /// unnamed types are one type in Go, so several candidates leave the answer open.
-fn anon_declarer<'a>(structs: &'a [AnonStruct], line: u32, sel: &AnonFieldSel) -> Option<&'a AnonStruct> {
+fn anon_declarer<'a>(structs: &'a [InPlaceType], line: u32, sel: &AnonFieldSel) -> Option<&'a InPlaceType> {
     let names = &sel.names;
-    let same = |s: &&AnonStruct| {
+    let same = |s: &&InPlaceType| {
         if s.interface != sel.method {
             return false;
         }
@@ -123,8 +123,8 @@ fn anon_declarer<'a>(structs: &'a [AnonStruct], line: u32, sel: &AnonFieldSel) -
         let listed = s.fields.iter().all(|f| names.contains(&f.0));
         listed && own(&sel.field) && (s.embeds || s.fields.len() == names.len())
     };
-    let candidates: Vec<&AnonStruct> = structs.iter().filter(same).collect();
-    let within: Vec<&AnonStruct> =
+    let candidates: Vec<&InPlaceType> = structs.iter().filter(same).collect();
+    let within: Vec<&InPlaceType> =
         candidates.iter().copied().filter(|s| s.lines.0 <= line && line <= s.lines.1).collect();
     match (within.as_slice(), candidates.as_slice()) {
         ([one], _) => Some(one),
@@ -178,7 +178,7 @@ impl Analysis {
                 return Some(field_ref(rel, u));
             }
             let syntax = go_uses(db, ws, file).clone()?;
-            for s in &syntax.anon_structs {
+            for s in &syntax.in_place_types {
                 for (field, at) in &s.fields {
                     let span = name_span(rel, field, *at);
                     if span.contains(line, column) {
@@ -223,7 +223,7 @@ impl Analysis {
             let (db, ws) = self.parts();
             return Cancelled::catch(std::panic::AssertUnwindSafe(|| {
                 let syntax = go_uses(db, ws, file).clone()?;
-                let s = syntax.anon_structs.iter().find(|s| (s.at.line, s.at.column) == (line, column))?;
+                let s = syntax.in_place_types.iter().find(|s| (s.at.line, s.at.column) == (line, column))?;
                 let (name, at) = s.fields.iter().find(|(f, _)| f == field)?;
                 Some(name_span(rel, name, *at))
             }));

@@ -27,7 +27,7 @@ use std::sync::Arc;
 pub struct NavSyntax {
     pub uses: FileUses,
     pub fields: Vec<docforge_go::FieldDecl>,
-    pub anon_structs: Vec<docforge_go::AnonStruct>,
+    pub in_place_types: Vec<docforge_go::InPlaceType>,
 }
 
 /// The navigation syntax of one selected Go file; `None` for other files and under the
@@ -42,8 +42,8 @@ pub fn go_uses(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<NavSy
     let tree = db.trees().parse_transient(go, file.rel(db), bytes);
     let uses = docforge_go::extract_uses(go, &tree, bytes);
     let fields = docforge_go::struct_fields(go, &tree, bytes);
-    let anon_structs = docforge_go::anon_structs(go, &tree, bytes);
-    Some(Arc::new(NavSyntax { uses, fields, anon_structs }))
+    let in_place_types = docforge_go::in_place_types(go, &tree, bytes);
+    Some(Arc::new(NavSyntax { uses, fields, in_place_types }))
 }
 
 /// A use of a package-level symbol in one file.

@@ -41,8 +41,8 @@ mod uses;
 pub use constraint::{eval_go_build, eval_plus_build};
 pub use context::{BuildContext, DEFAULT_TOOL_TAGS};
 pub use extract::{
-    anon_structs, extract_declarations, extract_file, extract_tree, extract_uses, struct_fields, AnonStruct,
-    FieldDecl, MAX_CALLEE_LEN, MAX_SYNTAX_ERRORS,
+    extract_declarations, extract_file, extract_tree, extract_uses, in_place_types, struct_fields, FieldDecl,
+    InPlaceType, MAX_CALLEE_LEN, MAX_SYNTAX_ERRORS,
 };
 pub use facts::{
     CallSite, Callee, Decl, DeclKind, Field, FileFacts, FileUses, IdentUse, Import, LocalUse, MethodSpec,

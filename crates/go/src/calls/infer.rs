@@ -13,6 +13,7 @@ use std::cell::RefCell;
 mod ops;
 #[path = "select.rs"]
 mod select;
+pub(crate) use select::FieldOf;
 use std::sync::Arc;
 
 const BUILTINS: &[&str] = &[
@@ -447,12 +448,16 @@ impl<'a, 'c> Infer<'a, 'c> {
         }
     }
 
-    fn selector(&self, x: ExprId, sel: &str) -> Val {
-        let vx = match self.body.exprs.get(x as usize) {
+    /// The operand of a selector: a package-level name there may be a package qualifier.
+    fn operand(&self, x: ExprId) -> Val {
+        match self.body.exprs.get(x as usize) {
             Some(Expr::Global(name)) => self.global(name, true),
             _ => self.eval(x),
-        };
-        match vx {
+        }
+    }
+
+    fn selector(&self, x: ExprId, sel: &str) -> Val {
+        match self.operand(x) {
             Val::Package(PkgRef(env)) => self.member(&env, sel),
             Val::Unsafe => match sel {
                 "Pointer" => Val::Type(Type::Basic(Basic::UnsafePointer)),

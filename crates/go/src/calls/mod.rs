@@ -18,6 +18,7 @@ use crate::body::{ExprId, FileBodies, FuncBody};
 use crate::sig::FuncDeclSig;
 use crate::types::{Key, Type, TypeCtx};
 use crate::Pos;
+use infer::FieldOf;
 use std::fmt;
 
 pub use cha::{ChaIndex, ChaTarget};
@@ -276,7 +277,11 @@ pub fn resolve_file_selectors(
     let mut out = Selections::default();
     let Some(env) = ctx.env(import_path) else { return out };
     let Some(sigs) = env.sigs.files.get(file).cloned() else { return out };
-    let owner_id = |o: &crate::types::NamedRef| ctx.struct_declarer(o).map(|(p, n)| format!("{p}::{n}"));
+    // The defined type whose declaration spells the struct, as a symbol ID.
+    let defined_owner = |f: &FieldOf| match f {
+        FieldOf::Defined(o) => ctx.struct_declarer(o).map(|(p, n)| format!("{p}::{n}")),
+        FieldOf::Unnamed(_) => None,
+    };
     // The initializers have no declaration: no parameters, receiver or type parameters.
     let no_decl = FuncDeclSig {
         name: "_".into(),
@@ -295,9 +300,10 @@ pub fn resolve_file_selectors(
         let exprs = if body.truncated { &[][..] } else { &body.exprs[..] };
         for (id, e) in exprs.iter().enumerate() {
             let crate::body::Expr::Selector { x, sel, pos } = e else { continue };
-            if let Some(owner) = inf.field_owner(*x, sel).and_then(|o| owner_id(&o)) {
+            let field = inf.selected_field(*x, sel);
+            if let Some(owner) = field.as_ref().and_then(&defined_owner) {
                 fields.push(FieldSel { pos: *pos, owner, field: sel.clone(), method: false });
-            } else if let Some(names) = inf.anon_selector_fields(*x, sel) {
+            } else if let Some(FieldOf::Unnamed(names)) = field {
                 anon.push(AnonFieldSel { pos: *pos, field: sel.clone(), names, method: false });
             } else if let Some(callee) = inf.static_method(id as ExprId) {
                 out.methods.push(MethodSel { pos: *pos, name: sel.clone(), callee });
@@ -319,9 +325,10 @@ pub fn resolve_file_selectors(
             }
         }
         for k in &body.keys {
-            if let Some(owner) = inf.key_owner(&k.ty, &k.steps, &k.name).and_then(|o| owner_id(&o)) {
+            let field = inf.key_field(&k.ty, &k.steps, &k.name);
+            if let Some(owner) = field.as_ref().and_then(&defined_owner) {
                 fields.push(FieldSel { pos: k.pos, owner, field: k.name.clone(), method: false });
-            } else if let Some(names) = inf.anon_key_fields(&k.ty, &k.steps, &k.name) {
+            } else if let Some(FieldOf::Unnamed(names)) = field {
                 anon.push(AnonFieldSel { pos: k.pos, field: k.name.clone(), names, method: false });
             }
         }

@@ -6,21 +6,20 @@ use crate::body::{ElemStep, Expr, ExprId};
 use crate::calls::lookup::{lookup, Lookup};
 use crate::calls::CallTarget;
 use crate::sig::TypeExpr;
+use crate::types::NamedRef;
 use crate::types::{Key, Type};
 use std::sync::Arc;
 
 impl Infer<'_, '_> {
-    /// The defined type whose struct declares the field that `x.sel` selects on a value
-    /// (directly or promoted through embedded fields); `None` when the selector is not a
-    /// field of a defined struct type or the operand's type is not established.
-    pub(crate) fn field_owner(&self, x: ExprId, sel: &str) -> Option<Arc<crate::types::NamedRef>> {
-        let vx = match self.body.exprs.get(x as usize) {
-            Some(Expr::Global(name)) => self.global(name, true),
-            _ => self.eval(x),
-        };
-        let Val::Value(t) = vx else { return None };
+    /// The field that `x.sel` selects on a value (directly or promoted through embedded
+    /// fields): the defined type whose struct declares it, or the field names of the unnamed
+    /// struct type that does; `None` when the selector is no field or the operand's type is
+    /// not established.
+    pub(crate) fn selected_field(&self, x: ExprId, sel: &str) -> Option<FieldOf> {
+        let Val::Value(t) = self.operand(x) else { return None };
         match lookup(self.ctx, &t, &self.key(&t, sel)) {
-            Lookup::Field { owner, .. } => owner,
+            Lookup::Field { owner: Some(owner), .. } => Some(FieldOf::Defined(owner)),
+            Lookup::Field { owner: None, .. } => unnamed_fields(&t),
             _ => None,
         }
     }
@@ -73,55 +72,18 @@ impl Infer<'_, '_> {
         }
     }
 
-    /// The defined type whose struct declares the field a composite literal of type `ty`
-    /// names with the key `name` (`None` when `ty` is no defined struct type declaring it).
-    pub(crate) fn key_owner(
-        &self,
-        ty: &TypeExpr,
-        steps: &[ElemStep],
-        name: &str,
-    ) -> Option<Arc<crate::types::NamedRef>> {
+    /// The field a composite literal of type `ty` (the element type `steps` reach) names
+    /// with the key `name`: declared by that defined struct type itself, or by that unnamed
+    /// struct type (`None` otherwise).
+    pub(crate) fn key_field(&self, ty: &TypeExpr, steps: &[ElemStep], name: &str) -> Option<FieldOf> {
         let t = self.key_type(ty, steps)?;
-        let Type::Named(n) = &t else { return None };
-        match lookup(self.ctx, &t, &self.key(&t, name)) {
-            Lookup::Field { owner: Some(owner), .. } if owner.path == n.path && owner.name == n.name => {
-                Some(owner)
+        match (lookup(self.ctx, &t, &self.key(&t, name)), &t) {
+            (Lookup::Field { owner: Some(owner), .. }, Type::Named(n))
+                if owner.path == n.path && owner.name == n.name =>
+            {
+                Some(FieldOf::Defined(owner))
             }
-            _ => None,
-        }
-    }
-
-    /// The field names, in order, of the unnamed struct type (`struct{ … }` spelled in place,
-    /// or a pointer to one) whose field `name` the literal key `name:` (with `ty`/`steps` as
-    /// for [`Infer::key_owner`]) or the selector `x.name` selects.
-    pub(crate) fn anon_key_fields(
-        &self,
-        ty: &TypeExpr,
-        steps: &[ElemStep],
-        name: &str,
-    ) -> Option<Vec<String>> {
-        self.anon_fields(&self.key_type(ty, steps)?, name)
-    }
-
-    pub(crate) fn anon_selector_fields(&self, x: ExprId, sel: &str) -> Option<Vec<String>> {
-        let vx = match self.body.exprs.get(x as usize) {
-            Some(Expr::Global(name)) => self.global(name, true),
-            _ => self.eval(x),
-        };
-        let Val::Value(t) = vx else { return None };
-        self.anon_fields(&t, sel)
-    }
-
-    fn anon_fields(&self, t: &Type, name: &str) -> Option<Vec<String>> {
-        let under = match t {
-            Type::Pointer(inner) => (**inner).clone(),
-            t => t.clone(),
-        };
-        let Type::Struct(fields) = &under else { return None };
-        match lookup(self.ctx, &under, &self.key(&under, name)) {
-            Lookup::Field { owner: None, .. } => {
-                Some(fields.iter().map(|f| f.key.name.to_string()).collect())
-            }
+            (Lookup::Field { owner: None, .. }, _) => unnamed_fields(&t),
             _ => None,
         }
     }
@@ -150,4 +112,22 @@ impl Infer<'_, '_> {
         }
         Some(t)
     }
+}
+
+/// What declares a selected field.
+pub(crate) enum FieldOf {
+    /// The defined type whose struct declares it.
+    Defined(Arc<NamedRef>),
+    /// An unnamed struct type (`struct{ … }` spelled in place), by its field names in order.
+    Unnamed(Vec<String>),
+}
+
+/// The field names of an unnamed struct type (or a pointer to one).
+fn unnamed_fields(t: &Type) -> Option<FieldOf> {
+    let under = match t {
+        Type::Pointer(inner) => &**inner,
+        t => t,
+    };
+    let Type::Struct(fields) = under else { return None };
+    Some(FieldOf::Unnamed(fields.iter().map(|f| f.key.name.to_string()).collect()))
 }

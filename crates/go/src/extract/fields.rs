@@ -2,7 +2,7 @@
 //! of struct types, with the position of each field's name (an embedded field's: its type
 //! name), and the method specs of interface types, with the position of the method's name.
 
-use super::text::{pos, text, FieldExt};
+use super::text::{named_children, pos, text, FieldExt};
 use crate::Pos;
 use docforge_syntax::GoSyntax;
 use tree_sitter::{Node, Tree};
@@ -28,14 +28,14 @@ pub fn struct_fields(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<FieldD
     let _ = go; // the tree was obtained through the gate; no query is needed
     let root = tree.root_node();
     let mut out = Vec::new();
-    for decl in named(root).filter(|d| d.kind() == "type_declaration") {
-        for spec in named(decl).filter(|s| s.kind() == "type_spec") {
+    for decl in named_children(root).filter(|d| d.kind() == "type_declaration") {
+        for spec in named_children(decl).filter(|s| s.kind() == "type_spec") {
             let (Some(name), Some(ty)) = (spec.field("name"), spec.field("type")) else {
                 continue;
             };
             let type_name = text(name, source);
             if ty.kind() == "interface_type" {
-                for m in named(ty).filter(|m| m.kind() == "method_elem") {
+                for m in named_children(ty).filter(|m| m.kind() == "method_elem") {
                     if let Some(n) = m.field("name") {
                         let field = text(n, source);
                         out.push(FieldDecl {
@@ -62,8 +62,8 @@ pub fn struct_fields(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<FieldD
 /// The fields of a `struct_type` node in order: each name, an embedded field's type name.
 fn struct_members<'t>(ty: Node<'t>, source: &[u8]) -> Vec<(String, Node<'t>)> {
     let mut out = Vec::new();
-    let list = named(ty).find(|n| n.kind() == "field_declaration_list");
-    for field in list.into_iter().flat_map(named).filter(|f| f.kind() == "field_declaration") {
+    let list = named_children(ty).find(|n| n.kind() == "field_declaration_list");
+    for field in list.into_iter().flat_map(named_children).filter(|f| f.kind() == "field_declaration") {
         let mut cursor = field.walk();
         let names: Vec<Node<'_>> = field.fields("name", &mut cursor).collect();
         if names.is_empty() {
@@ -81,7 +81,7 @@ fn struct_members<'t>(ty: Node<'t>, source: &[u8]) -> Vec<(String, Node<'t>)> {
 /// struct{ … }`, a parameter's `interface{ Close() error }`): it has no name, so editors
 /// find it by position.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct AnonStruct {
+pub struct InPlaceType {
     /// Where `struct` / `interface` is.
     pub at: Pos,
     /// The lines of the top-level declaration it is in.
@@ -97,10 +97,10 @@ pub struct AnonStruct {
 
 /// Every struct and interface type of a file that is not the type of a package-level
 /// `type T struct`/`type I interface` declaration, in source order.
-pub fn anon_structs(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<AnonStruct> {
+pub fn in_place_types(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<InPlaceType> {
     let _ = go; // the tree was obtained through the gate; no query is needed
     let mut out = Vec::new();
-    for decl in named(tree.root_node()) {
+    for decl in named_children(tree.root_node()) {
         let lines = (decl.start_position().row as u32 + 1, decl.end_position().row as u32 + 1);
         // Only subtrees that spell `struct` or `interface` are entered.
         let mut stack = vec![decl];
@@ -114,19 +114,19 @@ pub fn anon_structs(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<AnonStr
             let kind = node.kind();
             if kind == "struct_type" && !is_defined_type(node) {
                 let fields = struct_members(node, source).into_iter().map(|(f, n)| (f, pos(n))).collect();
-                out.push(AnonStruct { at: pos(node), lines, fields, interface: false, embeds: false });
+                out.push(InPlaceType { at: pos(node), lines, fields, interface: false, embeds: false });
             } else if kind == "interface_type" && !is_defined_type(node) {
                 let mut fields = Vec::new();
                 let mut embeds = false;
-                for elem in named(node).filter(|e| e.kind() != "comment") {
+                for elem in named_children(node).filter(|e| e.kind() != "comment") {
                     match elem.field("name").filter(|_| elem.kind() == "method_elem") {
                         Some(n) => fields.push((text(n, source), pos(n))),
                         None => embeds = true,
                     }
                 }
-                out.push(AnonStruct { at: pos(node), lines, fields, interface: true, embeds });
+                out.push(InPlaceType { at: pos(node), lines, fields, interface: true, embeds });
             }
-            let children: Vec<Node<'_>> = named(node).collect();
+            let children: Vec<Node<'_>> = named_children(node).collect();
             stack.extend(children.into_iter().rev());
         }
     }
@@ -141,15 +141,11 @@ fn is_defined_type(node: Node<'_>) -> bool {
         && spec.parent().and_then(|d| d.parent()).is_some_and(|r| r.kind() == "source_file")
 }
 
-fn named(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
-    super::text::named_children(node)
-}
-
 /// The type name of an embedded field's type: `T`, `*T`, `pkg.T`, `T[A]`, `*pkg.T[A]`.
 fn embedded_name(ty: Node<'_>) -> Option<Node<'_>> {
     match ty.kind() {
         "type_identifier" => Some(ty),
-        "pointer_type" => named(ty).next().and_then(embedded_name),
+        "pointer_type" => named_children(ty).next().and_then(embedded_name),
         "qualified_type" => ty.field("name"),
         "generic_type" => ty.field("type").and_then(embedded_name),
         _ => None,

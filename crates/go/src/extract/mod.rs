@@ -10,7 +10,7 @@ mod fields;
 pub(crate) mod params;
 pub(crate) mod text;
 
-pub use fields::{anon_structs, struct_fields, AnonStruct, FieldDecl};
+pub use fields::{in_place_types, struct_fields, FieldDecl, InPlaceType};
 
 use crate::{FileFacts, FileUses, Import, Pos};
 use docforge_syntax::GoSyntax;

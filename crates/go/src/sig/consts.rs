@@ -3,12 +3,8 @@
 
 use super::extract::type_expr;
 use super::{ConstExpr, FileSigs, TypeExpr, ValueInit, ValueKind, ValueSig};
-use crate::extract::text::{normalized, pos, text, FieldExt};
+use crate::extract::text::{named_children, normalized, pos, text, FieldExt};
 use docforge_syntax::tree_sitter::Node;
-
-fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    crate::extract::text::named_children(node)
-}
 
 /// A constant expression node as a [`ConstExpr`].
 pub(super) fn const_expr(node: Node<'_>, src: &[u8]) -> ConstExpr {

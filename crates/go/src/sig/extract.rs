@@ -6,7 +6,7 @@ use super::{
     ChanDir, FieldExpr, FileSigs, FuncDeclSig, FuncSig, ImportSig, InterfaceElem, Param, ReceiverSig, Term,
     TypeDeclSig, TypeExpr, TypeParamSig,
 };
-use crate::extract::text::{normalized, pos, text, unquote, FieldExt};
+use crate::extract::text::{children, named_children, normalized, pos, text, unquote, FieldExt};
 use docforge_syntax::tree_sitter::{Node, Tree};
 use docforge_syntax::GoSyntax;
 
@@ -49,10 +49,6 @@ fn errors_outside_bodies(root: Node<'_>, src: &[u8]) -> bool {
     })
 }
 
-fn children<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    crate::extract::text::children(n)
-}
-
 /// Whether a function body's extent is certainly its own: it ends with a real `}` at the
 /// start of its line, and every line in between is blank or indented, so the parser cannot
 /// have cut the body short or folded a following top-level declaration (which gofmt starts
@@ -88,10 +84,6 @@ fn top_level(capture: &str, node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
         "func" | "method" => func(node, src, sigs),
         _ => {}
     }
-}
-
-fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    crate::extract::text::named_children(node)
 }
 
 fn imports(node: Node<'_>, src: &[u8], sigs: &mut FileSigs) {
