@@ -1,0 +1,41 @@
+//! What the engine tests share: a small project on disk and a host with an execution log.
+
+#![allow(dead_code)] // each test binary uses some of these
+
+use docforge_db::{AnalysisHost, AstPolicy, Change, Content, FileChange};
+use docforge_project::{FileKind, Project};
+use std::fs;
+use std::path::Path;
+
+pub fn write(root: &Path, rel: &str, text: &[u8]) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+pub fn small_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(r, "go.mod", b"module example.com/m\n\ngo 1.22\n");
+    write(r, "a/a.go", b"package a\n\nfunc A() int { return B() }\n\nfunc B() int { return 1 }\n");
+    write(r, "b/b.go", b"package b\n\nimport \"example.com/m/a\"\n\nfunc C() int { return a.A() }\n");
+    write(r, "c/c.go", b"package c\n\nfunc D() {}\n");
+    write(r, "docs/x.md", b"+++\nid = \"x\"\n+++\n# X\n\nSee [y](y.md) and [A](go:example.com/m/a::A).\n");
+    write(r, "docs/y.md", b"# Y\n\nPlain.\n");
+    dir
+}
+
+/// An editor change of one file, as one revision.
+pub fn edit(h: &mut AnalysisHost, rel: &str, kind: FileKind, text: &[u8]) {
+    let content = Content::Bytes(text.to_vec().into());
+    h.apply_change(Change {
+        files: vec![FileChange::Set { rel: rel.into(), kind, content }],
+        ..Default::default()
+    });
+}
+
+pub fn host(root: &Path, policy: AstPolicy) -> AnalysisHost {
+    let mut h = AnalysisHost::with_execution_log(Project::load(root).unwrap(), policy);
+    h.sync_from_disk();
+    h
+}
