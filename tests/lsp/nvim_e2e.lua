@@ -110,6 +110,16 @@ local hover = request('textDocument/hover', pos(service, 'arch.storage"', 1), se
 local text = hover and hover.contents and hover.contents.value or ''
 check(text:find('kind: document', 1, true) and text:find('family: architecture', 1, true), 'hover shows the node card', text)
 
+-- A standard-library name: the server finds the Go installation of the `go` on PATH (as it
+-- would for a user: no configuration) and goes to the declaration there.
+local main_go = open('cmd/shop/main.go')
+def = request('textDocument/definition', pos(main_go, 'fmt.Printf(', 5), main_go)
+loc = def and (def[1] or def)
+check(loc and loc.uri:match('/src/fmt/print%.go$'), 'definition of fmt.Printf in the Go installation', def)
+hover = request('textDocument/hover', pos(main_go, 'fmt.Printf(', 5), main_go)
+text = hover and hover.contents and hover.contents.value or ''
+check(text:find('func Printf(format string', 1, true), 'hover shows fmt.Printf\'s signature', text)
+
 -- Rename the document ID everywhere, applied by Neovim itself.
 local edit = request('textDocument/rename', vim.tbl_extend('force', pos(service, 'arch.storage"', 1), {
   newName = 'arch.store',

@@ -37,6 +37,8 @@ type treeImporter struct {
 	byDir    map[string]*treePkg
 	// With -fields -tests: test builds too (fields.go).
 	tests bool
+	// With -uses -std: uses of standard-library objects outside the tree too (uses.go).
+	std bool
 }
 
 func newTreeImporter(ctxt *build.Context, fset *token.FileSet) *treeImporter {

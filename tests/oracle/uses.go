@@ -8,8 +8,10 @@ package main
 // sorted. Packages are type-checked against each other as in -implements (tests excluded;
 // with -tests, also the uses in test files, type-checked as `go test` builds them);
 // fields, interface methods, locals, type parameters, labels, package names and objects of
-// packages outside the tree are left out. The builtins of package unsafe count as uses of
-// the tree's unsafe package (when the tree has it: GOROOT/src), which declares them.
+// packages outside the tree are left out (with -std, the package-level objects of
+// standard-library packages outside the tree are listed too, not their methods). The
+// builtins of package unsafe count as uses of the tree's unsafe package (when the tree has
+// it: GOROOT/src, or with -std), which declares them.
 
 import (
 	"fmt"
@@ -74,7 +76,7 @@ func (t *treeImporter) useLine(root string, id *ast.Ident, target string) (strin
 func (t *treeImporter) useLines(root string, info *types.Info) []string {
 	var out []string
 	for id, obj := range info.Uses {
-		if b, ok := obj.(*types.Builtin); ok && b.Parent() == types.Unsafe.Scope() && t.pkgs["unsafe"] != nil {
+		if b, ok := obj.(*types.Builtin); ok && b.Parent() == types.Unsafe.Scope() && (t.pkgs["unsafe"] != nil || t.std) {
 			// unsafe.Sizeof & co. are builtins to go/types; the tree's unsafe package
 			// declares them (for documentation), and that is where their uses go.
 			if line, ok := t.useLine(root, id, "unsafe::"+b.Name()); ok {
@@ -84,7 +86,12 @@ func (t *treeImporter) useLines(root string, info *types.Info) []string {
 		}
 		if obj.Pkg() == nil || t.pkgs[strings.TrimSuffix(obj.Pkg().Path(), "_test")] == nil {
 			// (An external test package "x_test" of a tree package x counts as the tree's.)
-			continue
+			// With -std, a standard-library package's own names count, not its methods.
+			fn, isFunc := obj.(*types.Func)
+			isMethod := isFunc && fn.Type().(*types.Signature).Recv() != nil
+			if !t.std || obj.Pkg() == nil || !isStdPath(obj.Pkg().Path()) || isMethod {
+				continue
+			}
 		}
 		target := obj.Pkg().Path() + "::" + obj.Name()
 		if fn, ok := obj.(*types.Func); ok && fn.Type().(*types.Signature).Recv() != nil {
@@ -104,4 +111,11 @@ func (t *treeImporter) useLines(root string, info *types.Info) []string {
 		}
 	}
 	return out
+}
+
+// isStdPath reports whether an import path can only name a standard-library package (its
+// first element has no dot).
+func isStdPath(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return path != "C" && !strings.Contains(first, ".")
 }

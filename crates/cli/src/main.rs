@@ -128,6 +128,13 @@ enum Command {
         /// cannot pass).
         #[arg(long)]
         no_precise: bool,
+        /// The Go installation whose standard library definition, hover and references
+        /// read (default: $GOROOT, else the one of the `go` on PATH; Go is never run).
+        #[arg(long, value_name = "DIR", conflicts_with = "no_goroot")]
+        goroot: Option<PathBuf>,
+        /// Never read a Go installation (standard-library names do not navigate).
+        #[arg(long)]
+        no_goroot: bool,
         /// Worker threads (default: available cores).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
@@ -194,11 +201,22 @@ fn main() -> ExitCode {
             }
         };
     }
-    if let Command::Lsp { no_ast, no_precise, threads, debug_execution_log } = cli.command {
+    if let Command::Lsp { no_ast, no_precise, goroot, no_goroot, threads, debug_execution_log } = cli.command
+    {
+        let goroot = match (goroot, no_goroot) {
+            (_, true) => docforge_lsp::GoRoot::Off,
+            (Some(dir), false) if !dir.join("src").join("runtime").is_dir() => {
+                eprintln!("docforge: --goroot {} is not a Go installation (no src/runtime)", dir.display());
+                return ExitCode::from(2);
+            }
+            (Some(dir), false) => docforge_lsp::GoRoot::At(dir),
+            (None, false) => docforge_lsp::GoRoot::Discover,
+        };
         let opts = docforge_lsp::Options {
             project_root: cli.project_root,
             no_ast,
             no_precise,
+            goroot,
             threads,
             execution_log: debug_execution_log,
             test_hooks: false,

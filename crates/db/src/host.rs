@@ -132,6 +132,7 @@ impl AnalysisHost {
             Arc::new(InventoryInfo::default()),
             false,
             true,
+            None,
         )
         .durability(Durability::MEDIUM)
         .new(&db);
@@ -142,6 +143,15 @@ impl AnalysisHost {
     pub fn set_precise(&mut self, on: bool) {
         if self.ws.precise(&self.db) != on {
             self.ws.set_precise(&mut self.db).with_durability(Durability::MEDIUM).to(on);
+        }
+    }
+
+    /// Let editor navigation read the standard library of the Go installation at `goroot`
+    /// (`None`: never read outside the project). See [`crate::external_q`].
+    pub fn set_goroot(&mut self, goroot: Option<&std::path::Path>) {
+        let goroot = goroot.map(|p| p.display().to_string());
+        if *self.ws.goroot(&self.db) != goroot {
+            self.ws.set_goroot(&mut self.db).with_durability(Durability::HIGH).to(goroot);
         }
     }
 

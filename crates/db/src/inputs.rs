@@ -58,4 +58,8 @@ pub struct Workspace {
     /// such as the language server: less work and memory per file).
     #[returns(copy)]
     pub logic: bool,
+    /// A Go installation whose standard library editor navigation may read (see
+    /// [`crate::external_q`]); never read by the graph, the index or validation.
+    #[returns(ref)]
+    pub goroot: Option<String>,
 }

@@ -9,6 +9,7 @@ mod calls_q;
 mod db;
 mod digest;
 mod docs_q;
+mod external_q;
 mod fields_q;
 mod go_graph;
 mod go_q;
@@ -27,6 +28,7 @@ mod validation;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
+pub use external_q::{find_goroot, is_std_import_path, ExternalNode, MAX_EXTERNAL_FILE};
 pub use fields_q::{FieldRef, FieldUse, SelectorUses};
 pub use go_q::{modules_of, Module, Modules};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};

@@ -71,15 +71,22 @@ pub fn file_ident_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc
         return Arc::default();
     };
     let imports = package_imports(db, pkg);
-    let lookup = |ip: &str| imports.0.get(ip).cloned().flatten().map(|(_, syms)| syms);
+    // A package of the project, else (with a GOROOT) a standard-library package.
+    let lookup = |ip: &str| match imports.0.get(ip) {
+        Some(Some((_, syms))) => Some(syms.clone()),
+        _ => crate::external_q::external_symbols(db, ws, ip),
+    };
     let resolved = docforge_go::resolve_uses(&info.import_path, &facts, &uses.uses, &own, &lookup);
     let mut targets = Targets::default();
-    let sites = resolved.into_iter().filter_map(|u| {
-        // The package an import path denotes (GOROOT's vendored copies included).
-        let path =
-            if u.path == info.import_path { u.path } else { imports.0.get(&u.path).cloned().flatten()?.0 };
+    let sites = resolved.into_iter().map(|u| {
+        // The package an import path denotes (GOROOT's vendored copies included); a path the
+        // project does not hold resolved through GOROOT.
+        let path = match imports.0.get(&u.path) {
+            Some(Some((path, _))) if u.path != info.import_path => path.clone(),
+            _ => u.path,
+        };
         let target = targets.get(format!("go:{path}::{}", u.name));
-        Some(UseSite { line: u.pos.line, column: u.pos.column, len: u.len, target })
+        UseSite { line: u.pos.line, column: u.pos.column, len: u.len, target }
     });
     Arc::new(sites.collect())
 }

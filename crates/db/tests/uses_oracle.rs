@@ -14,10 +14,11 @@ use std::path::Path;
 
 /// `path:line:column target` of every use recorded in the project's non-test Go files (with
 /// `precise`, also the statically resolved method calls).
-fn engine_uses(root: &Path, precise: bool, tests: bool) -> BTreeSet<String> {
+fn engine_uses(root: &Path, precise: bool, tests: bool, goroot: Option<&Path>) -> BTreeSet<String> {
     let mut h = AnalysisHost::new(Project::load(root).unwrap(), AstPolicy::Allow);
     h.sync_from_disk();
     h.set_precise(precise);
+    h.set_goroot(goroot);
     let a = h.analysis();
     let mut out = BTreeSet::new();
     let files = if tests { oracle::go_files(&a) } else { oracle::non_test_go_files(&a) };
@@ -33,11 +34,21 @@ fn engine_uses(root: &Path, precise: bool, tests: bool) -> BTreeSet<String> {
 fn check(root: &str, oracle: &str, precise: bool, min_recall: f64) {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let tests = oracle.ends_with(".tests.uses");
-    compare(&repo.join(root), &repo.join("tests/oracle/testdata").join(oracle), precise, min_recall, tests);
+    // `*.std.uses` (`-uses -std`) lists the uses of standard-library names too: the engine
+    // reads them from the machine's Go installation.
+    let goroot = oracle.ends_with(".std.uses").then(machine_goroot);
+    let (root, oracle) = (repo.join(root), repo.join("tests/oracle/testdata").join(oracle));
+    compare(&root, &oracle, precise, min_recall, tests, goroot.as_deref());
 }
 
-fn compare(root: &Path, oracle: &Path, precise: bool, min_recall: f64, tests: bool) {
-    oracle::assert_within("uses", &engine_uses(root, precise, tests), oracle, min_recall);
+fn machine_goroot() -> std::path::PathBuf {
+    let (goroot, path) = (std::env::var_os("GOROOT"), std::env::var_os("PATH"));
+    docforge_db::find_goroot(goroot.as_deref(), path.as_deref())
+        .expect("this test reads the standard library of a Go installation: set GOROOT or put go on PATH")
+}
+
+fn compare(root: &Path, oracle: &Path, precise: bool, min_recall: f64, tests: bool, goroot: Option<&Path>) {
+    oracle::assert_within("uses", &engine_uses(root, precise, tests, goroot), oracle, min_recall);
 }
 
 #[test]
@@ -53,6 +64,15 @@ fn shop_uses_agree_with_go_types() {
 #[test]
 fn shop_uses_in_test_files_agree_with_go_types() {
     check("fixtures/shop", "shop.tests.uses", true, 1.0);
+}
+
+/// With the machine's GOROOT: the uses of standard-library names (`fmt.Printf`,
+/// `errors.New`, `sync.Mutex`, …) too (`go run . -uses -std`).
+#[test]
+fn shop_uses_of_standard_library_names_agree_with_go_types() {
+    // Syntax: every use but the 9 method calls.
+    check("fixtures/shop", "shop.std.uses", false, 77.0 / 86.0);
+    check("fixtures/shop", "shop.std.uses", true, 1.0);
 }
 
 #[test]
@@ -76,5 +96,7 @@ fn any_tree_uses_agree_with_go_types() {
     let precise = std::env::var("DOCFORGE_USES_PRECISE").is_ok_and(|v| v == "1");
     // `DOCFORGE_USES_TESTS=1` with an oracle from `-uses -tests`: test files too.
     let tests = std::env::var_os("DOCFORGE_USES_TESTS").is_some();
-    compare(Path::new(&root), Path::new(&oracle), precise, min_recall, tests);
+    // `DOCFORGE_USES_GOROOT=DIR` with an oracle from `-uses -std`: standard-library names too.
+    let goroot = std::env::var_os("DOCFORGE_USES_GOROOT").map(std::path::PathBuf::from);
+    compare(Path::new(&root), Path::new(&oracle), precise, min_recall, tests, goroot.as_deref());
 }

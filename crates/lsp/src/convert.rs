@@ -113,7 +113,11 @@ pub fn rel_under(root: &Path, path: &Path) -> Option<String> {
 
 /// The `file:` URI of a project-relative path.
 pub fn uri(root: &Path, rel: &str) -> Uri {
-    let abs = root.join(rel);
+    file_uri(&root.join(rel))
+}
+
+/// The `file:` URI of an absolute path.
+pub fn file_uri(abs: &Path) -> Uri {
     let mut s = String::from("file://");
     for b in abs.to_string_lossy().bytes() {
         if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {

@@ -3,7 +3,7 @@
 use crate::convert;
 use crate::roots::Folder;
 use crate::server::Shared;
-use docforge_db::{Analysis, Cancelled, Mention, Span};
+use docforge_db::{Analysis, Cancelled, ExternalNode, Mention, Span};
 use docforge_model::Node;
 use lsp_server::ErrorCode;
 use lsp_types::{Location, Position, Range, Uri};
@@ -93,6 +93,18 @@ impl Ctx<'_> {
     }
     pub fn location(&self, span: &Span) -> Result<Location, Failure> {
         Ok(Location::new(self.uri(&span.path), self.range(span)?))
+    }
+    /// Where a standard-library declaration read from GOROOT is (its file read again for the
+    /// column conversion; an unreadable file gives byte columns).
+    pub fn external_location(&self, e: &ExternalNode) -> Location {
+        let text =
+            std::fs::read(&e.file).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        let line = text.lines().nth(e.line.max(1) as usize - 1).unwrap_or("");
+        let span = Span { path: String::new(), line: 1, start: e.column, end: e.column + e.len };
+        let mut r = convert::range(&[line], &span, self.shared.enc);
+        r.start.line = e.line.saturating_sub(1);
+        r.end.line = r.start.line;
+        Location::new(convert::file_uri(&e.file), r)
     }
     /// The node mention under the cursor of a text document position.
     pub fn mention_at(&self, uri: &Uri, pos: Position) -> Result<Option<Mention>, Failure> {

@@ -45,12 +45,40 @@ pub struct Options {
     pub no_ast: bool,
     /// Skip the Go semantic layer (no `implements`, no precise calls).
     pub no_precise: bool,
+    /// Where to read the standard library that editor navigation shows (definition, hover
+    /// and references of `fmt.Println` & co.).
+    pub goroot: GoRoot,
     /// Worker threads for requests and indexing (default: available cores, at least 2).
     pub threads: Option<usize>,
     /// Record salsa executions (for tests: `docforge/debugExecutions`).
     pub execution_log: bool,
     /// Enable the test-only requests (also enabled by [`TEST_HOOKS_ENV`]` = 1`).
     pub test_hooks: bool,
+}
+
+/// Which Go installation's standard library navigation reads (never the graph).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum GoRoot {
+    /// `$GOROOT`, else the installation of the `go` on `$PATH` (see
+    /// [`docforge_db::find_goroot`]); none when neither gives one.
+    #[default]
+    Discover,
+    At(PathBuf),
+    Off,
+}
+
+impl GoRoot {
+    /// The installation to read, if any.
+    pub fn resolve(&self) -> Option<PathBuf> {
+        match self {
+            GoRoot::Discover => {
+                let (goroot, path) = (std::env::var_os("GOROOT"), std::env::var_os("PATH"));
+                docforge_db::find_goroot(goroot.as_deref(), path.as_deref())
+            }
+            GoRoot::At(p) => Some(p.clone()),
+            GoRoot::Off => None,
+        }
+    }
 }
 
 /// Serve LSP over stdin/stdout until the client says `exit`.

@@ -60,9 +60,26 @@ fn denoted_node_at(
     Ok(ctx.analysis.ide()?.node(&m.target).cloned())
 }
 
+/// A standard-library declaration (read from GOROOT) that the name under the cursor
+/// denotes: a project mention whose target the project does not declare.
+pub(crate) fn external_at(
+    ctx: &Ctx<'_>,
+    uri: &lsp_types::Uri,
+    pos: lsp_types::Position,
+) -> Result<Option<(docforge_db::Mention, docforge_db::ExternalNode)>, Failure> {
+    let Some(m) = denoting_mention_at(ctx, uri, pos)? else { return Ok(None) };
+    if ctx.analysis.ide()?.node(&m.target).is_some() {
+        return Ok(None);
+    }
+    Ok(ctx.analysis.go_external_node(&m.target)?.map(|e| (m, e)))
+}
+
 pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     let tp = p.text_document_position_params;
     let Some(node) = denoted_node_at(ctx, &tp.text_document.uri, tp.position)? else {
+        if let Some((_, ext)) = external_at(ctx, &tp.text_document.uri, tp.position)? {
+            return json(ctx.external_location(&ext));
+        }
         if let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? {
             return json(ctx.location(&decl)?);
         }
@@ -131,6 +148,15 @@ pub(crate) fn reference_locations(ctx: &Ctx<'_>, id: &str) -> Result<Vec<Locatio
 pub(crate) fn references(ctx: &Ctx<'_>, p: ReferenceParams) -> Answer {
     let tp = p.text_document_position;
     let Some(node) = denoted_node_at(ctx, &tp.text_document.uri, tp.position)? else {
+        // A standard-library name: its uses in the project.
+        if let Some((_, ext)) = external_at(ctx, &tp.text_document.uri, tp.position)? {
+            let mut out = Vec::new();
+            if p.context.include_declaration {
+                out.push(ctx.external_location(&ext));
+            }
+            out.extend(reference_locations(ctx, &ext.node.id)?);
+            return json(out);
+        }
         // A local name: its uses in the file; a struct field or interface method: its selectors.
         let (decl, uses) = if let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? {
             let uses = ctx.analysis.go_local_uses(&decl.path, &decl)?;

@@ -3,7 +3,7 @@
 
 use crate::diagnostics::{claim_label, claim_outcomes};
 use crate::handlers::{json, Answer, Ctx, Failure};
-use crate::nav::{denoting_mention_at, field_at, is_structural, local_at};
+use crate::nav::{denoting_mention_at, external_at, field_at, is_structural, local_at};
 use docforge_model::Node;
 use lsp_types::{
     CodeLens, CodeLensParams, Command, CompletionItem, CompletionItemKind, CompletionParams,
@@ -18,7 +18,12 @@ pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
         return json(go_name_hover(ctx, &tp.text_document.uri, tp.position)?);
     };
     let ide = ctx.analysis.ide()?;
-    let Some(node) = ide.node(&m.target) else { return json(()) };
+    let Some(node) = ide.node(&m.target) else {
+        let Some((m, ext)) = external_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+        let card = format!("{}\n\nstandard library: `{}`", node_card(&ext.node), ext.file.display());
+        let contents = HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card });
+        return json(Hover { contents, range: Some(ctx.range(&m.span)?) });
+    };
     let mut card = node_card(node);
     let count = |edges: Vec<&docforge_model::Edge>| {
         let mut by: BTreeMap<&str, usize> = BTreeMap::new();

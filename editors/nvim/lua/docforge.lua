@@ -10,6 +10,9 @@ M.defaults = {
   cmd = 'docforge', -- path to the docforge binary
   no_ast = false, -- pass --no-ast (documents only, Go files inventoried)
   no_precise = false, -- pass --no-precise (no implementation / call hierarchy)
+  -- Go installation whose standard library definition/hover/references read: nil discovers
+  -- it ($GOROOT, else the `go` on PATH), a path passes --goroot, false passes --no-goroot.
+  goroot = nil,
   filetypes = { 'markdown', 'go', 'toml' },
   root_markers = { 'docforge.toml', 'go.work', 'go.mod', '.git' },
 }
@@ -41,6 +44,12 @@ function M.command(opts)
   end
   if opts.no_precise then
     table.insert(cmd, '--no-precise')
+  end
+  if opts.goroot == false then
+    table.insert(cmd, '--no-goroot')
+  elseif type(opts.goroot) == 'string' then
+    table.insert(cmd, '--goroot')
+    table.insert(cmd, opts.goroot)
   end
   return cmd
 end

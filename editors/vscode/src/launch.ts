@@ -8,6 +8,9 @@ export interface ServerSettings {
   noAst: boolean;
   /** Pass --no-precise. */
   noPrecise: boolean;
+  /** The Go installation for standard-library navigation: '' discovers it, 'off' passes
+   * --no-goroot, a path passes --goroot PATH. */
+  goroot: string;
 }
 
 export interface LaunchOptions {
@@ -21,10 +24,11 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): ServerSet
     path: get<string>('server.path', 'docforge') || 'docforge',
     noAst: get<boolean>('server.noAst', false),
     noPrecise: get<boolean>('server.noPrecise', false),
+    goroot: get<string>('server.goroot', ''),
   };
 }
 
-/** `docforge lsp [--no-ast] [--no-precise]` over stdio. */
+/** `docforge lsp [--no-ast] [--no-precise] [--goroot DIR | --no-goroot]` over stdio. */
 export function serverLaunch(s: ServerSettings): LaunchOptions {
   const args = ['lsp'];
   if (s.noAst) {
@@ -32,6 +36,11 @@ export function serverLaunch(s: ServerSettings): LaunchOptions {
   }
   if (s.noPrecise) {
     args.push('--no-precise');
+  }
+  if (s.goroot === 'off') {
+    args.push('--no-goroot');
+  } else if (s.goroot) {
+    args.push('--goroot', s.goroot);
   }
   return { command: s.path, args };
 }

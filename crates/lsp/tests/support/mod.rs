@@ -41,7 +41,9 @@ pub fn fixture_named(name: &str) -> PathBuf {
 }
 
 pub fn opts() -> docforge_lsp::Options {
-    docforge_lsp::Options { test_hooks: true, threads: Some(2), ..Default::default() }
+    // Hermetic: the machine's Go installation is not read (tests that want one give it).
+    let goroot = docforge_lsp::GoRoot::Off;
+    docforge_lsp::Options { test_hooks: true, threads: Some(2), goroot, ..Default::default() }
 }
 
 impl Client {

@@ -13,6 +13,8 @@ async function main(): Promise<void> {
   const defaults = readSettings((_key, fallback) => fallback);
   assert.deepStrictEqual(serverLaunch(defaults), { command: 'docforge', args: ['lsp'] });
   assert.deepStrictEqual(serverLaunch({ ...defaults, noAst: true }).args, ['lsp', '--no-ast']);
+  assert.deepStrictEqual(serverLaunch({ ...defaults, goroot: 'off' }).args, ['lsp', '--no-goroot']);
+  assert.deepStrictEqual(serverLaunch({ ...defaults, goroot: '/usr/local/go' }).args, ['lsp', '--goroot', '/usr/local/go']);
 
   const launch = serverLaunch({ ...defaults, path: bin });
   const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'] });

@@ -1,0 +1,272 @@
+//! Read-only Go source outside the project: the standard library of a Go installation
+//! (`GOROOT`), for editor navigation only. With a GOROOT set ([`AnalysisHost::set_goroot`]),
+//! `pkg.Name` where `pkg` imports a standard-library package the project does not hold is a
+//! use of that declaration ([`crate::uses_q::file_ident_uses`]), and definition and hover
+//! read the declaration from GOROOT ([`Analysis::go_external_node`]).
+//!
+//! Never part of the graph, the index, a digest, validation, Logic or call resolution: what
+//! a project publishes does not depend on which Go, if any, is installed. Only declarations
+//! are read (no bodies, no types): method calls and fields of standard-library types are not
+//! resolved through it.
+//!
+//! A package is read from disk the first time it is asked for and the installation is taken
+//! as immutable from then on (a Go installation does not change under a running editor; a
+//! new GOROOT is a new input). Only import paths whose first element has no dot name
+//! standard-library packages; the package directory must lie inside `<GOROOT>/src` once
+//! symlinks are resolved, and only regular `.go` files (not `_test.go`, selected by the
+//! project's build context, at most [`MAX_EXTERNAL_FILE`] bytes) are read, through
+//! `docforge_project::SourceReader` rooted at `<GOROOT>/src` (the project's own confinement).
+//!
+//! [`AnalysisHost::set_goroot`]: crate::AnalysisHost::set_goroot
+
+use crate::host::{Analysis, Cancellable};
+use crate::inputs::Workspace;
+use crate::Db;
+use docforge_go::{FileFacts, FileSelection, PackageFile, PackageSymbols};
+use docforge_model::Node;
+use salsa::Cancelled;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Larger files of an installation are not read (the standard library's largest is ~1 MB).
+pub const MAX_EXTERNAL_FILE: u64 = 8 << 20;
+
+/// A standard-library package asked about by import path.
+#[salsa::interned(debug)]
+pub struct ExternalPkg {
+    #[returns(copy)]
+    pub ws: Workspace,
+    #[returns(ref)]
+    pub import_path: String,
+}
+
+/// The declarations of one package read from GOROOT.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ExternalPackage {
+    pub symbols: Arc<PackageSymbols>,
+    /// Declaration nodes as the graph would hold them (`go:<import path>::<name>`), their
+    /// locations relative to `<GOROOT>/src`.
+    nodes: HashMap<String, Node>,
+    /// `<GOROOT>/src`, resolved.
+    src: PathBuf,
+    /// Where the package is declared: the file holding its documentation (`doc.go`, else the
+    /// first file) and the package clause's line and column there.
+    clause: (String, u32, u32),
+}
+
+/// A declaration read from GOROOT, for an editor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternalNode {
+    /// As the graph would hold it; `location.path` is relative to `<GOROOT>/src`.
+    pub node: Node,
+    /// The declaring file, absolute.
+    pub file: PathBuf,
+    /// 1-based line and byte column of the declared name (the package clause for a package).
+    pub line: u32,
+    pub column: u32,
+    /// Byte length of the name at that place.
+    pub len: u32,
+}
+
+/// True for an import path that can only name a standard-library package: clean relative
+/// segments, the first without a dot, not the cgo pseudo-package.
+pub fn is_std_import_path(ip: &str) -> bool {
+    let ok_segment = |s: &str| {
+        !s.is_empty()
+            && s != "."
+            && s != ".."
+            && !s.starts_with('-')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '~' | '+'))
+    };
+    let first = ip.split('/').next().unwrap_or("");
+    ip != "C" && !first.contains('.') && ip.split('/').all(ok_segment)
+}
+
+/// The standard-library package `ip` of the workspace's GOROOT (`None` without a GOROOT, for
+/// other import paths, under the no-AST policy, or when GOROOT has no such package).
+#[salsa::tracked(returns(ref))]
+pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<ExternalPackage>> {
+    let ws = pkg.ws(db);
+    let goroot = ws.goroot(db).as_deref()?;
+    let ip = pkg.import_path(db);
+    if !is_std_import_path(ip) {
+        return None;
+    }
+    let go = db.gate().go().ok()?;
+    let src = Path::new(goroot).join("src").canonicalize().ok()?;
+    let dir = src.join(ip).canonicalize().ok()?;
+    if !dir.starts_with(&src) || dir == src {
+        return None;
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".go") && !n.ends_with("_test.go"))
+        .collect();
+    names.sort();
+    let mut files: Vec<(String, FileFacts, (u32, u32))> = Vec::new();
+    // Read as project files are: confined to `<GOROOT>/src`, regular files only, bounded.
+    let reader = docforge_project::SourceReader::new(&src);
+    for name in names {
+        let rel = format!("{ip}/{name}");
+        let Ok(bytes) = reader.read_into_vec(&rel, MAX_EXTERNAL_FILE) else { continue };
+        if !matches!(docforge_go::select_file(ws.build(db), &name, &bytes), FileSelection::Included) {
+            continue;
+        }
+        let tree = go.parse(&bytes);
+        let facts = docforge_go::extract_declarations(go, &tree, &bytes);
+        files.push((rel, facts, package_clause(&tree)));
+    }
+    // A directory's non-test files form one package; a stray file of another package (a
+    // generator left without a build constraint) is not part of it.
+    let name = majority_package(&files)?;
+    files.retain(|(_, f, _)| f.package.as_deref() == Some(name.as_str()));
+    let pfiles: Vec<PackageFile<'_>> =
+        files.iter().map(|(path, facts, _)| PackageFile { path, facts, test: false }).collect();
+    let symbols = Arc::new(docforge_go::package_symbols(&pfiles));
+    let fragment = docforge_go::package_fragment(ip, &pfiles, &|_| None);
+    let nodes = fragment.nodes.into_iter().map(|n| (n.id.clone(), n)).collect();
+    let doc = files.iter().find(|(p, ..)| p.ends_with("/doc.go")).or(files.first())?;
+    let clause = (doc.0.clone(), doc.2 .0, doc.2 .1);
+    Some(Arc::new(ExternalPackage { symbols, nodes, src, clause }))
+}
+
+/// 1-based line and byte column of the `package` keyword (1:1 when there is none).
+fn package_clause(tree: &docforge_syntax::tree_sitter::Tree) -> (u32, u32) {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let clause = root.named_children(&mut cursor).find(|n| n.kind() == "package_clause");
+    clause.map_or((1, 1), |n| (n.start_position().row as u32 + 1, n.start_position().column as u32 + 1))
+}
+
+fn majority_package(files: &[(String, FileFacts, (u32, u32))]) -> Option<String> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for name in files.iter().filter_map(|(_, f, _)| f.package.as_deref()) {
+        *counts.entry(name).or_default() += 1;
+    }
+    // Most files; of equal counts the smallest name (deterministic).
+    counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0))).map(|(n, _)| n.to_string())
+}
+
+/// The symbols of the standard-library package `ip` (see [`external_package`]).
+pub(crate) fn external_symbols(db: &dyn Db, ws: Workspace, ip: &str) -> Option<Arc<PackageSymbols>> {
+    if ws.goroot(db).is_none() || !is_std_import_path(ip) {
+        return None;
+    }
+    let pkg = ExternalPkg::new(db, ws, ip.to_string());
+    external_package(db, pkg).as_ref().map(|p| p.symbols.clone())
+}
+
+impl Analysis {
+    /// The standard-library declaration `id` names (`go:<import path>::<name>`, or
+    /// `go:<import path>` for the package), read from the GOROOT the host was given; `None`
+    /// without one, for IDs of the project and for names GOROOT does not declare.
+    pub fn go_external_node(&self, id: &str) -> Cancellable<Option<ExternalNode>> {
+        let Some(rest) = id.strip_prefix("go:") else { return Ok(None) };
+        let ip = rest.split_once("::").map_or(rest, |(ip, _)| ip);
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            if ws.goroot(db).is_none() || !is_std_import_path(ip) {
+                return None;
+            }
+            let pkg = external_package(db, ExternalPkg::new(db, ws, ip.to_string())).clone()?;
+            if !rest.contains("::") {
+                let (path, line, column) = pkg.clause.clone();
+                let node = Node {
+                    id: id.to_string(),
+                    kind: "package".into(),
+                    title: ip.to_string(),
+                    location: None,
+                    text: format!("package {}", pkg.symbols.name.as_deref().unwrap_or("")),
+                    attrs: Default::default(),
+                };
+                return Some(ExternalNode { node, file: pkg.src.join(path), line, column, len: 7 });
+            }
+            let node = pkg.nodes.get(id)?.clone();
+            let loc = node.location.clone()?;
+            let len = node.title.len() as u32;
+            Some(ExternalNode {
+                file: pkg.src.join(&loc.path),
+                line: loc.line,
+                column: loc.column,
+                len,
+                node,
+            })
+        }))
+    }
+}
+
+/// Where the Go installation is, without running `go`: `$GOROOT` when it is set, else the
+/// installation the first `go` on `$PATH` belongs to (its symlinks resolved: `…/bin/go` →
+/// `…`); only a directory holding `src/runtime` counts. `None` when neither gives one.
+pub fn find_goroot(
+    goroot_var: Option<&std::ffi::OsStr>,
+    path_var: Option<&std::ffi::OsStr>,
+) -> Option<PathBuf> {
+    let is_root = |p: &Path| p.join("src").join("runtime").is_dir();
+    if let Some(root) = goroot_var.filter(|v| !v.is_empty()).map(PathBuf::from) {
+        return is_root(&root).then_some(root);
+    }
+    for dir in std::env::split_paths(path_var?) {
+        let go = dir.join("go");
+        if !go.is_file() {
+            continue;
+        }
+        let real = go.canonicalize().ok()?;
+        let root = real.parent()?.parent()?.to_path_buf();
+        return is_root(&root).then_some(root);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_clean_paths_without_a_dotted_first_element_are_standard() {
+        let cases = [
+            ("fmt", true),
+            ("net/http", true),
+            ("math/rand/v2", true),
+            ("golang.org/x/net", false),
+            ("example.com/m", false),
+            ("C", false),
+            ("", false),
+            ("../etc", false),
+            ("fmt/../../etc", false),
+            ("/etc", false),
+            ("fmt//x", false),
+            ("a/./b", false),
+            ("-x", false),
+            ("a b", false),
+        ];
+        for (ip, want) in cases {
+            assert_eq!(is_std_import_path(ip), want, "{ip}");
+        }
+    }
+
+    #[test]
+    fn goroot_comes_from_the_variable_else_from_the_go_on_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("go");
+        std::fs::create_dir_all(root.join("src/runtime")).unwrap();
+        std::fs::create_dir_all(root.join("bin")).unwrap();
+        std::fs::write(root.join("bin/go"), "").unwrap();
+        let bin = dir.path().join("usr-bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("bin/go"), bin.join("go")).unwrap();
+        let path = std::env::join_paths([dir.path().join("nothing"), bin.clone()]).unwrap();
+        let root = root.canonicalize().unwrap();
+        assert_eq!(find_goroot(None, Some(&path)), Some(root.clone()));
+        assert_eq!(find_goroot(Some(root.as_os_str()), None), Some(root.clone()));
+        // A GOROOT that is not an installation is not replaced by the one on PATH.
+        assert_eq!(find_goroot(Some(dir.path().as_os_str()), Some(&path)), None);
+        assert_eq!(find_goroot(None, None), None);
+        assert_eq!(find_goroot(Some("".as_ref()), Some(&path)), Some(root));
+    }
+}
