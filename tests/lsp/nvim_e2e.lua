@@ -118,7 +118,8 @@ loc = def and (def[1] or def)
 check(loc and loc.uri:match('/src/fmt/print%.go$'), 'definition of fmt.Printf in the Go installation', def)
 hover = request('textDocument/hover', pos(main_go, 'fmt.Printf(', 5), main_go)
 text = hover and hover.contents and hover.contents.value or ''
-check(text:find('func Printf(format string', 1, true), 'hover shows fmt.Printf\'s signature', text)
+check(text:find('func Printf(format string', 1, true) and text:find('Printf formats according to a format specifier', 1, true),
+  'hover shows fmt.Printf\'s signature and doc comment', text)
 
 -- Rename the document ID everywhere, applied by Neovim itself.
 local edit = request('textDocument/rename', vim.tbl_extend('force', pos(service, 'arch.storage"', 1), {

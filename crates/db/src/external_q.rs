@@ -53,6 +53,8 @@ pub struct ExternalPackage {
     /// Where the package is declared: the file holding its documentation (`doc.go`, else the
     /// first file) and the package clause's line and column there.
     clause: (String, u32, u32),
+    /// Doc comments by node ID (the package's under `go:<import path>`).
+    docs: HashMap<String, String>,
 }
 
 /// A declaration read from GOROOT, for an editor.
@@ -67,7 +69,13 @@ pub struct ExternalNode {
     pub column: u32,
     /// Byte length of the name at that place.
     pub len: u32,
+    /// The `//` comment lines directly above the declaration, without their markers (at most
+    /// [`MAX_DOC`] bytes).
+    pub doc: Option<String>,
 }
+
+/// Longer doc comments are cut (at a line end) to this many bytes.
+pub const MAX_DOC: usize = 4096;
 
 /// True for an import path that can only name a standard-library package: clean relative
 /// segments, the first without a dot, not the cgo pseudo-package.
@@ -108,6 +116,8 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
         .collect();
     names.sort();
     let mut files: Vec<(String, FileFacts, (u32, u32))> = Vec::new();
+    // Per file: its bytes, for the declarations' doc comments.
+    let mut sources: HashMap<String, Vec<u8>> = HashMap::new();
     // Read as project files are: confined to `<GOROOT>/src`, regular files only, bounded.
     let reader = docforge_project::SourceReader::new(&src);
     for name in names {
@@ -118,7 +128,8 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
         }
         let tree = go.parse(&bytes);
         let facts = docforge_go::extract_declarations(go, &tree, &bytes);
-        files.push((rel, facts, package_clause(&tree)));
+        files.push((rel.clone(), facts, package_clause(&tree)));
+        sources.insert(rel, bytes);
     }
     // A directory's non-test files form one package; a stray file of another package (a
     // generator left without a build constraint) is not part of it.
@@ -128,10 +139,50 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
         files.iter().map(|(path, facts, _)| PackageFile { path, facts, test: false }).collect();
     let symbols = Arc::new(docforge_go::package_symbols(&pfiles));
     let fragment = docforge_go::package_fragment(ip, &pfiles, &|_| None);
+    let doc_file = files.iter().find(|(p, ..)| p.ends_with("/doc.go")).or(files.first())?;
+    let clause = (doc_file.0.clone(), doc_file.2 .0, doc_file.2 .1);
+    let lines: HashMap<&str, Vec<&[u8]>> =
+        sources.iter().map(|(rel, b)| (rel.as_str(), b.split(|&c| c == b'\n').collect())).collect();
+    let mut docs = HashMap::new();
+    let mut doc_at = |id: &str, path: &str, line: u32| {
+        if let Some(d) = lines.get(path).and_then(|l| doc_above(l, line)) {
+            docs.insert(id.to_string(), d);
+        }
+    };
+    doc_at(&format!("go:{ip}"), &clause.0, clause.1);
+    for n in &fragment.nodes {
+        if let Some(loc) = &n.location {
+            doc_at(&n.id, &loc.path, loc.line);
+        }
+    }
     let nodes = fragment.nodes.into_iter().map(|n| (n.id.clone(), n)).collect();
-    let doc = files.iter().find(|(p, ..)| p.ends_with("/doc.go")).or(files.first())?;
-    let clause = (doc.0.clone(), doc.2 .0, doc.2 .1);
-    Some(Arc::new(ExternalPackage { symbols, nodes, src, clause }))
+    Some(Arc::new(ExternalPackage { symbols, nodes, src, clause, docs }))
+}
+
+/// The `//` comment lines directly above 1-based `line`, their markers and one following
+/// space removed (`//go:` and `//line` directives are not documentation).
+fn doc_above(lines: &[&[u8]], line: u32) -> Option<String> {
+    let end = (line as usize).checked_sub(1)?;
+    let mut start = end;
+    while start > 0 && lines.get(start - 1).is_some_and(|l| l.trim_ascii_start().starts_with(b"//")) {
+        start -= 1;
+    }
+    let mut out = String::new();
+    for l in &lines[start..end] {
+        let text = l.trim_ascii_start().strip_prefix(b"//").unwrap_or(l);
+        if text.starts_with(b"go:") || text.starts_with(b"line ") {
+            continue;
+        }
+        let text = String::from_utf8_lossy(text.strip_prefix(b" ").unwrap_or(text));
+        if out.len() + text.len() + 1 > MAX_DOC {
+            out.push('…');
+            break;
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    let out = out.trim_end().to_string();
+    (!out.is_empty()).then_some(out)
 }
 
 /// 1-based line and byte column of the `package` keyword (1:1 when there is none).
@@ -183,17 +234,20 @@ impl Analysis {
                     text: format!("package {}", pkg.symbols.name.as_deref().unwrap_or("")),
                     attrs: Default::default(),
                 };
-                return Some(ExternalNode { node, file: pkg.src.join(path), line, column, len: 7 });
+                let doc = pkg.docs.get(id).cloned();
+                return Some(ExternalNode { node, file: pkg.src.join(path), line, column, len: 7, doc });
             }
             let node = pkg.nodes.get(id)?.clone();
             let loc = node.location.clone()?;
             let len = node.title.len() as u32;
+            let doc = pkg.docs.get(id).cloned();
             Some(ExternalNode {
                 file: pkg.src.join(&loc.path),
                 line: loc.line,
                 column: loc.column,
                 len,
                 node,
+                doc,
             })
         }))
     }

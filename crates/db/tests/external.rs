@@ -17,7 +17,7 @@ fn fake_goroot(dir: &Path) {
     write(
         dir,
         "src/fmt/print.go",
-        b"package fmt\n\n// Println prints.\nfunc Println(a ...any) (n int, err error) { return 0, nil }\n\ntype Stringer interface{ String() string }\n\nconst Flag = 1\n",
+        b"package fmt\n\n// Println prints.\n//go:noinline\nfunc Println(a ...any) (n int, err error) { return 0, nil }\n\ntype Stringer interface{ String() string }\n\nconst Flag = 1\n",
     );
     write(dir, "src/fmt/print_windows.go", b"package fmt\n\nfunc Windows() {}\n");
     write(dir, "src/fmt/print_test.go", b"package fmt\n\nfunc Tested() {}\n");
@@ -67,15 +67,20 @@ fn standard_library_names_navigate_to_goroot_declarations() {
     );
     let src = goroot.path().join("src").canonicalize().unwrap();
     let node = h.analysis().go_external_node("go:fmt::Println").unwrap().unwrap();
-    assert_eq!((node.file.clone(), node.line, node.column, node.len), (src.join("fmt/print.go"), 4, 6, 7));
+    assert_eq!((node.file.clone(), node.line, node.column, node.len), (src.join("fmt/print.go"), 5, 6, 7));
     assert_eq!(node.node.kind, "func");
+    // Its doc comment, without the directive; none for a declaration without one.
+    assert_eq!(node.doc.as_deref(), Some("Println prints."));
+    let flag = h.analysis().go_external_node("go:fmt::Flag").unwrap().unwrap();
+    assert_eq!(flag.doc, None);
     assert_eq!(node.node.text, "func Println(a ...any) (n int, err error)");
     let method = h.analysis().go_external_node("go:strings::(*Builder).String").unwrap().unwrap();
-    assert_eq!((method.line, method.column), (5, 19));
+    assert_eq!((method.line, method.column, method.doc.as_deref()), (5, 19, None));
     // The package: its documentation file's package clause.
     let pkg = h.analysis().go_external_node("go:fmt").unwrap().unwrap();
     assert_eq!((pkg.file.clone(), pkg.line, pkg.column), (src.join("fmt/doc.go"), 2, 1));
     assert_eq!(pkg.node.text, "package fmt");
+    assert_eq!(pkg.doc.as_deref(), Some("Package fmt formats."));
     for missing in
         ["go:fmt::Windows", "go:fmt::Tested", "go:fmt::main", "go:evil::Evil", "go:evil", "go:nope::X"]
     {

@@ -20,7 +20,11 @@ pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
     let ide = ctx.analysis.ide()?;
     let Some(node) = ide.node(&m.target) else {
         let Some((m, ext)) = external_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
-        let card = format!("{}\n\nstandard library: `{}`", node_card(&ext.node), ext.file.display());
+        let mut card = node_card(&ext.node);
+        if let Some(doc) = &ext.doc {
+            card.push_str(&format!("\n\n{doc}"));
+        }
+        card.push_str(&format!("\n\nstandard library: `{}`", ext.file.display()));
         let contents = HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card });
         return json(Hover { contents, range: Some(ctx.range(&m.span)?) });
     };
