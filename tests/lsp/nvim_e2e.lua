@@ -121,6 +121,12 @@ text = hover and hover.contents and hover.contents.value or ''
 check(text:find('func Printf(format string', 1, true) and text:find('Printf formats according to a format specifier', 1, true),
   'hover shows fmt.Printf\'s signature and doc comment', text)
 
+-- A method of a standard-library type (the semantic layer reads the installation's types).
+local memory_go = open('storage/memory/memory.go')
+def = request('textDocument/definition', pos(memory_go, 'r.mu.Lock()', 5), memory_go)
+loc = def and (def[1] or def)
+check(loc and loc.uri:match('/src/sync/mutex%.go$'), 'definition of sync.Mutex.Lock in the Go installation', def)
+
 -- Rename the document ID everywhere, applied by Neovim itself.
 local edit = request('textDocument/rename', vim.tbl_extend('force', pos(service, 'arch.storage"', 1), {
   newName = 'arch.store',

@@ -9,7 +9,8 @@ package main
 // byte column of the identifier), sorted. The declaring type is the one whose declaration
 // spells the struct or the method spec (`type U T` shares T's fields, which stay T's; an
 // interface embedding another selects the embedded one's method). Packages are
-// type-checked against each other as in -uses (tests excluded).
+// type-checked against each other as in -uses (tests excluded). With -std, the members of
+// the package-level types of standard-library packages outside the tree count too.
 
 import (
 	"go/ast"
@@ -51,6 +52,7 @@ func (t *treeImporter) fieldLines(root string) []string {
 		}
 	}
 	var out []string
+	std := stdOwners{fset: t.fset, pkgs: map[*types.Package]map[types.Object]string{}}
 	for _, c := range all {
 		for id, obj := range c.info.Uses {
 			var origin types.Object
@@ -66,6 +68,9 @@ func (t *treeImporter) fieldLines(root string) []string {
 				continue
 			}
 			target, ok := owners[t.fset.Position(origin.Pos()).String()]
+			if !ok && t.std {
+				target, ok = std.owner(origin)
+			}
 			if !ok {
 				continue
 			}
@@ -205,4 +210,59 @@ func (v variantImporter) ImportFrom(path, dir string, mode types.ImportMode) (*t
 		return v.variant, nil
 	}
 	return v.t.ImportFrom(path, dir, mode)
+}
+
+// stdOwners maps the fields and explicit interface methods of the package-level defined
+// types of standard-library packages (loaded by the importer, without their syntax) to
+// "<ip>::<type>.<member>", one package at a time.
+type stdOwners struct {
+	fset *token.FileSet
+	pkgs map[*types.Package]map[types.Object]string
+}
+
+func (s stdOwners) owner(obj types.Object) (string, bool) {
+	pkg := obj.Pkg()
+	if pkg == nil || !isStdPath(pkg.Path()) {
+		return "", false
+	}
+	m, ok := s.pkgs[pkg]
+	if !ok {
+		m = map[types.Object]string{}
+		// Of the types sharing a struct's fields (`type U T`), the one whose declaration
+		// spells the struct: the last type name before the field in its file.
+		spelledBy := map[types.Object]token.Pos{}
+		scope := pkg.Scope()
+		for _, name := range scope.Names() {
+			tn, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
+			named, ok := tn.Type().(*types.Named)
+			if !ok {
+				continue
+			}
+			var members []types.Object
+			switch u := named.Underlying().(type) {
+			case *types.Struct:
+				for i := 0; i < u.NumFields(); i++ {
+					members = append(members, u.Field(i))
+				}
+			case *types.Interface:
+				for i := 0; i < u.NumExplicitMethods(); i++ {
+					members = append(members, u.ExplicitMethod(i))
+				}
+			}
+			for _, f := range members {
+				sameFile := s.fset.File(tn.Pos()) == s.fset.File(f.Pos())
+				if !sameFile || tn.Pos() > f.Pos() || (spelledBy[f].IsValid() && spelledBy[f] > tn.Pos()) {
+					continue
+				}
+				spelledBy[f] = tn.Pos()
+				m[f] = pkg.Path() + "::" + name + "." + f.Name()
+			}
+		}
+		s.pkgs[pkg] = m
+	}
+	target, ok := m[obj]
+	return target, ok
 }

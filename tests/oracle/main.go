@@ -43,7 +43,7 @@ func main() {
 	stdOnly := flag.Bool("std-only", false, "skip <root>/cmd (GOROOT/src: module std only)")
 	usesMode := flag.Bool("uses", false, "list identifier uses of the tree's package-level objects instead of symbol IDs (see uses.go)")
 	fieldsMode := flag.Bool("fields", false, "list uses of struct fields of the tree's package-level named types instead of symbol IDs (see fields.go)")
-	stdMode := flag.Bool("std", false, "with -uses: also the uses of package-level objects of standard-library packages outside the tree (not their methods)")
+	stdMode := flag.Bool("std", false, "with -uses or -fields: also the uses of package-level objects of standard-library packages outside the tree and of their types' methods, fields and interface methods")
 	testsMode := flag.Bool("tests", false, "with -fields or -uses: also the uses in _test.go files, each package type-checked as `go test` builds it")
 	chaMode := flag.Bool("cha", false, "list go/ssa + callgraph/cha call edges with call-site positions instead of symbol IDs (see cha.go)")
 	flag.Parse()
@@ -108,6 +108,7 @@ func main() {
 	}
 	if *fieldsMode {
 		tree.tests = *testsMode
+		tree.std = *stdMode
 		ids = tree.fieldLines(*root)
 	}
 	sort.Strings(ids)

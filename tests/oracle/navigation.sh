@@ -3,9 +3,10 @@
 # go/ast, go/types, … packages, as module std), test files included (type-checked as `go
 # test` builds their packages). Every identifier use and every struct field and interface
 # method use the engine records (precise analysis) must be one go/types records; the recall
-# must stay at least DOCFORGE_NAV_MIN_RECALL (default 0.99). Names of the standard-library
-# packages outside the copy (fmt, strings, …) are read from the machine's GOROOT, as the
-# language server reads them (`-uses -std`).
+# must stay at least DOCFORGE_NAV_MIN_RECALL (default 0.99). The standard-library packages
+# outside the copy (fmt, strings, …) are read from the machine's GOROOT, as the language
+# server reads them: their names, their types' methods, fields and interface methods
+# (`-uses -std`, `-fields -std`).
 set -euo pipefail
 cd "$(dirname "$0")"
 tree=$(mktemp -d)
@@ -13,7 +14,7 @@ trap 'rm -rf "$tree"' EXIT
 cp -r "$(go env GOROOT)/src/go" "$tree/go"
 printf 'module std\n' > "$tree/go.mod"
 CGO_ENABLED=0 go run . -uses -tests -std -root "$tree" > "$tree.uses"
-CGO_ENABLED=0 go run . -fields -tests -root "$tree" > "$tree.fields"
+CGO_ENABLED=0 go run . -fields -tests -std -root "$tree" > "$tree.fields"
 trap 'rm -rf "$tree" "$tree.uses" "$tree.fields" "$tree.log"' EXIT
 min=${DOCFORGE_NAV_MIN_RECALL:-0.99}
 cd ../..
@@ -30,4 +31,4 @@ run() { # NAME ENV... : the test's summary, or all of its output when it fails
 run uses_oracle DOCFORGE_USES_ROOT="$tree" DOCFORGE_USES_ORACLE="$tree.uses" DOCFORGE_USES_PRECISE=1 \
   DOCFORGE_USES_TESTS=1 DOCFORGE_USES_GOROOT="$(go env GOROOT)" DOCFORGE_USES_MIN_RECALL="$min"
 run fields_oracle DOCFORGE_FIELDS_ROOT="$tree" DOCFORGE_FIELDS_ORACLE="$tree.fields" DOCFORGE_FIELDS_TESTS=1 \
-  DOCFORGE_FIELDS_MIN_RECALL="$min"
+  DOCFORGE_FIELDS_GOROOT="$(go env GOROOT)" DOCFORGE_FIELDS_MIN_RECALL="$min"

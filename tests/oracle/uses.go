@@ -9,9 +9,9 @@ package main
 // with -tests, also the uses in test files, type-checked as `go test` builds them);
 // fields, interface methods, locals, type parameters, labels, package names and objects of
 // packages outside the tree are left out (with -std, the package-level objects of
-// standard-library packages outside the tree are listed too, not their methods). The
-// builtins of package unsafe count as uses of the tree's unsafe package (when the tree has
-// it: GOROOT/src, or with -std), which declares them.
+// standard-library packages outside the tree and the methods of their types are listed
+// too). The builtins of package unsafe count as uses of the tree's unsafe package (when the
+// tree has it: GOROOT/src, or with -std), which declares them.
 
 import (
 	"fmt"
@@ -86,10 +86,8 @@ func (t *treeImporter) useLines(root string, info *types.Info) []string {
 		}
 		if obj.Pkg() == nil || t.pkgs[strings.TrimSuffix(obj.Pkg().Path(), "_test")] == nil {
 			// (An external test package "x_test" of a tree package x counts as the tree's.)
-			// With -std, a standard-library package's own names count, not its methods.
-			fn, isFunc := obj.(*types.Func)
-			isMethod := isFunc && fn.Type().(*types.Signature).Recv() != nil
-			if !t.std || obj.Pkg() == nil || !isStdPath(obj.Pkg().Path()) || isMethod {
+			// With -std, a standard-library package's objects count too.
+			if !t.std || obj.Pkg() == nil || !isStdPath(obj.Pkg().Path()) {
 				continue
 			}
 		}

@@ -4,10 +4,13 @@
 //! use of that declaration ([`crate::uses_q::file_ident_uses`]), and definition and hover
 //! read the declaration from GOROOT ([`Analysis::go_external_node`]).
 //!
+//! With the semantic layer, navigation's type inference reads the signature summaries of
+//! those packages too ([`crate::types_q::DbSigs::for_navigation`]): methods, struct fields and
+//! interface methods of standard-library types navigate ([`Analysis::go_external_field`]).
+//!
 //! Never part of the graph, the index, a digest, validation, Logic or call resolution: what
 //! a project publishes does not depend on which Go, if any, is installed. Only declarations
-//! are read (no bodies, no types): method calls and fields of standard-library types are not
-//! resolved through it.
+//! and signatures are read, never bodies.
 //!
 //! A package is read from disk the first time it is asked for and the installation is taken
 //! as immutable from then on (a Go installation does not change under a running editor; a
@@ -22,7 +25,8 @@
 use crate::host::{Analysis, Cancellable};
 use crate::inputs::Workspace;
 use crate::Db;
-use docforge_go::{FileFacts, FileSelection, PackageFile, PackageSymbols};
+use docforge_go::types::PackageSigs;
+use docforge_go::{FieldDecl, FileFacts, FileSelection, PackageFile, PackageSymbols};
 use docforge_model::Node;
 use salsa::Cancelled;
 use std::collections::HashMap;
@@ -45,6 +49,11 @@ pub struct ExternalPkg {
 #[derive(Debug, PartialEq, Eq)]
 pub struct ExternalPackage {
     pub symbols: Arc<PackageSymbols>,
+    /// Signature summaries, for navigation's type inference (see [`crate::types_q::DbSigs`]).
+    pub sigs: Arc<PackageSigs>,
+    /// Struct fields and interface method specs of the package's defined types, with the
+    /// file (relative to `<GOROOT>/src`) declaring each.
+    fields: Vec<(String, FieldDecl)>,
     /// Declaration nodes as the graph would hold them (`go:<import path>::<name>`), their
     /// locations relative to `<GOROOT>/src`.
     nodes: HashMap<String, Node>,
@@ -118,6 +127,8 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
     let mut files: Vec<(String, FileFacts, (u32, u32))> = Vec::new();
     // Per file: its bytes, for the declarations' doc comments.
     let mut sources: HashMap<String, Vec<u8>> = HashMap::new();
+    let mut sigs: HashMap<String, Arc<docforge_go::ItemSigs>> = HashMap::new();
+    let mut fields: Vec<(String, FieldDecl)> = Vec::new();
     // Read as project files are: confined to `<GOROOT>/src`, regular files only, bounded.
     let reader = docforge_project::SourceReader::new(&src);
     for name in names {
@@ -129,12 +140,17 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
         let tree = go.parse(&bytes);
         let facts = docforge_go::extract_declarations(go, &tree, &bytes);
         files.push((rel.clone(), facts, package_clause(&tree)));
+        sigs.insert(rel.clone(), Arc::new(docforge_go::extract_sigs(go, &tree, &bytes).items));
+        fields.extend(docforge_go::struct_fields(go, &tree, &bytes).into_iter().map(|d| (rel.clone(), d)));
         sources.insert(rel, bytes);
     }
     // A directory's non-test files form one package; a stray file of another package (a
     // generator left without a build constraint) is not part of it.
     let name = majority_package(&files)?;
     files.retain(|(_, f, _)| f.package.as_deref() == Some(name.as_str()));
+    fields.retain(|(rel, _)| files.iter().any(|(r, ..)| r == rel));
+    let sigs =
+        Arc::new(PackageSigs::new(ip.clone(), files.iter().filter_map(|(r, ..)| sigs.remove(r)).collect()));
     let pfiles: Vec<PackageFile<'_>> =
         files.iter().map(|(path, facts, _)| PackageFile { path, facts, test: false }).collect();
     let symbols = Arc::new(docforge_go::package_symbols(&pfiles));
@@ -156,7 +172,7 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
         }
     }
     let nodes = fragment.nodes.into_iter().map(|n| (n.id.clone(), n)).collect();
-    Some(Arc::new(ExternalPackage { symbols, nodes, src, clause, docs }))
+    Some(Arc::new(ExternalPackage { symbols, sigs, fields, nodes, src, clause, docs }))
 }
 
 /// The `//` comment lines directly above 1-based `line`, their markers and one following
@@ -202,6 +218,14 @@ fn majority_package(files: &[(String, FileFacts, (u32, u32))]) -> Option<String>
     counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0))).map(|(n, _)| n.to_string())
 }
 
+/// The standard-library package `ip` of the workspace's GOROOT, when there is one.
+pub(crate) fn external(db: &dyn Db, ws: Workspace, ip: &str) -> Option<Arc<ExternalPackage>> {
+    if ws.goroot(db).is_none() || !is_std_import_path(ip) {
+        return None;
+    }
+    external_package(db, ExternalPkg::new(db, ws, ip.to_string())).clone()
+}
+
 /// The symbols of the standard-library package `ip` (see [`external_package`]).
 pub(crate) fn external_symbols(db: &dyn Db, ws: Workspace, ip: &str) -> Option<Arc<PackageSymbols>> {
     if ws.goroot(db).is_none() || !is_std_import_path(ip) {
@@ -212,8 +236,38 @@ pub(crate) fn external_symbols(db: &dyn Db, ws: Workspace, ip: &str) -> Option<A
 }
 
 impl Analysis {
+    /// The declaration of field (or interface method spec) `field` of the standard-library
+    /// type `owner` (`go:<import path>::T`), read from GOROOT: where its name is, and the
+    /// declaring line's text.
+    pub fn go_external_field(&self, owner: &str, field: &str) -> Cancellable<Option<(ExternalNode, String)>> {
+        let Some((ip, type_name)) = owner.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
+            return Ok(None);
+        };
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            let pkg = external(db, ws, ip)?;
+            let (rel, d) = pkg.fields.iter().find(|(_, d)| d.type_name == type_name && d.field == field)?;
+            let file = pkg.src.join(rel);
+            let line = docforge_project::read_source(&pkg.src, rel, MAX_EXTERNAL_FILE).ok().and_then(|b| {
+                let text = b.split(|&c| c == b'\n').nth(d.pos.line as usize - 1)?.to_vec();
+                Some(String::from_utf8_lossy(&text).trim().to_string())
+            });
+            let node = pkg.nodes.get(owner)?.clone();
+            let place = ExternalNode {
+                node,
+                file,
+                line: d.pos.line,
+                column: d.pos.column,
+                len: field.len() as u32,
+                doc: None,
+            };
+            Some((place, line.unwrap_or_default()))
+        }))
+    }
+
     /// The standard-library declaration `id` names (`go:<import path>::<name>`, or
-    /// `go:<import path>` for the package), read from the GOROOT the host was given; `None`
+    /// `go:<import path>` for the package; a method `go:<import path>::(*T).M`), read from the
+    /// GOROOT the host was given; `None`
     /// without one, for IDs of the project and for names GOROOT does not declare.
     pub fn go_external_node(&self, id: &str) -> Cancellable<Option<ExternalNode>> {
         let Some(rest) = id.strip_prefix("go:") else { return Ok(None) };

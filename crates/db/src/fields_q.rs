@@ -70,7 +70,8 @@ pub fn file_selector_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> 
         let ctx = TypeCtx::new(source);
         docforge_go::calls::resolve_file_selectors(&ctx, &import_path, index, &bodies, &inits)
     };
-    let found = if test { resolve(&TestSigs::new(db, pkg)) } else { resolve(&DbSigs::new(db, ws)) };
+    let found =
+        if test { resolve(&TestSigs::new(db, pkg)) } else { resolve(&DbSigs::for_navigation(db, ws)) };
     let mut shared: HashMap<String, Arc<str>> = HashMap::new();
     let mut intern = |s: String| shared.entry(s).or_insert_with_key(|k| Arc::from(k.as_str())).clone();
     let site = |pos: docforge_go::Pos, len: usize, target: Arc<str>| UseSite {

@@ -60,7 +60,7 @@ impl<'db> TestSigs<'db> {
             .filter(|i| i.xtest)
             .and_then(|i| i.import_path.strip_suffix("_test"))
             .and_then(|base| GoPackage::find(db, ws, base));
-        TestSigs { inner: DbSigs::new(db, ws), pkg, under_test }
+        TestSigs { inner: DbSigs::for_navigation(db, ws), pkg, under_test }
     }
 }
 

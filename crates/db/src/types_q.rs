@@ -45,13 +45,34 @@ pub struct DbSigs<'db> {
     pub ws: Workspace,
     /// Whether defined types come from [`named_type_info`] (off inside that query itself).
     shared_types: bool,
+    /// Editor navigation: packages the project does not hold come from the Go installation
+    /// (see [`crate::external_q`]). Never for facts, edges or validation.
+    external: bool,
     packages: RefCell<HashMap<String, Option<Arc<PackageSigs>>>>,
     imports: RefCell<HashMap<(String, String), Option<String>>>,
 }
 
 impl<'db> DbSigs<'db> {
     pub fn new(db: &'db dyn Db, ws: Workspace) -> DbSigs<'db> {
-        DbSigs { db, ws, shared_types: true, packages: RefCell::default(), imports: RefCell::default() }
+        DbSigs {
+            db,
+            ws,
+            shared_types: true,
+            external: false,
+            packages: RefCell::default(),
+            imports: RefCell::default(),
+        }
+    }
+
+    /// The source editor navigation reads: with a GOROOT, standard-library packages the
+    /// project does not hold are read from it (their types, methods and fields).
+    pub fn for_navigation(db: &'db dyn Db, ws: Workspace) -> DbSigs<'db> {
+        DbSigs { external: ws.goroot(db).is_some(), ..DbSigs::new(db, ws) }
+    }
+
+    /// The standard-library package `ip` of the GOROOT (navigation only).
+    fn external(&self, ip: &str) -> Option<Arc<crate::external_q::ExternalPackage>> {
+        self.external.then(|| crate::external_q::external(self.db, self.ws, ip)).flatten()
     }
 }
 
@@ -60,7 +81,10 @@ impl SigSource for DbSigs<'_> {
         if let Some(p) = self.packages.borrow().get(import_path) {
             return p.clone();
         }
-        let p = GoPackage::find(self.db, self.ws, import_path).and_then(|p| package_sigs(self.db, p).clone());
+        let p = match GoPackage::find(self.db, self.ws, import_path) {
+            Some(p) => package_sigs(self.db, p).clone(),
+            None => self.external(import_path).map(|e| e.sigs.clone()),
+        };
         self.packages.borrow_mut().insert(import_path.to_string(), p.clone());
         p
     }
@@ -71,10 +95,20 @@ impl SigSource for DbSigs<'_> {
             return to.clone();
         }
         let to = (|| {
-            let from = GoPackage::find(self.db, self.ws, from_import_path)?;
+            let Some(from) = GoPackage::find(self.db, self.ws, from_import_path) else {
+                // A package read from GOROOT imports the standard library, or GOROOT's
+                // vendored copies (`vendor/golang.org/x/…`).
+                let vendored = format!("vendor/{spec}");
+                return [spec, vendored.as_str()]
+                    .into_iter()
+                    .find(|p| self.external(p).is_some())
+                    .map(str::to_string);
+            };
             let info = from.info(self.db)?;
-            let to = crate::go_graph::resolve_import(self.db, self.ws, info, spec)?;
-            Some(to.import_path(self.db).clone())
+            match crate::go_graph::resolve_import(self.db, self.ws, info, spec) {
+                Some(to) => Some(to.import_path(self.db).clone()),
+                None => self.external(spec).map(|_| spec.to_string()),
+            }
         })();
         self.imports.borrow_mut().insert(key, to.clone());
         to
@@ -82,8 +116,8 @@ impl SigSource for DbSigs<'_> {
 
     fn named_info(&self, path: &str, name: &str) -> Option<Result<Arc<NamedInfo>, Unresolved>> {
         self.shared_types.then(|| {
-            named_type_info(self.db, GoTypeName::new(self.db, self.ws, path.to_string(), name.to_string()))
-                .clone()
+            let key = GoTypeName::new(self.db, self.ws, path.to_string(), name.to_string(), self.external);
+            named_type_info(self.db, key).clone()
         })
     }
 }
@@ -97,6 +131,9 @@ pub struct GoTypeName {
     pub path: String,
     #[returns(ref)]
     pub name: String,
+    /// Computed for editor navigation (through the Go installation, [`DbSigs::for_navigation`]).
+    #[returns(copy)]
+    pub external: bool,
 }
 
 /// What a defined type is (underlying type, declared methods), shared by every file's type
@@ -106,7 +143,7 @@ pub struct GoTypeName {
 #[salsa::tracked(returns(ref))]
 pub fn named_type_info<'db>(db: &'db dyn Db, name: GoTypeName<'db>) -> Result<Arc<NamedInfo>, Unresolved> {
     let ws = name.ws(db);
-    let source = DbSigs { shared_types: false, ..DbSigs::new(db, ws) };
+    let source = DbSigs { shared_types: false, external: name.external(db), ..DbSigs::new(db, ws) };
     compute_named_info(&source, name.path(db), name.name(db))
 }
 

@@ -241,7 +241,8 @@ fn symbol_use_spans(db: &dyn Db, sym: GoSymbol<'_>) -> Arc<Vec<Span>> {
 /// Call `f` with every file whose bytes contain `name`, of the package `ip` and of the
 /// packages importing it — directly (the only ones that can name what `ip` declares), or
 /// with `transitive` also indirectly (a method or field of a type of `ip` can be selected on
-/// a value obtained through another package, without importing `ip`).
+/// a value obtained through another package, without importing `ip`; for a package outside
+/// the project, every package of the project).
 pub(crate) fn for_files_mentioning<'db>(
     db: &'db dyn Db,
     ws: Workspace,
@@ -250,6 +251,23 @@ pub(crate) fn for_files_mentioning<'db>(
     transitive: bool,
     mut f: impl FnMut(GoPackage<'db>, SourceFile),
 ) {
+    if transitive && GoPackage::find(db, ws, ip).is_none() {
+        // A package outside the project (the standard library): its types reach the
+        // project's packages through other packages outside it, which the graph does not
+        // follow, so every package of the project is a candidate.
+        for dir in crate::assemble::all_dirs(db, ws).keys() {
+            for p in &crate::go_q::dir_packages(db, GoDir::new(db, ws, dir.clone())).packages {
+                let pkg = GoPackage::new(db, ws, dir.clone(), p.import_path.clone());
+                for &file in &p.files {
+                    let Content::Bytes(bytes) = file.content(db) else { continue };
+                    if memchr::memmem::find(bytes, name.as_bytes()).is_some() {
+                        f(pkg, file);
+                    }
+                }
+            }
+        }
+        return;
+    }
     let ide = crate::ide::ide_index(db, ws);
     let mut packages: Vec<String> = vec![ip.to_string()];
     let mut seen: std::collections::HashSet<String> = packages.iter().cloned().collect();

@@ -127,3 +127,90 @@ fn no_goroot_is_read_under_the_no_ast_policy() {
     assert_eq!(h.analysis().go_external_node("go:fmt::Println").unwrap(), None);
     assert_eq!(h.gate_counters().parses, 0);
 }
+
+/// With the semantic layer, the types of standard-library packages are read too (for
+/// navigation only): methods of their types, their struct fields (through another package
+/// the first one imports) and the methods of their interfaces.
+#[test]
+fn methods_and_fields_of_standard_library_types_navigate() {
+    let (goroot, proj) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let g = goroot.path();
+    fake_goroot(g);
+    write(
+        g,
+        "src/strings/builder.go",
+        b"package strings\n\ntype Builder struct{ buf []byte }\n\nfunc (b *Builder) String() string { return \"\" }\n\n// WriteString appends.\nfunc (b *Builder) WriteString(s string) (int, error) { return 0, nil }\n",
+    );
+    write(
+        g,
+        "src/net/url/url.go",
+        b"package url\n\ntype URL struct {\n\tScheme string\n\tPath   string\n}\n",
+    );
+    write(
+        g,
+        "src/net/http/request.go",
+        b"package http\n\nimport (\n\t\"net/url\"\n\n\t\"golang.org/x/text\"\n)\n\ntype Request struct {\n\tMethod string\n\tURL    *url.URL\n\tLang   text.Tag\n}\n",
+    );
+    // GOROOT's vendored copy of a package outside the standard library, which only the
+    // standard library imports.
+    write(g, "src/vendor/golang.org/x/text/tag.go", b"package text\n\ntype Tag struct{ Base string }\n");
+    write(
+        g,
+        "src/io/io.go",
+        b"package io\n\ntype Writer interface {\n\tWrite(p []byte) (n int, err error)\n}\n",
+    );
+    let p = proj.path();
+    write(p, "go.mod", b"module example.com/m\n\ngo 1.22\n");
+    let src = "package a\n\nimport (\n\t\"io\"\n\t\"net/http\"\n\t\"strings\"\n)\n\nfunc A(r *http.Request, w io.Writer) string {\n\tvar b strings.Builder\n\tb.WriteString(r.URL.Path)\n\tw.Write(nil)\n\t_ = r.Lang.Base\n\treturn b.String()\n}\n";
+    write(p, "a/a.go", src.as_bytes());
+    let mut h = host(p, AstPolicy::Allow);
+    h.set_precise(true);
+    let digests = |h: &AnalysisHost| {
+        let g = h.analysis().graph().unwrap();
+        g.owners().map(|o| (o.key.to_string(), o.digest)).collect::<Vec<_>>()
+    };
+    let before = digests(&h);
+    let field = |h: &AnalysisHost, line: u32, col: u32| {
+        h.analysis()
+            .go_field_at("a/a.go", line, col)
+            .unwrap()
+            .map(|f| format!("{} {} {}", f.owner, f.field, f.method))
+    };
+    // Without a GOROOT: nothing is known about these types.
+    assert_eq!(field(&h, 11, 18), None);
+    h.set_goroot(Some(g));
+    let methods: Vec<String> = h
+        .analysis()
+        .go_uses_in("a/a.go")
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.target.contains('('))
+        .map(|m| format!("{}:{} {}", m.span.line, m.span.start, m.target))
+        .collect();
+    assert_eq!(methods, ["11:4 go:strings::(*Builder).WriteString", "14:11 go:strings::(*Builder).String"]);
+    let write_string = h.analysis().go_external_node("go:strings::(*Builder).WriteString").unwrap().unwrap();
+    assert_eq!((write_string.line, write_string.doc.as_deref()), (8, Some("WriteString appends.")));
+    // `r.URL` (a field of net/http's Request) and `.Path` (of net/url's URL, which net/http
+    // imports); `w.Write` (a method of io's Writer interface).
+    assert_eq!(field(&h, 11, 18).as_deref(), Some("go:net/http::Request URL false"));
+    assert_eq!(field(&h, 11, 22).as_deref(), Some("go:net/url::URL Path false"));
+    assert_eq!(field(&h, 12, 4).as_deref(), Some("go:io::Writer Write true"));
+    assert_eq!(field(&h, 13, 13).as_deref(), Some("go:vendor/golang.org/x/text::Tag Base false"));
+    let at = |owner: &str, f: &str| {
+        let (e, line) = h.analysis().go_external_field(owner, f).unwrap().unwrap();
+        let rel = e.file.strip_prefix(g.join("src").canonicalize().unwrap()).unwrap().display().to_string();
+        format!("{rel}:{}:{} {line}", e.line, e.column)
+    };
+    assert_eq!(at("go:net/http::Request", "URL"), "net/http/request.go:11:2 URL    *url.URL");
+    assert_eq!(
+        at("go:vendor/golang.org/x/text::Tag", "Base"),
+        "vendor/golang.org/x/text/tag.go:3:18 type Tag struct{ Base string }"
+    );
+    assert_eq!(at("go:net/url::URL", "Path"), "net/url/url.go:5:2 Path   string");
+    assert_eq!(at("go:io::Writer", "Write"), "io/io.go:4:2 Write(p []byte) (n int, err error)");
+    // References: the project's selectors of the field.
+    let uses = h.analysis().go_field_uses("go:net/url::URL", "Path").unwrap();
+    assert_eq!(uses.iter().map(|s| (s.line, s.start)).collect::<Vec<_>>(), [(11, 22)]);
+    // The graph (call resolution included) does not depend on the GOROOT.
+    assert_eq!(digests(&h), before);
+}

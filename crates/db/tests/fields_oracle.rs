@@ -18,10 +18,11 @@ use std::path::Path;
 
 /// `path:line:column <import path>::<type>.<field>` of every recorded field use (in test
 /// files too with `tests`).
-fn engine_fields(root: &Path, precise: bool, tests: bool) -> BTreeSet<String> {
+fn engine_fields(root: &Path, precise: bool, tests: bool, goroot: Option<&Path>) -> BTreeSet<String> {
     let mut h = AnalysisHost::new(Project::load(root).unwrap(), AstPolicy::Allow);
     h.sync_from_disk();
     h.set_precise(precise);
+    h.set_goroot(goroot);
     let a = h.analysis();
     let files = if tests { oracle::go_files(&a) } else { oracle::non_test_go_files(&a) };
     let mut out = BTreeSet::new();
@@ -34,14 +35,14 @@ fn engine_fields(root: &Path, precise: bool, tests: bool) -> BTreeSet<String> {
     out
 }
 
-fn compare(root: &Path, oracle: &Path, min_recall: f64, tests: bool) {
-    oracle::assert_within("field uses", &engine_fields(root, true, tests), oracle, min_recall);
+fn compare(root: &Path, oracle: &Path, min_recall: f64, tests: bool, goroot: Option<&Path>) {
+    oracle::assert_within("field uses", &engine_fields(root, true, tests, goroot), oracle, min_recall);
 }
 
 fn check(root: &str, oracle: &str, min_recall: f64) {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let tests = oracle.ends_with(".tests.fields");
-    compare(&repo.join(root), &repo.join("tests/oracle/testdata").join(oracle), min_recall, tests);
+    compare(&repo.join(root), &repo.join("tests/oracle/testdata").join(oracle), min_recall, tests, None);
 }
 
 #[test]
@@ -49,7 +50,7 @@ fn shop_field_uses_agree_with_go_types() {
     check("fixtures/shop", "shop.fields", 1.0);
     // Without precise analysis no field use is recorded (types decide what a selector is).
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
-    assert!(engine_fields(&root, false, true).is_empty());
+    assert!(engine_fields(&root, false, true, None).is_empty());
 }
 
 /// Test files are type-checked as `go test` builds their package: in-package test files with
@@ -92,5 +93,8 @@ fn any_tree_field_uses_agree_with_go_types() {
     let min_recall = std::env::var("DOCFORGE_FIELDS_MIN_RECALL").map_or(0.0, |r| r.parse().unwrap());
     // `DOCFORGE_FIELDS_TESTS=1` with an oracle from `-fields -tests`: test files too.
     let tests = std::env::var_os("DOCFORGE_FIELDS_TESTS").is_some();
-    compare(Path::new(&root), Path::new(&oracle), min_recall, tests);
+    // `DOCFORGE_FIELDS_GOROOT=DIR` with an oracle from `-fields -std`: members of
+    // standard-library types too.
+    let goroot = std::env::var_os("DOCFORGE_FIELDS_GOROOT").map(std::path::PathBuf::from);
+    compare(Path::new(&root), Path::new(&oracle), min_recall, tests, goroot.as_deref());
 }

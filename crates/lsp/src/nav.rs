@@ -84,8 +84,7 @@ pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
             return json(ctx.location(&decl)?);
         }
         let Some(f) = field_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
-        let decl = ctx.analysis.go_field_decl(&f.owner, &f.field)?;
-        return json(decl.map(|d| ctx.location(&d)).transpose()?);
+        return json(field_decl_location(ctx, &f)?);
     };
     json(ctx.decl_location(&node)?)
 }
@@ -99,6 +98,15 @@ pub(crate) fn field_at(
 ) -> Result<Option<docforge_db::FieldRef>, Failure> {
     let Some((rel, line, col)) = go_pos(ctx, uri, pos)? else { return Ok(None) };
     Ok(ctx.analysis.go_field_at(&rel, line, col)?)
+}
+
+/// Where a struct field or interface method spec is declared: in the project, else (a
+/// standard-library type) in the Go installation.
+fn field_decl_location(ctx: &Ctx<'_>, f: &docforge_db::FieldRef) -> Result<Option<Location>, Failure> {
+    if let Some(d) = ctx.analysis.go_field_decl(&f.owner, &f.field)? {
+        return Ok(Some(ctx.location(&d)?));
+    }
+    Ok(ctx.analysis.go_external_field(&f.owner, &f.field)?.map(|(e, _)| ctx.external_location(&e)))
 }
 
 /// The Go file, 1-based line and byte column of an LSP position (`None` outside Go files).
@@ -160,17 +168,15 @@ pub(crate) fn references(ctx: &Ctx<'_>, p: ReferenceParams) -> Answer {
         // A local name: its uses in the file; a struct field or interface method: its selectors.
         let (decl, uses) = if let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? {
             let uses = ctx.analysis.go_local_uses(&decl.path, &decl)?;
-            (Some(decl), uses)
+            (Some(ctx.location(&decl)?), uses)
         } else if let Some(f) = field_at(ctx, &tp.text_document.uri, tp.position)? {
-            (ctx.analysis.go_field_decl(&f.owner, &f.field)?, ctx.analysis.go_field_uses(&f.owner, &f.field)?)
+            (field_decl_location(ctx, &f)?, ctx.analysis.go_field_uses(&f.owner, &f.field)?)
         } else {
             return json(());
         };
         let mut out = Vec::new();
         if p.context.include_declaration {
-            if let Some(decl) = &decl {
-                out.push(ctx.location(decl)?);
-            }
+            out.extend(decl);
         }
         for span in &uses {
             out.push(ctx.location(span)?);

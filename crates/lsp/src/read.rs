@@ -65,6 +65,7 @@ pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
 /// A Go local name, struct field or interface method under the cursor: what it is, where it
 /// is declared and the declaring line.
 fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<Option<Hover>, Failure> {
+    let mut external = None;
     let (span, title, decl) = if let Some((at, decl)) = local_at(ctx, uri, pos)? {
         let name = ctx
             .lines_of(&decl.path)?
@@ -81,7 +82,12 @@ fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<O
         } else {
             format!("{what} `{}` of {of}`{owner}`", f.field)
         };
-        (f.span, title, ctx.analysis.go_field_decl(&f.owner, &f.field)?)
+        let decl = ctx.analysis.go_field_decl(&f.owner, &f.field)?;
+        if decl.is_none() {
+            // A field or method spec of a standard-library type.
+            external = ctx.analysis.go_external_field(&f.owner, &f.field)?;
+        }
+        (f.span, title, decl)
     } else {
         return Ok(None);
     };
@@ -90,6 +96,13 @@ fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<O
         if let Some(line) = ctx.lines_of(&d.path)?.get(d.line as usize - 1) {
             card.push_str(&format!("\n\n```go\n{}\n```\n\ndeclared at `{}:{}`", line.trim(), d.path, d.line));
         }
+    }
+    if let Some((e, line)) = external {
+        card.push_str(&format!(
+            "\n\n```go\n{line}\n```\n\nstandard library: `{}:{}`",
+            e.file.display(),
+            e.line
+        ));
     }
     let contents = HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card });
     Ok(Some(Hover { contents, range: Some(ctx.range(&span)?) }))

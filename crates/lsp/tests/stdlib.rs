@@ -15,6 +15,8 @@ fn fake_goroot(dir: &std::path::Path) {
         std::fs::write(p, text).unwrap();
     };
     write("src/runtime/runtime.go", "package runtime\n");
+    write("src/sync/mutex.go", "package sync\n\ntype Mutex struct{ state int32 }\n\n// Lock locks m.\nfunc (m *Mutex) Lock() {}\n\nfunc (m *Mutex) Unlock() {}\n");
+    write("src/net/url/url.go", "package url\n\ntype URL struct {\n\tScheme string\n\tPath   string\n}\n");
     write("src/fmt/doc.go", "// Package fmt formats.\npackage fmt\n");
     // A non-ASCII comment before the name: columns are converted like any file's.
     write(
@@ -67,5 +69,54 @@ fn without_an_installation_standard_library_names_have_no_answers() {
     let at = c.pos("cmd/shop/main.go", "fmt.Printf(", 5);
     assert_eq!(c.ok("textDocument/definition", at.clone()), Value::Null);
     assert_eq!(c.ok("textDocument/hover", at), Value::Null);
+    c.shutdown();
+}
+
+/// With the semantic layer the types of the installation's packages are known too: a method
+/// of a standard-library type (`r.mu.Lock()` on a `sync.Mutex` field) and a field of one
+/// (`u.Path` of a `*url.URL`) go there, with hover and references.
+#[test]
+fn methods_and_fields_of_standard_library_types_go_to_the_installation() {
+    let goroot = tempfile::tempdir().unwrap();
+    fake_goroot(goroot.path());
+    let mut c = Client::start(with_goroot(goroot.path()), json!({}));
+    let memory = "storage/memory/memory.go";
+    let at = c.pos(memory, "r.mu.Lock()", 5);
+    let def = c.ok("textDocument/definition", at.clone());
+    assert_eq!(loc(&c, goroot.path(), &def), "$GOROOT/src/sync/mutex.go:6:16-20");
+    let card = c.ok("textDocument/hover", at.clone())["contents"]["value"].as_str().unwrap().to_string();
+    assert!(
+        card.starts_with(
+            "**Lock** `go:sync::(*Mutex).Lock`\n\nkind: method · package: sync · receiver: Mutex"
+        ),
+        "{card}"
+    );
+    assert!(card.contains("Lock locks m."), "{card}");
+    let refs = c.ok("textDocument/references", json!({
+        "textDocument": at["textDocument"], "position": at["position"], "context": {"includeDeclaration": false}
+    }));
+    let refs: Vec<String> = refs.as_array().unwrap().iter().map(|l| loc(&c, goroot.path(), l)).collect();
+    assert_eq!(
+        refs,
+        [
+            "storage/memory/memory.go:26:6-10",
+            "storage/memory/memory.go:37:6-10",
+            "storage/memory/memory.go:45:6-10"
+        ]
+    );
+
+    let rel = "storage/memory/link.go";
+    std::fs::write(
+        c.root.join(rel),
+        "package memory\n\nimport \"net/url\"\n\nfunc path(u *url.URL) string { return u.Path }\n",
+    )
+    .unwrap();
+    c.open(rel);
+    let at = c.pos(rel, "u.Path", 2);
+    let def = c.ok("textDocument/definition", at.clone());
+    assert_eq!(loc(&c, goroot.path(), &def), "$GOROOT/src/net/url/url.go:5:1-5");
+    let card = c.ok("textDocument/hover", at)["contents"]["value"].as_str().unwrap().to_string();
+    assert!(card.starts_with("**field `Path` of `net/url::URL`**"), "{card}");
+    assert!(card.contains("```go\nPath   string\n```\n\nstandard library: `"), "{card}");
     c.shutdown();
 }
