@@ -231,16 +231,8 @@ func (s stdOwners) owner(obj types.Object) (string, bool) {
 		// Of the types sharing a struct's fields (`type U T`), the one whose declaration
 		// spells the struct: the last type name before the field in its file.
 		spelledBy := map[types.Object]token.Pos{}
-		scope := pkg.Scope()
-		for _, name := range scope.Names() {
-			tn, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() {
-				continue
-			}
-			named, ok := tn.Type().(*types.Named)
-			if !ok {
-				continue
-			}
+		for _, named := range definedTypes(pkg) {
+			tn, name := named.Obj(), named.Obj().Name()
 			var members []types.Object
 			switch u := named.Underlying().(type) {
 			case *types.Struct:

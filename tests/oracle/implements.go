@@ -108,14 +108,8 @@ func (t *treeImporter) implementsLines() []string {
 		if p.empty {
 			continue
 		}
-		scope := pkg.Scope()
-		for _, name := range scope.Names() {
-			tn, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() {
-				continue
-			}
-			named, ok := tn.Type().(*types.Named)
-			if !ok || named.TypeParams().Len() > 0 {
+		for _, named := range definedTypes(pkg) {
+			if named.TypeParams().Len() > 0 {
 				continue
 			}
 			if iface, ok := named.Underlying().(*types.Interface); ok {
@@ -163,4 +157,18 @@ func (t *treeImporter) implementsLines() []string {
 
 func symID(n *types.Named) string {
 	return n.Obj().Pkg().Path() + "::" + n.Obj().Name()
+}
+
+// definedTypes lists the package-level defined (non-alias) types of pkg, by name.
+func definedTypes(pkg *types.Package) []*types.Named {
+	var out []*types.Named
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		if tn, ok := scope.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
+			if named, ok := tn.Type().(*types.Named); ok {
+				out = append(out, named)
+			}
+		}
+	}
+	return out
 }
