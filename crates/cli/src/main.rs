@@ -135,6 +135,13 @@ enum Command {
         /// Never read a Go installation (standard-library names do not navigate).
         #[arg(long)]
         no_goroot: bool,
+        /// The Go module cache whose copies of the required modules definition, hover and
+        /// references read (default: $GOMODCACHE, else $GOPATH/pkg/mod, else ~/go/pkg/mod).
+        #[arg(long, value_name = "DIR", conflicts_with = "no_gomodcache")]
+        gomodcache: Option<PathBuf>,
+        /// Never read a module cache (names of required modules do not navigate).
+        #[arg(long)]
+        no_gomodcache: bool,
         /// Worker threads (default: available cores).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
@@ -201,22 +208,41 @@ fn main() -> ExitCode {
             }
         };
     }
-    if let Command::Lsp { no_ast, no_precise, goroot, no_goroot, threads, debug_execution_log } = cli.command
+    if let Command::Lsp {
+        no_ast,
+        no_precise,
+        goroot,
+        no_goroot,
+        gomodcache,
+        no_gomodcache,
+        threads,
+        debug_execution_log,
+    } = cli.command
     {
         let goroot = match (goroot, no_goroot) {
-            (_, true) => docforge_lsp::GoRoot::Off,
+            (_, true) => docforge_lsp::GoDir::Off,
             (Some(dir), false) if !dir.join("src").join("runtime").is_dir() => {
                 eprintln!("docforge: --goroot {} is not a Go installation (no src/runtime)", dir.display());
                 return ExitCode::from(2);
             }
-            (Some(dir), false) => docforge_lsp::GoRoot::At(dir),
-            (None, false) => docforge_lsp::GoRoot::Discover,
+            (Some(dir), false) => docforge_lsp::GoDir::At(dir),
+            (None, false) => docforge_lsp::GoDir::Discover,
+        };
+        let gomodcache = match (gomodcache, no_gomodcache) {
+            (_, true) => docforge_lsp::GoDir::Off,
+            (Some(dir), false) if !dir.is_dir() => {
+                eprintln!("docforge: --gomodcache {} is not a directory", dir.display());
+                return ExitCode::from(2);
+            }
+            (Some(dir), false) => docforge_lsp::GoDir::At(dir),
+            (None, false) => docforge_lsp::GoDir::Discover,
         };
         let opts = docforge_lsp::Options {
             project_root: cli.project_root,
             no_ast,
             no_precise,
             goroot,
+            gomodcache,
             threads,
             execution_log: debug_execution_log,
             test_hooks: false,

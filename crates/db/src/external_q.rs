@@ -64,6 +64,8 @@ pub struct ExternalPackage {
     clause: (String, u32, u32),
     /// Doc comments by node ID (the package's under `go:<import path>`).
     docs: HashMap<String, String>,
+    /// `standard library`, or `module <path>@<version>`.
+    origin: String,
 }
 
 /// A declaration read from GOROOT, for an editor.
@@ -81,6 +83,8 @@ pub struct ExternalNode {
     /// The `//` comment lines directly above the declaration, without their markers (at most
     /// [`MAX_DOC`] bytes).
     pub doc: Option<String>,
+    /// `standard library`, or `module <path>@<version>` (module cache).
+    pub origin: String,
 }
 
 /// Longer doc comments are cut (at a line end) to this many bytes.
@@ -89,6 +93,12 @@ pub const MAX_DOC: usize = 4096;
 /// True for an import path that can only name a standard-library package: clean relative
 /// segments, the first without a dot, not the cgo pseudo-package.
 pub fn is_std_import_path(ip: &str) -> bool {
+    let first = ip.split('/').next().unwrap_or("");
+    ip != "C" && !first.contains('.') && is_clean_path(ip)
+}
+
+/// Clean relative segments of the characters import paths use.
+fn is_clean_path(ip: &str) -> bool {
     let ok_segment = |s: &str| {
         !s.is_empty()
             && s != "."
@@ -96,23 +106,92 @@ pub fn is_std_import_path(ip: &str) -> bool {
             && !s.starts_with('-')
             && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '~' | '+'))
     };
-    let first = ip.split('/').next().unwrap_or("");
-    ip != "C" && !first.contains('.') && ip.split('/').all(ok_segment)
+    ip.split('/').all(ok_segment)
 }
 
-/// The standard-library package `ip` of the workspace's GOROOT (`None` without a GOROOT, for
-/// other import paths, under the no-AST policy, or when GOROOT has no such package).
+/// Where the package `ip` outside the project is: `(base, directory relative to it, origin)`
+/// — `<GOROOT>/src` and `ip` for a standard-library path, the module cache and
+/// `<module>@<version>/<rest>` (case-escaped) for a package of a module the project's
+/// `go.mod` files require. `None` without the installation or cache it needs.
+fn external_place(db: &dyn Db, ws: Workspace, ip: &str) -> Option<(PathBuf, String, String)> {
+    if is_std_import_path(ip) {
+        let goroot = ws.goroot(db).as_deref()?;
+        return Some((Path::new(goroot).join("src"), ip.to_string(), "standard library".to_string()));
+    }
+    let cache = ws.modcache(db).as_deref()?;
+    if !is_module_import_path(ip) {
+        return None;
+    }
+    let (module, version, rest) = required_module(db, ws, ip)?;
+    let dir = format!("{}@{}{rest}", escape_path(&module), escape_path(&version));
+    Some((PathBuf::from(cache), dir, format!("module {module}@{version}")))
+}
+
+/// A clean import path of a module package (no `..`, `.`, empty or dotted-first... checks
+/// as for the standard library, but with a dot in the first element).
+fn is_module_import_path(ip: &str) -> bool {
+    let first = ip.split('/').next().unwrap_or("");
+    first.contains('.') && is_clean_path(ip)
+}
+
+/// The module cache's case encoding: every upper-case letter becomes `!` and its lower case.
+fn escape_path(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    for c in p.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('!');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The `go.mod` files of the project, parsed (those that parse).
+#[salsa::tracked(returns(ref))]
+fn module_requirements(db: &dyn Db, ws: Workspace) -> Arc<Vec<docforge_go::GoMod>> {
+    let mut out = Vec::new();
+    for f in ws.files(db).iter().filter(|f| f.kind(db) == docforge_project::FileKind::GoMod) {
+        if let crate::inputs::Content::Bytes(b) = f.content(db) {
+            if let Ok(m) = docforge_go::parse_go_mod(&String::from_utf8_lossy(b)) {
+                out.push(m);
+            }
+        }
+    }
+    Arc::new(out)
+}
+
+/// The required module (of the project's `go.mod` files, the first that requires it) that
+/// holds `ip`, the longest module path that is a prefix of it: `(module, version, rest)`,
+/// `rest` empty or `/sub/dir`, through `replace` directives to other module versions.
+fn required_module(db: &dyn Db, ws: Workspace, ip: &str) -> Option<(String, String, String)> {
+    let mods = module_requirements(db, ws);
+    let mut best: Option<(&str, &docforge_go::GoMod)> = None;
+    for m in mods.iter() {
+        for (path, _) in &m.requires {
+            let holds = ip == path || ip.strip_prefix(path.as_str()).is_some_and(|r| r.starts_with('/'));
+            if holds && best.is_none_or(|(b, _)| path.len() > b.len()) {
+                best = Some((path, m));
+            }
+        }
+    }
+    let (path, m) = best?;
+    let (module, version) = m.selected(path)?;
+    Some((module, version, ip[path.len()..].to_string()))
+}
+
+/// The package `ip` outside the project: a standard-library package of the workspace's
+/// GOROOT, or a package of a required module in the module cache (`None` without them, under
+/// the no-AST policy, or when there is no such package).
 #[salsa::tracked(returns(ref))]
 pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<ExternalPackage>> {
     let ws = pkg.ws(db);
-    let goroot = ws.goroot(db).as_deref()?;
     let ip = pkg.import_path(db);
-    if !is_std_import_path(ip) {
-        return None;
-    }
+    let (base, reldir, origin) = external_place(db, ws, ip)?;
     let go = db.gate().go().ok()?;
-    let src = Path::new(goroot).join("src").canonicalize().ok()?;
-    let dir = src.join(ip).canonicalize().ok()?;
+    let src = base.canonicalize().ok()?;
+    let dir = src.join(&reldir).canonicalize().ok()?;
     if !dir.starts_with(&src) || dir == src {
         return None;
     }
@@ -132,7 +211,7 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
     // Read as project files are: confined to `<GOROOT>/src`, regular files only, bounded.
     let reader = docforge_project::SourceReader::new(&src);
     for name in names {
-        let rel = format!("{ip}/{name}");
+        let rel = format!("{reldir}/{name}");
         let Ok(bytes) = reader.read_into_vec(&rel, MAX_EXTERNAL_FILE) else { continue };
         if !matches!(docforge_go::select_file(ws.build(db), &name, &bytes), FileSelection::Included) {
             continue;
@@ -172,7 +251,7 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
         }
     }
     let nodes = fragment.nodes.into_iter().map(|n| (n.id.clone(), n)).collect();
-    Some(Arc::new(ExternalPackage { symbols, sigs, fields, nodes, src, clause, docs }))
+    Some(Arc::new(ExternalPackage { symbols, sigs, fields, nodes, src, clause, docs, origin }))
 }
 
 /// The `//` comment lines directly above 1-based `line`, their markers and one following
@@ -218,21 +297,22 @@ fn majority_package(files: &[(String, FileFacts, (u32, u32))]) -> Option<String>
     counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0))).map(|(n, _)| n.to_string())
 }
 
-/// The standard-library package `ip` of the workspace's GOROOT, when there is one.
+/// Whether the workspace reads anything outside the project (a GOROOT or a module cache).
+pub(crate) fn reads_external(db: &dyn Db, ws: Workspace) -> bool {
+    ws.goroot(db).is_some() || ws.modcache(db).is_some()
+}
+
+/// The package `ip` outside the project (see [`external_package`]), when there is one.
 pub(crate) fn external(db: &dyn Db, ws: Workspace, ip: &str) -> Option<Arc<ExternalPackage>> {
-    if ws.goroot(db).is_none() || !is_std_import_path(ip) {
+    if !reads_external(db, ws) || !is_clean_path(ip) {
         return None;
     }
     external_package(db, ExternalPkg::new(db, ws, ip.to_string())).clone()
 }
 
-/// The symbols of the standard-library package `ip` (see [`external_package`]).
+/// The symbols of the package `ip` outside the project (see [`external_package`]).
 pub(crate) fn external_symbols(db: &dyn Db, ws: Workspace, ip: &str) -> Option<Arc<PackageSymbols>> {
-    if ws.goroot(db).is_none() || !is_std_import_path(ip) {
-        return None;
-    }
-    let pkg = ExternalPkg::new(db, ws, ip.to_string());
-    external_package(db, pkg).as_ref().map(|p| p.symbols.clone())
+    external(db, ws, ip).map(|p| p.symbols.clone())
 }
 
 impl Analysis {
@@ -260,6 +340,7 @@ impl Analysis {
                 column: d.pos.column,
                 len: field.len() as u32,
                 doc: None,
+                origin: pkg.origin.clone(),
             };
             Some((place, line.unwrap_or_default()))
         }))
@@ -274,10 +355,7 @@ impl Analysis {
         let ip = rest.split_once("::").map_or(rest, |(ip, _)| ip);
         let (db, ws) = self.parts();
         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
-            if ws.goroot(db).is_none() || !is_std_import_path(ip) {
-                return None;
-            }
-            let pkg = external_package(db, ExternalPkg::new(db, ws, ip.to_string())).clone()?;
+            let pkg = external(db, ws, ip)?;
             if !rest.contains("::") {
                 let (path, line, column) = pkg.clause.clone();
                 let node = Node {
@@ -289,7 +367,8 @@ impl Analysis {
                     attrs: Default::default(),
                 };
                 let doc = pkg.docs.get(id).cloned();
-                return Some(ExternalNode { node, file: pkg.src.join(path), line, column, len: 7, doc });
+                let (file, origin) = (pkg.src.join(path), pkg.origin.clone());
+                return Some(ExternalNode { node, file, line, column, len: 7, doc, origin });
             }
             let node = pkg.nodes.get(id)?.clone();
             let loc = node.location.clone()?;
@@ -302,6 +381,7 @@ impl Analysis {
                 len,
                 node,
                 doc,
+                origin: pkg.origin.clone(),
             })
         }))
     }
@@ -330,6 +410,24 @@ pub fn find_goroot(
     None
 }
 
+/// Where the Go module cache is, without running `go`: `$GOMODCACHE`, else `pkg/mod` of the
+/// first `$GOPATH` entry, else `$HOME/go/pkg/mod`; only an existing directory counts.
+pub fn find_module_cache(
+    gomodcache: Option<&std::ffi::OsStr>,
+    gopath: Option<&std::ffi::OsStr>,
+    home: Option<&std::ffi::OsStr>,
+) -> Option<PathBuf> {
+    let dir = if let Some(d) = gomodcache.filter(|v| !v.is_empty()) {
+        PathBuf::from(d)
+    } else if let Some(first) = gopath.filter(|v| !v.is_empty()).and_then(|p| std::env::split_paths(p).next())
+    {
+        first.join("pkg").join("mod")
+    } else {
+        PathBuf::from(home.filter(|v| !v.is_empty())?).join("go").join("pkg").join("mod")
+    };
+    dir.is_dir().then_some(dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,6 +453,28 @@ mod tests {
         for (ip, want) in cases {
             assert_eq!(is_std_import_path(ip), want, "{ip}");
         }
+    }
+
+    #[test]
+    fn the_module_cache_comes_from_gomodcache_else_gopath_else_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("gp"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(b.join("pkg/mod")).unwrap();
+        std::fs::create_dir_all(dir.path().join("go/pkg/mod")).unwrap();
+        let gopath = std::env::join_paths([b.clone(), dir.path().join("x")]).unwrap();
+        let home = dir.path().as_os_str();
+        assert_eq!(find_module_cache(Some(a.as_os_str()), Some(&gopath), Some(home)), Some(a));
+        assert_eq!(find_module_cache(None, Some(&gopath), Some(home)), Some(b.join("pkg/mod")));
+        assert_eq!(find_module_cache(None, None, Some(home)), Some(dir.path().join("go/pkg/mod")));
+        assert_eq!(find_module_cache(Some(dir.path().join("none").as_os_str()), None, Some(home)), None);
+        assert_eq!(find_module_cache(None, None, None), None);
+    }
+
+    #[test]
+    fn module_paths_escape_upper_case() {
+        assert_eq!(escape_path("github.com/BurntSushi/toml"), "github.com/!burnt!sushi/toml");
+        assert_eq!(escape_path("v1.2.3-RC"), "v1.2.3-!r!c");
     }
 
     #[test]

@@ -133,6 +133,7 @@ impl AnalysisHost {
             false,
             true,
             None,
+            None,
         )
         .durability(Durability::MEDIUM)
         .new(&db);
@@ -152,6 +153,15 @@ impl AnalysisHost {
         let goroot = goroot.map(|p| p.display().to_string());
         if *self.ws.goroot(&self.db) != goroot {
             self.ws.set_goroot(&mut self.db).with_durability(Durability::HIGH).to(goroot);
+        }
+    }
+
+    /// Let editor navigation read the copies of required modules in the Go module cache at
+    /// `dir` (`None`: never). See [`crate::external_q`].
+    pub fn set_module_cache(&mut self, dir: Option<&std::path::Path>) {
+        let dir = dir.map(|p| p.display().to_string());
+        if *self.ws.modcache(&self.db) != dir {
+            self.ws.set_modcache(&mut self.db).with_durability(Durability::HIGH).to(dir);
         }
     }
 

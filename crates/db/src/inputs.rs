@@ -62,4 +62,8 @@ pub struct Workspace {
     /// [`crate::external_q`]); never read by the graph, the index or validation.
     #[returns(ref)]
     pub goroot: Option<String>,
+    /// A Go module cache (`$GOMODCACHE`) whose copies of the modules the project's `go.mod`
+    /// files require editor navigation may read; likewise never read by the graph.
+    #[returns(ref)]
+    pub modcache: Option<String>,
 }

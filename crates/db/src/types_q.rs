@@ -67,7 +67,7 @@ impl<'db> DbSigs<'db> {
     /// The source editor navigation reads: with a GOROOT, standard-library packages the
     /// project does not hold are read from it (their types, methods and fields).
     pub fn for_navigation(db: &'db dyn Db, ws: Workspace) -> DbSigs<'db> {
-        DbSigs { external: ws.goroot(db).is_some(), ..DbSigs::new(db, ws) }
+        DbSigs { external: crate::external_q::reads_external(db, ws), ..DbSigs::new(db, ws) }
     }
 
     /// The standard-library package `ip` of the GOROOT (navigation only).
@@ -96,13 +96,14 @@ impl SigSource for DbSigs<'_> {
         }
         let to = (|| {
             let Some(from) = GoPackage::find(self.db, self.ws, from_import_path) else {
-                // A package read from GOROOT imports the standard library, or GOROOT's
-                // vendored copies (`vendor/golang.org/x/…`).
+                // A package read from outside the project: a standard-library one imports
+                // GOROOT's vendored copies (`vendor/golang.org/x/…`) before anything else.
                 let vendored = format!("vendor/{spec}");
-                return [spec, vendored.as_str()]
-                    .into_iter()
-                    .find(|p| self.external(p).is_some())
-                    .map(str::to_string);
+                let mut candidates = vec![spec, vendored.as_str()];
+                if crate::external_q::is_std_import_path(from_import_path) {
+                    candidates.reverse();
+                }
+                return candidates.into_iter().find(|p| self.external(p).is_some()).map(str::to_string);
             };
             let info = from.info(self.db)?;
             match crate::go_graph::resolve_import(self.db, self.ws, info, spec) {

@@ -37,9 +37,10 @@ fn project(dir: &Path) {
     );
 }
 
-/// `line:col target` of every use in `a/a.go`.
+/// `line:col target` of every use in `a/a.go`, in source order.
 fn uses(h: &AnalysisHost) -> Vec<String> {
-    let ms = h.analysis().go_uses_in("a/a.go").unwrap();
+    let mut ms = h.analysis().go_uses_in("a/a.go").unwrap();
+    ms.sort_by_key(|m| (m.span.line, m.span.start));
     ms.iter().map(|m| format!("{}:{} {}", m.span.line, m.span.start, m.target)).collect()
 }
 
@@ -213,4 +214,70 @@ fn methods_and_fields_of_standard_library_types_navigate() {
     assert_eq!(uses.iter().map(|s| (s.line, s.start)).collect::<Vec<_>>(), [(11, 22)]);
     // The graph (call resolution included) does not depend on the GOROOT.
     assert_eq!(digests(&h), before);
+}
+
+/// Packages of the modules the project requires, read from a module cache: the version its
+/// `go.mod` selects (case-escaped directories, `replace` to another module version), their
+/// names, methods and fields (through a module they import); nothing for a module the
+/// project does not require or replaces with a directory.
+#[test]
+fn required_modules_navigate_from_the_module_cache() {
+    let (cache, proj) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let c = cache.path();
+    write(
+        c,
+        "example.org/!lib@v1.2.0/lib.go",
+        b"package lib\n\nimport \"example.org/dep\"\n\n// Client calls.\ntype Client struct {\n\tDep dep.Conf\n}\n\nfunc New() *Client { return nil }\n\nfunc (c *Client) Do() error { return nil }\n",
+    );
+    write(c, "example.org/!lib@v1.2.0/sub/sub.go", b"package sub\n\nfunc S() {}\n");
+    write(c, "example.org/!lib@v1.1.0/lib.go", b"package lib\n\nfunc Old() {}\n");
+    write(c, "example.org/dep@v0.3.0/dep.go", b"package dep\n\ntype Conf struct{ X int }\n");
+    write(c, "example.org/new@v0.2.0/old.go", b"package old\n\nfunc O() {}\n");
+    write(c, "example.org/local@v1.0.0/l.go", b"package local\n\nfunc L() {}\n");
+    write(c, "example.org/unrequired@v1.0.0/u.go", b"package unrequired\n\nfunc U() {}\n");
+    let p = proj.path();
+    write(
+        p,
+        "go.mod",
+        b"module example.com/m\n\ngo 1.22\n\nrequire (\n\texample.org/Lib v1.2.0\n\texample.org/dep v0.3.0 // indirect\n\texample.org/old v0.1.0\n\texample.org/local v1.0.0\n)\n\nreplace example.org/old => example.org/new v0.2.0\n\nreplace example.org/local => ./local\n",
+    );
+    write(
+        p,
+        "a/a.go",
+        b"package a\n\nimport (\n\t\"example.org/Lib\"\n\t\"example.org/Lib/sub\"\n\t\"example.org/local\"\n\t\"example.org/old\"\n\t\"example.org/unrequired\"\n)\n\nfunc A() {\n\tc := lib.New()\n\t_ = c.Do()\n\t_ = c.Dep.X\n\tsub.S()\n\told.O()\n\tlocal.L()\n\tunrequired.U()\n}\n",
+    );
+    let mut h = host(p, AstPolicy::Allow);
+    h.set_precise(true);
+    h.set_module_cache(Some(c));
+    assert_eq!(
+        uses(&h),
+        [
+            "12:11 go:example.org/Lib::New",
+            "13:8 go:example.org/Lib::(*Client).Do",
+            "15:6 go:example.org/Lib/sub::S",
+            "16:6 go:example.org/old::O",
+        ]
+    );
+    let new = h.analysis().go_external_node("go:example.org/Lib::New").unwrap().unwrap();
+    let cache_dir = c.canonicalize().unwrap();
+    assert_eq!((new.file.clone(), new.line), (cache_dir.join("example.org/!lib@v1.2.0/lib.go"), 10));
+    assert_eq!(new.origin, "module example.org/Lib@v1.2.0");
+    let client = h.analysis().go_external_node("go:example.org/Lib::Client").unwrap().unwrap();
+    assert_eq!(client.doc.as_deref(), Some("Client calls."));
+    let old = h.analysis().go_external_node("go:example.org/old::O").unwrap().unwrap();
+    assert_eq!(
+        (old.file.clone(), old.origin.as_str()),
+        (cache_dir.join("example.org/new@v0.2.0/old.go"), "module example.org/new@v0.2.0")
+    );
+    // A field of a type of another required module, reached through the first one.
+    let f = h.analysis().go_field_at("a/a.go", 14, 12).unwrap().unwrap();
+    assert_eq!((f.owner.as_str(), f.field.as_str()), ("go:example.org/dep::Conf", "X"));
+    let (decl, _) = h.analysis().go_external_field(&f.owner, &f.field).unwrap().unwrap();
+    assert_eq!(decl.file, cache_dir.join("example.org/dep@v0.3.0/dep.go"));
+    // Not required, or replaced by a directory: not read.
+    for id in ["go:example.org/unrequired::U", "go:example.org/local::L", "go:example.org/Lib::Old"] {
+        assert_eq!(h.analysis().go_external_node(id).unwrap(), None, "{id}");
+    }
+    h.set_module_cache(None);
+    assert_eq!(uses(&h), Vec::<String>::new());
 }

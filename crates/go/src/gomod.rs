@@ -8,6 +8,44 @@ pub struct GoMod {
     /// Filesystem targets of `replace` directives (`=> ./x`, `=> ../x`, `=> /abs/x`), as
     /// written: module source the go command would read from that directory.
     pub local_replaces: Vec<String>,
+    /// `require` directives: (module path, version), in file order.
+    pub requires: Vec<(String, String)>,
+    /// `replace` directives whose target is another module version:
+    /// `old [old_version] => new new_version`.
+    pub module_replaces: Vec<ModuleReplace>,
+    /// The modules (`old [old_version]`) that `replace` directives send to a directory.
+    pub dir_replaced: Vec<(String, Option<String>)>,
+}
+
+/// `replace old [old_version] => new new_version`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleReplace {
+    pub old: String,
+    /// `None`: every version of `old`.
+    pub old_version: Option<String>,
+    pub new: String,
+    pub new_version: String,
+}
+
+impl GoMod {
+    /// The module version the build uses for module path `path`: its requirement, through a
+    /// matching module replacement. `None` when `path` is not required, or is replaced by a
+    /// directory.
+    pub fn selected(&self, path: &str) -> Option<(String, String)> {
+        let (_, version) = self.requires.iter().find(|(p, _)| p == path)?;
+        let replaced = self
+            .module_replaces
+            .iter()
+            .find(|r| r.old == path && r.old_version.as_ref().is_none_or(|v| v == version));
+        if let Some(r) = replaced {
+            return Some((r.new.clone(), r.new_version.clone()));
+        }
+        (!self.replaced_by_directory(path, version)).then(|| (path.to_string(), version.clone()))
+    }
+
+    fn replaced_by_directory(&self, path: &str, version: &str) -> bool {
+        self.dir_replaced.iter().any(|(old, v)| old == path && v.as_deref().is_none_or(|v| v == version))
+    }
 }
 
 /// What DocForge needs from a `go.work` file.
@@ -124,8 +162,15 @@ pub fn parse_go_mod(text: &str) -> Result<GoMod, String> {
     let mut module: Option<(String, usize)> = None;
     let mut go_version = None;
     let mut local_replaces = Vec::new();
+    let (mut requires, mut module_replaces, mut dir_replaced) = (Vec::new(), Vec::new(), Vec::new());
     directives(text, |line, verb, args| {
         match verb {
+            "require" => {
+                if args.len() != 2 {
+                    return Err(format!("line {line}: usage: require module/path v1.2.3"));
+                }
+                requires.push((args[0].clone(), args[1].clone()));
+            }
             "replace" => {
                 let Some(arrow) = args.iter().position(|a| a == "=>") else {
                     return Err(format!(
@@ -136,6 +181,7 @@ pub fn parse_go_mod(text: &str) -> Result<GoMod, String> {
                     args.get(arrow + 1).ok_or_else(|| format!("line {line}: replace without a target"))?;
                 // The go command's rule: a replacement is a directory when it is an absolute
                 // path or starts with ./ or ../ (then it has no version).
+                let old = (args[0].clone(), (arrow == 2).then(|| args[1].clone()));
                 if target.starts_with("./")
                     || target.starts_with("../")
                     || target.starts_with('/')
@@ -143,6 +189,15 @@ pub fn parse_go_mod(text: &str) -> Result<GoMod, String> {
                     || target == ".."
                 {
                     local_replaces.push(target.clone());
+                    dir_replaced.push(old);
+                } else if let Some(v) = args.get(arrow + 2) {
+                    let (old, old_version) = old;
+                    module_replaces.push(ModuleReplace {
+                        old,
+                        old_version,
+                        new: target.clone(),
+                        new_version: v.clone(),
+                    });
                 }
             }
             "module" => {
@@ -163,13 +218,13 @@ pub fn parse_go_mod(text: &str) -> Result<GoMod, String> {
                 }
                 go_version = Some(args[0].clone());
             }
-            "toolchain" | "require" | "exclude" | "retract" | "godebug" | "tool" | "ignore" => {}
+            "toolchain" | "exclude" | "retract" | "godebug" | "tool" | "ignore" => {}
             other => return Err(format!("line {line}: unknown directive: {other}")),
         }
         Ok(())
     })?;
     let Some((module, _)) = module else { return Err("no module statement".into()) };
-    Ok(GoMod { module, go_version, local_replaces })
+    Ok(GoMod { module, go_version, local_replaces, requires, module_replaces, dir_replaced })
 }
 
 /// Parse a `go.work` file: its `use` directories (as written, `./` prefix kept).

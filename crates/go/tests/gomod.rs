@@ -10,13 +10,43 @@ fn go_mod_ok() {
         GoMod {
             module: "example.com/shop".into(),
             go_version: Some("1.22.3".into()),
-            local_replaces: vec!["../a".into()]
+            local_replaces: vec!["../a".into()],
+            requires: vec![("golang.org/x/mod".into(), "v0.20.0".into())],
+            module_replaces: vec![],
+            dir_replaced: vec![("a".into(), None)],
         }
     );
     assert_eq!(parse_go_mod("module \"quoted/path\"\n").unwrap().module, "quoted/path");
     assert_eq!(
         parse_go_mod("module std\n\ngo 1.26\n").unwrap(),
-        GoMod { module: "std".into(), go_version: Some("1.26".into()), local_replaces: vec![] }
+        GoMod {
+            module: "std".into(),
+            go_version: Some("1.26".into()),
+            local_replaces: vec![],
+            requires: vec![],
+            module_replaces: vec![],
+            dir_replaced: vec![],
+        }
+    );
+}
+
+/// The version a build uses for a required module: its requirement, or what a matching
+/// module replacement names; none for a module replaced by a directory or not required.
+#[test]
+fn go_mod_selects_required_versions_through_replacements() {
+    let text = "module m\n\nrequire (\n\texample.com/a v1.2.0\n\texample.com/b v0.3.0 // indirect\n\texample.com/c v1.0.0\n\texample.com/d v2.0.0\n)\nrequire example.com/e v0.0.1\n\nreplace example.com/b => example.com/fork/b v0.3.1\nreplace example.com/c v0.9.0 => example.com/c2 v1.0.0\nreplace example.com/d => ../d\n";
+    let m = parse_go_mod(text).unwrap();
+    let sel = |p: &str| m.selected(p).map(|(p, v)| format!("{p}@{v}"));
+    assert_eq!(sel("example.com/a").as_deref(), Some("example.com/a@v1.2.0"));
+    assert_eq!(sel("example.com/b").as_deref(), Some("example.com/fork/b@v0.3.1"));
+    // The replacement names another version: it does not apply.
+    assert_eq!(sel("example.com/c").as_deref(), Some("example.com/c@v1.0.0"));
+    assert_eq!(sel("example.com/d"), None);
+    assert_eq!(sel("example.com/e").as_deref(), Some("example.com/e@v0.0.1"));
+    assert_eq!(sel("example.com/zzz"), None);
+    assert_eq!(
+        parse_go_mod("module m\nrequire a\n").unwrap_err(),
+        "line 2: usage: require module/path v1.2.3"
     );
 }
 

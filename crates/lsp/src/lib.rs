@@ -47,7 +47,9 @@ pub struct Options {
     pub no_precise: bool,
     /// Where to read the standard library that editor navigation shows (definition, hover
     /// and references of `fmt.Println` & co.).
-    pub goroot: GoRoot,
+    pub goroot: GoDir,
+    /// Where to read the modules the project requires, for the same (the Go module cache).
+    pub gomodcache: GoDir,
     /// Worker threads for requests and indexing (default: available cores, at least 2).
     pub threads: Option<usize>,
     /// Record salsa executions (for tests: `docforge/debugExecutions`).
@@ -56,27 +58,41 @@ pub struct Options {
     pub test_hooks: bool,
 }
 
-/// Which Go installation's standard library navigation reads (never the graph).
+/// A directory outside the project that navigation reads (never the graph): the Go
+/// installation, or the module cache.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum GoRoot {
-    /// `$GOROOT`, else the installation of the `go` on `$PATH` (see
-    /// [`docforge_db::find_goroot`]); none when neither gives one.
+pub enum GoDir {
+    /// Found as the go command would find it, without running it (see
+    /// [`docforge_db::find_goroot`], [`docforge_db::find_module_cache`]); none when not found.
     #[default]
     Discover,
     At(PathBuf),
     Off,
 }
 
-impl GoRoot {
-    /// The installation to read, if any.
-    pub fn resolve(&self) -> Option<PathBuf> {
+impl GoDir {
+    /// As the Go installation to read, if any.
+    pub fn goroot(&self) -> Option<PathBuf> {
+        self.resolve(|| {
+            let (goroot, path) = (std::env::var_os("GOROOT"), std::env::var_os("PATH"));
+            docforge_db::find_goroot(goroot.as_deref(), path.as_deref())
+        })
+    }
+
+    /// As the module cache to read, if any.
+    pub fn module_cache(&self) -> Option<PathBuf> {
+        self.resolve(|| {
+            let var = std::env::var_os;
+            let (cache, gopath, home) = (var("GOMODCACHE"), var("GOPATH"), var("HOME"));
+            docforge_db::find_module_cache(cache.as_deref(), gopath.as_deref(), home.as_deref())
+        })
+    }
+
+    fn resolve(&self, discover: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
         match self {
-            GoRoot::Discover => {
-                let (goroot, path) = (std::env::var_os("GOROOT"), std::env::var_os("PATH"));
-                docforge_db::find_goroot(goroot.as_deref(), path.as_deref())
-            }
-            GoRoot::At(p) => Some(p.clone()),
-            GoRoot::Off => None,
+            GoDir::Discover => discover(),
+            GoDir::At(p) => Some(p.clone()),
+            GoDir::Off => None,
         }
     }
 }

@@ -24,7 +24,7 @@ pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
         if let Some(doc) = &ext.doc {
             card.push_str(&format!("\n\n{doc}"));
         }
-        card.push_str(&format!("\n\nstandard library: `{}`", ext.file.display()));
+        card.push_str(&format!("\n\n{}: `{}`", ext.origin, ext.file.display()));
         let contents = HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card });
         return json(Hover { contents, range: Some(ctx.range(&m.span)?) });
     };
@@ -98,11 +98,7 @@ fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<O
         }
     }
     if let Some((e, line)) = external {
-        card.push_str(&format!(
-            "\n\n```go\n{line}\n```\n\nstandard library: `{}:{}`",
-            e.file.display(),
-            e.line
-        ));
+        card.push_str(&format!("\n\n```go\n{line}\n```\n\n{}: `{}:{}`", e.origin, e.file.display(), e.line));
     }
     let contents = HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card });
     Ok(Some(Hover { contents, range: Some(ctx.range(&span)?) }))

@@ -116,7 +116,8 @@ pub(crate) fn load(path: &Path, opts: &Options) -> Result<AnalysisHost, String> 
     host.set_precise(!opts.no_ast && !opts.no_precise);
     // No LSP feature shows Logic: do not project it.
     host.set_logic(false);
-    host.set_goroot(opts.goroot.resolve().as_deref());
+    host.set_goroot(opts.goroot.goroot().as_deref());
+    host.set_module_cache(opts.gomodcache.module_cache().as_deref());
     if opts.execution_log {
         host.execution_log().enable(true);
     }

@@ -26,7 +26,7 @@ fn fake_goroot(dir: &std::path::Path) {
 }
 
 fn with_goroot(goroot: &std::path::Path) -> docforge_lsp::Options {
-    docforge_lsp::Options { goroot: docforge_lsp::GoRoot::At(goroot.to_path_buf()), ..opts() }
+    docforge_lsp::Options { goroot: docforge_lsp::GoDir::At(goroot.to_path_buf()), ..opts() }
 }
 
 /// `uri-or-path:line:from-to` of a location, the GOROOT written as `$GOROOT`.

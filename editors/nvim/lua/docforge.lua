@@ -13,6 +13,9 @@ M.defaults = {
   -- Go installation whose standard library definition/hover/references read: nil discovers
   -- it ($GOROOT, else the `go` on PATH), a path passes --goroot, false passes --no-goroot.
   goroot = nil,
+  -- Go module cache for the required modules: nil discovers it ($GOMODCACHE, $GOPATH/pkg/mod,
+  -- ~/go/pkg/mod), a path passes --gomodcache, false passes --no-gomodcache.
+  gomodcache = nil,
   filetypes = { 'markdown', 'go', 'toml' },
   root_markers = { 'docforge.toml', 'go.work', 'go.mod', '.git' },
 }
@@ -45,11 +48,14 @@ function M.command(opts)
   if opts.no_precise then
     table.insert(cmd, '--no-precise')
   end
-  if opts.goroot == false then
-    table.insert(cmd, '--no-goroot')
-  elseif type(opts.goroot) == 'string' then
-    table.insert(cmd, '--goroot')
-    table.insert(cmd, opts.goroot)
+  -- nil: the server finds the directory; false: --no-<flag>; a path: --<flag> PATH.
+  for _, flag in ipairs({ 'goroot', 'gomodcache' }) do
+    if opts[flag] == false then
+      table.insert(cmd, '--no-' .. flag)
+    elseif type(opts[flag]) == 'string' then
+      table.insert(cmd, '--' .. flag)
+      table.insert(cmd, opts[flag])
+    end
   end
   return cmd
 end

@@ -11,6 +11,9 @@ export interface ServerSettings {
   /** The Go installation for standard-library navigation: '' discovers it, 'off' passes
    * --no-goroot, a path passes --goroot PATH. */
   goroot: string;
+  /** The Go module cache for the required modules: '' discovers it, 'off' passes
+   * --no-gomodcache, a path passes --gomodcache PATH. */
+  gomodcache: string;
 }
 
 export interface LaunchOptions {
@@ -25,10 +28,12 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): ServerSet
     noAst: get<boolean>('server.noAst', false),
     noPrecise: get<boolean>('server.noPrecise', false),
     goroot: get<string>('server.goroot', ''),
+    gomodcache: get<string>('server.gomodcache', ''),
   };
 }
 
-/** `docforge lsp [--no-ast] [--no-precise] [--goroot DIR | --no-goroot]` over stdio. */
+/** `docforge lsp [--no-ast] [--no-precise] [--goroot DIR | --no-goroot] [--gomodcache DIR |
+ * --no-gomodcache]` over stdio. */
 export function serverLaunch(s: ServerSettings): LaunchOptions {
   const args = ['lsp'];
   if (s.noAst) {
@@ -41,6 +46,11 @@ export function serverLaunch(s: ServerSettings): LaunchOptions {
     args.push('--no-goroot');
   } else if (s.goroot) {
     args.push('--goroot', s.goroot);
+  }
+  if (s.gomodcache === 'off') {
+    args.push('--no-gomodcache');
+  } else if (s.gomodcache) {
+    args.push('--gomodcache', s.gomodcache);
   }
   return { command: s.path, args };
 }

@@ -41,9 +41,10 @@ pub fn fixture_named(name: &str) -> PathBuf {
 }
 
 pub fn opts() -> docforge_lsp::Options {
-    // Hermetic: the machine's Go installation is not read (tests that want one give it).
-    let goroot = docforge_lsp::GoRoot::Off;
-    docforge_lsp::Options { test_hooks: true, threads: Some(2), goroot, ..Default::default() }
+    // Hermetic: the machine's Go installation and module cache are not read (tests that
+    // want one give it).
+    let (goroot, gomodcache) = (docforge_lsp::GoDir::Off, docforge_lsp::GoDir::Off);
+    docforge_lsp::Options { test_hooks: true, threads: Some(2), goroot, gomodcache, ..Default::default() }
 }
 
 impl Client {

@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   assert.deepStrictEqual(serverLaunch(defaults), { command: 'docforge', args: ['lsp'] });
   assert.deepStrictEqual(serverLaunch({ ...defaults, noAst: true }).args, ['lsp', '--no-ast']);
   assert.deepStrictEqual(serverLaunch({ ...defaults, goroot: 'off' }).args, ['lsp', '--no-goroot']);
+  assert.deepStrictEqual(serverLaunch({ ...defaults, gomodcache: 'off' }).args, ['lsp', '--no-gomodcache']);
   assert.deepStrictEqual(serverLaunch({ ...defaults, goroot: '/usr/local/go' }).args, ['lsp', '--goroot', '/usr/local/go']);
 
   const launch = serverLaunch({ ...defaults, path: bin });
