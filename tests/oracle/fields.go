@@ -69,7 +69,7 @@ func (t *treeImporter) fieldLines(root string) []string {
 			}
 			target, ok := owners[t.fset.Position(origin.Pos()).String()]
 			if !ok && t.std {
-				target, ok = std.owner(origin)
+				target, ok = std.owner(origin, t.deps)
 			}
 			if !ok {
 				continue
@@ -220,9 +220,9 @@ type stdOwners struct {
 	pkgs map[*types.Package]map[types.Object]string
 }
 
-func (s stdOwners) owner(obj types.Object) (string, bool) {
+func (s stdOwners) owner(obj types.Object, deps bool) (string, bool) {
 	pkg := obj.Pkg()
-	if pkg == nil || !isStdPath(pkg.Path()) {
+	if pkg == nil || !(isStdPath(pkg.Path()) || deps) {
 		return "", false
 	}
 	m, ok := s.pkgs[pkg]

@@ -37,8 +37,9 @@ type treeImporter struct {
 	byDir    map[string]*treePkg
 	// With -fields -tests: test builds too (fields.go).
 	tests bool
-	// With -uses -std: uses of standard-library objects outside the tree too (uses.go).
-	std bool
+	// With -uses -std: uses of standard-library objects outside the tree too (uses.go);
+	// with -deps also of module dependencies.
+	std, deps bool
 }
 
 func newTreeImporter(ctxt *build.Context, fset *token.FileSet) *treeImporter {

@@ -44,6 +44,7 @@ func main() {
 	usesMode := flag.Bool("uses", false, "list identifier uses of the tree's package-level objects instead of symbol IDs (see uses.go)")
 	fieldsMode := flag.Bool("fields", false, "list uses of struct fields of the tree's package-level named types instead of symbol IDs (see fields.go)")
 	stdMode := flag.Bool("std", false, "with -uses or -fields: also the uses of package-level objects of standard-library packages outside the tree and of their types' methods, fields and interface methods")
+	depsMode := flag.Bool("deps", false, "with -std: also the objects of module dependencies outside the tree (packages the tree's go.mod requires)")
 	testsMode := flag.Bool("tests", false, "with -fields or -uses: also the uses in _test.go files, each package type-checked as `go test` builds it")
 	chaMode := flag.Bool("cha", false, "list go/ssa + callgraph/cha call edges with call-site positions instead of symbol IDs (see cha.go)")
 	flag.Parse()
@@ -104,11 +105,13 @@ func main() {
 	if *usesMode {
 		tree.tests = *testsMode
 		tree.std = *stdMode
+		tree.deps = *depsMode
 		ids = tree.usesLines(*root)
 	}
 	if *fieldsMode {
 		tree.tests = *testsMode
 		tree.std = *stdMode
+		tree.deps = *depsMode
 		ids = tree.fieldLines(*root)
 	}
 	sort.Strings(ids)

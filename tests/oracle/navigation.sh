@@ -32,3 +32,13 @@ run uses_oracle DOCFORGE_USES_ROOT="$tree" DOCFORGE_USES_ORACLE="$tree.uses" DOC
   DOCFORGE_USES_TESTS=1 DOCFORGE_USES_GOROOT="$(go env GOROOT)" DOCFORGE_USES_MIN_RECALL="$min"
 run fields_oracle DOCFORGE_FIELDS_ROOT="$tree" DOCFORGE_FIELDS_ORACLE="$tree.fields" DOCFORGE_FIELDS_TESTS=1 \
   DOCFORGE_FIELDS_GOROOT="$(go env GOROOT)" DOCFORGE_FIELDS_MIN_RECALL="$min"
+
+# A module with dependencies: a copy of this oracle (it requires golang.org/x/tools, in the
+# module cache once `go run .` has built it); uses of the required modules' names, methods
+# and fields are read from the module cache, as the language server reads them (`-deps`).
+mod=$(mktemp -d)
+trap 'rm -rf "$tree" "$tree.uses" "$tree.fields" "$tree.log" "$mod" "$mod.uses"' EXIT
+cp tests/oracle/*.go tests/oracle/go.mod tests/oracle/go.sum "$mod/"
+(cd tests/oracle && CGO_ENABLED=0 go run . -uses -std -deps -root "$mod" > "$mod.uses")
+run uses_oracle DOCFORGE_USES_ROOT="$mod" DOCFORGE_USES_ORACLE="$mod.uses" DOCFORGE_USES_PRECISE=1 \
+  DOCFORGE_USES_GOROOT="$(go env GOROOT)" DOCFORGE_USES_GOMODCACHE="$(go env GOMODCACHE)" DOCFORGE_USES_MIN_RECALL="$min"

@@ -87,7 +87,7 @@ func (t *treeImporter) useLines(root string, info *types.Info) []string {
 		if obj.Pkg() == nil || t.pkgs[strings.TrimSuffix(obj.Pkg().Path(), "_test")] == nil {
 			// (An external test package "x_test" of a tree package x counts as the tree's.)
 			// With -std, a standard-library package's objects count too.
-			if !t.std || obj.Pkg() == nil || !isStdPath(obj.Pkg().Path()) {
+			if !t.std || obj.Pkg() == nil || !(isStdPath(obj.Pkg().Path()) || t.deps) {
 				continue
 			}
 		}

@@ -23,6 +23,10 @@ fn engine_fields(root: &Path, precise: bool, tests: bool, goroot: Option<&Path>)
     h.sync_from_disk();
     h.set_precise(precise);
     h.set_goroot(goroot);
+    // `DOCFORGE_FIELDS_GOMODCACHE=DIR` with an oracle from `-fields -std -deps`: members of
+    // module dependencies' types too.
+    let cache = std::env::var_os("DOCFORGE_FIELDS_GOMODCACHE").map(std::path::PathBuf::from);
+    h.set_module_cache(cache.as_deref());
     let a = h.analysis();
     let files = if tests { oracle::go_files(&a) } else { oracle::non_test_go_files(&a) };
     let mut out = BTreeSet::new();

@@ -19,6 +19,10 @@ fn engine_uses(root: &Path, precise: bool, tests: bool, goroot: Option<&Path>) -
     h.sync_from_disk();
     h.set_precise(precise);
     h.set_goroot(goroot);
+    // `DOCFORGE_USES_GOMODCACHE=DIR` with an oracle from `-uses -std -deps`: module
+    // dependencies too.
+    let cache = std::env::var_os("DOCFORGE_USES_GOMODCACHE").map(std::path::PathBuf::from);
+    h.set_module_cache(cache.as_deref());
     let a = h.analysis();
     let mut out = BTreeSet::new();
     let files = if tests { oracle::go_files(&a) } else { oracle::non_test_go_files(&a) };
