@@ -216,6 +216,19 @@ impl Analysis {
         }))
     }
 
+    /// The name of the function-local type that a type spelled in place (an `anon:` owner)
+    /// is the type of (`type node struct { … }` in a body); `None` for an unnamed one.
+    pub fn go_local_type_name(&self, owner: &str) -> Cancellable<Option<String>> {
+        let Some((rel, line, column)) = parse_anon(owner) else { return Ok(None) };
+        let Some(file) = self.source(rel)? else { return Ok(None) };
+        let (db, ws) = self.parts();
+        Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+            let syntax = go_uses(db, ws, file).clone()?;
+            let s = syntax.in_place_types.iter().find(|s| (s.at.line, s.at.column) == (line, column))?;
+            s.local_name.clone()
+        }))
+    }
+
     /// Where the field (or interface method) `field` of the defined type `owner`
     /// (`go:<import path>::T`) is declared.
     pub fn go_field_decl(&self, owner: &str, field: &str) -> Cancellable<Option<Span>> {

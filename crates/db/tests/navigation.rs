@@ -251,3 +251,39 @@ var closer interface{ Close() error }\n\nfunc UseCloser() error { return closer.
     // Two identical literals and neither in this function: no answer.
     assert_eq!(field_at(at(code, "closer.Close()", 0, 7)), None);
 }
+
+/// A function-local defined type stands for the struct it spells: its fields navigate to the
+/// local declaration (named in hover), and a package-level type's field reached through it
+/// (`n.block.Preds`) to that type's declaration.
+#[test]
+fn fields_of_function_local_types_navigate() {
+    let dir = small_project();
+    let r = dir.path();
+    let code = "package s\n\ntype Block struct{ Preds []*Block }\n\nfunc Walk(b *Block) int {\n\
+\ttype node struct {\n\t\tblock *Block\n\t\tnext  *node\n\t}\n\tn := node{block: b}\n\
+\treturn len(n.block.Preds)\n}\n";
+    write(r, "s/s.go", code.as_bytes());
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let a = h.analysis();
+    let field = |pos: (u32, u32)| a.go_field_at("s/s.go", pos.0, pos.1).unwrap().expect("a field");
+    let block = field(at(code, "n.block", 0, 2));
+    let decl = a.go_field_decl(&block.owner, &block.field).unwrap().unwrap();
+    assert_eq!((decl.line, decl.start), at(code, "block *Block", 0, 0));
+    assert_eq!(a.go_local_type_name(&block.owner).unwrap().as_deref(), Some("node"));
+    // The literal key is the same field.
+    assert_eq!(field(at(code, "block: b", 0, 0)).owner, block.owner);
+    let preds = field(at(code, ".Preds", 0, 1));
+    assert_eq!((preds.owner.as_str(), preds.field.as_str()), ("go:example.com/m/s::Block", "Preds"));
+    // An unnamed struct type has no local name.
+    let unnamed = "package s\n\nvar cfg struct{ Port int }\n\nfunc Port() int { return cfg.Port }\n";
+    write(r, "s/t.go", unnamed.as_bytes());
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    let a = h.analysis();
+    let port = a
+        .go_field_at("s/t.go", at(unnamed, "cfg.Port", 0, 4).0, at(unnamed, "cfg.Port", 0, 4).1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(a.go_local_type_name(&port.owner).unwrap(), None);
+}

@@ -267,6 +267,49 @@ func H() (int, *E) { return 0, nil }
     .assert_eq(&render(&[("a", &[a]), ("b", &[B])]));
 }
 
+/// A function-local struct type, interface type or alias stands for what it spells (local
+/// types declare no methods, so a value selects the same fields and promoted methods):
+/// calls through its embedded fields resolve, a conversion to it is no call; other local
+/// types stay unknown (a conversion to `num` included), and a field pointing at the type itself is
+/// unknown on its own.
+#[test]
+fn local_types_stand_for_what_they_spell() {
+    let a = r#"package a
+
+type E struct{}
+func (*E) M() {}
+
+func F(x any) {
+	type node struct {
+		*E
+		next *node
+	}
+	type alias = node
+	type closer interface{ M() }
+	type num int
+	var n node
+	n.M()
+	var al alias
+	al.M()
+	_ = node(n)
+	n.next.M()
+	var c closer = &E{}
+	c.M()
+	_ = num(1)
+}
+"#;
+    expect_test::expect![[r#"
+        F @15:5 a::(*E).M Promoted
+        F @17:6 a::(*E).M Promoted
+        F @18:10 conversion
+        F @19:10 UNRESOLVED unknown_type
+        F @21:5 interface .M -> [a::(*E).M]
+        F @22:9 UNRESOLVED local_type
+        F: incomplete
+    "#]]
+    .assert_eq(&render(&[("a", &[a])]));
+}
+
 #[test]
 fn generics_resolve_at_declaration_identity() {
     let a = r#"package a

@@ -77,8 +77,13 @@ fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<O
         let what = if f.method { "method" } else { "field" };
         let of = if f.method { "interface " } else { "" };
         let title = if f.owner.starts_with("anon:") {
-            let of = if f.method { "interface" } else { "struct" };
-            format!("{what} `{}` of an unnamed {of} type", f.field)
+            match ctx.analysis.go_local_type_name(&f.owner)? {
+                Some(local) => format!("{what} `{}` of local type `{local}`", f.field),
+                None => {
+                    let of = if f.method { "interface" } else { "struct" };
+                    format!("{what} `{}` of an unnamed {of} type", f.field)
+                }
+            }
         } else {
             format!("{what} `{}` of {of}`{owner}`", f.field)
         };

@@ -28,7 +28,7 @@ impl<'s> Walker<'s> {
                         local.captured |= local.depth < self.lits;
                         Expr::Local(id)
                     }
-                    Some(Binding::Type) => Expr::LocalType(text(node, self.src)),
+                    Some(Binding::Type(id)) => self.local_type(id, node),
                     Some(Binding::TypeParam) => Expr::Type(TypeExpr::Name(text(node, self.src))),
                     None => Expr::Global(text(node, self.src)),
                 }
@@ -196,7 +196,7 @@ impl<'s> Walker<'s> {
                 let name = bytes(node, self.src);
                 let e = match self.lookup(name) {
                     Some(Binding::Var(id)) => Expr::Local(id),
-                    Some(Binding::Type) => Expr::LocalType(text(node, self.src)),
+                    Some(Binding::Type(id)) => self.local_type(id, node),
                     Some(Binding::TypeParam) => Expr::Type(TypeExpr::Name(text(node, self.src))),
                     None => Expr::Global(text(node, self.src)),
                 };

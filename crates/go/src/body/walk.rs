@@ -64,7 +64,8 @@ pub(crate) fn var_init(spec: Node<'_>, values: Node<'_>, source: &[u8]) -> (Func
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Binding {
     Var(u32),
-    Type,
+    /// A local type: index into `Walker::local_types`.
+    Type(u32),
     TypeParam,
 }
 
@@ -77,6 +78,9 @@ struct Walker<'s> {
     depth: usize,
     /// Function-literal nesting depth.
     lits: u32,
+    /// What each local type declaration spells ([`Binding::Type`]): its struct type or
+    /// aliased type, [`TypeExpr::Invalid`] for other local types.
+    local_types: Vec<TypeExpr>,
 }
 
 fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
@@ -156,7 +160,15 @@ impl<'s> Walker<'s> {
     /// A walker of the declaration `decl` (its first syntax error noted), its scope open.
     fn new(src: &'s [u8], name: String, decl: Node<'_>) -> Self {
         let body = FuncBody { name, syntax_error: first_error(decl).map(pos), ..FuncBody::default() };
-        let mut w = Walker { src, body, names: Vec::new(), marks: Vec::new(), depth: 0, lits: 0 };
+        let mut w = Walker {
+            src,
+            body,
+            names: Vec::new(),
+            marks: Vec::new(),
+            depth: 0,
+            lits: 0,
+            local_types: Vec::new(),
+        };
         w.open();
         w
     }
@@ -213,54 +225,92 @@ impl<'s> Walker<'s> {
         self.guard(t)
     }
 
+    /// A local type named in an expression (a conversion's callee, …): what it spells, or
+    /// [`Expr::LocalType`] when that is not known.
+    pub(super) fn local_type(&self, id: u32, node: Node<'_>) -> Expr {
+        match &self.local_types[id as usize] {
+            TypeExpr::Invalid(_) => Expr::LocalType(text(node, self.src)),
+            spelled => Expr::Type(spelled.clone()),
+        }
+    }
+
     fn guard(&self, t: TypeExpr) -> TypeExpr {
-        match self.local_name_in(&t) {
-            Some(n) => TypeExpr::Invalid(format!("local name {n}")),
-            None => t,
-        }
+        self.subst(t).unwrap_or_else(|n| TypeExpr::Invalid(format!("local name {n}")))
     }
 
+    /// Each parameter and result on its own (see [`Walker::subst`]).
     fn guard_sig(&self, sig: FuncSig) -> FuncSig {
-        let bad = sig.params.iter().chain(&sig.results).find_map(|p| self.local_name_in(&p.ty));
-        match bad {
-            Some(n) => {
-                let inv = |p: &crate::sig::Param| crate::sig::Param {
-                    name: p.name.clone(),
-                    ty: TypeExpr::Invalid(format!("local name {n}")),
-                };
-                FuncSig {
-                    params: sig.params.iter().map(inv).collect(),
-                    results: sig.results.iter().map(inv).collect(),
-                    variadic: sig.variadic,
-                }
-            }
-            None => sig,
+        let guard = |p: crate::sig::Param| crate::sig::Param { name: p.name, ty: self.guard(p.ty) };
+        FuncSig {
+            params: sig.params.into_iter().map(guard).collect(),
+            results: sig.results.into_iter().map(guard).collect(),
+            variadic: sig.variadic,
         }
     }
 
-    fn local_name_in(&self, t: &TypeExpr) -> Option<String> {
-        let bad = |n: &str| matches!(self.lookup(n.as_bytes()), Some(Binding::Var(_) | Binding::Type));
-        match t {
-            TypeExpr::Name(n) | TypeExpr::Qualified { pkg: n, .. } if bad(n) => Some(n.clone()),
-            TypeExpr::Name(_) | TypeExpr::Qualified { .. } | TypeExpr::Invalid(_) => None,
-            TypeExpr::Pointer(e) | TypeExpr::Slice(e) => self.local_name_in(e),
-            TypeExpr::Array { elem, .. } | TypeExpr::Chan { elem, .. } => self.local_name_in(elem),
-            TypeExpr::Map { key, value } => self.local_name_in(key).or_else(|| self.local_name_in(value)),
-            TypeExpr::Func(sig) => {
-                sig.params.iter().chain(&sig.results).find_map(|p| self.local_name_in(&p.ty))
-            }
-            TypeExpr::Struct(fields) => fields.iter().find_map(|f| self.local_name_in(&f.ty)),
-            TypeExpr::Interface(elems) => elems.iter().find_map(|e| match e {
-                InterfaceElem::Method { sig, .. } => {
-                    sig.params.iter().chain(&sig.results).find_map(|p| self.local_name_in(&p.ty))
-                }
-                InterfaceElem::Embed(t) => self.local_name_in(t),
-                InterfaceElem::Union(terms) => terms.iter().find_map(|t| self.local_name_in(&t.ty)),
-            }),
-            TypeExpr::Generic { base, args } => {
-                self.local_name_in(base).or_else(|| args.iter().find_map(|a| self.local_name_in(a)))
-            }
-        }
+    /// `t` with every local type name replaced by what its declaration spells (a struct type,
+    /// or an alias's type: local types have no methods, so a struct value selects the same
+    /// fields and promoted methods as the local type's); `Err(name)` when it mentions a
+    /// local name it cannot stand for (a variable shadowing a package name, a local type of
+    /// another kind or one still being declared). A struct field's type is guarded on its
+    /// own, so a self-referential field (`next *node`) leaves the struct's other fields.
+    fn subst(&self, t: TypeExpr) -> Result<TypeExpr, String> {
+        let boxed = |e: Box<TypeExpr>| self.subst(*e).map(Box::new);
+        let sig = |s: FuncSig| -> Result<FuncSig, String> {
+            let param = |p: crate::sig::Param| Ok(crate::sig::Param { name: p.name, ty: self.subst(p.ty)? });
+            Ok(FuncSig {
+                params: s.params.into_iter().map(param).collect::<Result<_, String>>()?,
+                results: s.results.into_iter().map(param).collect::<Result<_, String>>()?,
+                variadic: s.variadic,
+            })
+        };
+        Ok(match t {
+            TypeExpr::Name(n) => match self.lookup(n.as_bytes()) {
+                Some(Binding::Var(_)) => return Err(n),
+                Some(Binding::Type(id)) => match &self.local_types[id as usize] {
+                    TypeExpr::Invalid(_) => return Err(n),
+                    spelled => spelled.clone(),
+                },
+                _ => TypeExpr::Name(n),
+            },
+            TypeExpr::Qualified { pkg, name } => match self.lookup(pkg.as_bytes()) {
+                Some(Binding::Var(_) | Binding::Type(_)) => return Err(pkg),
+                _ => TypeExpr::Qualified { pkg, name },
+            },
+            TypeExpr::Invalid(s) => TypeExpr::Invalid(s),
+            TypeExpr::Pointer(e) => TypeExpr::Pointer(boxed(e)?),
+            TypeExpr::Slice(e) => TypeExpr::Slice(boxed(e)?),
+            TypeExpr::Array { len, elem } => TypeExpr::Array { len, elem: boxed(elem)? },
+            TypeExpr::Chan { dir, elem } => TypeExpr::Chan { dir, elem: boxed(elem)? },
+            TypeExpr::Map { key, value } => TypeExpr::Map { key: boxed(key)?, value: boxed(value)? },
+            TypeExpr::Func(s) => TypeExpr::Func(Box::new(sig(*s)?)),
+            TypeExpr::Struct(fields) => TypeExpr::Struct(
+                fields.into_iter().map(|f| crate::sig::FieldExpr { ty: self.guard(f.ty), ..f }).collect(),
+            ),
+            TypeExpr::Interface(elems) => TypeExpr::Interface(
+                elems
+                    .into_iter()
+                    .map(|e| {
+                        Ok(match e {
+                            InterfaceElem::Method { name, sig: s } => {
+                                InterfaceElem::Method { name, sig: sig(s)? }
+                            }
+                            InterfaceElem::Embed(t) => InterfaceElem::Embed(self.subst(t)?),
+                            InterfaceElem::Union(terms) => InterfaceElem::Union(
+                                terms
+                                    .into_iter()
+                                    .map(|t| Ok(crate::sig::Term { tilde: t.tilde, ty: self.subst(t.ty)? }))
+                                    .collect::<Result<_, String>>()?,
+                            ),
+                        })
+                    })
+                    .collect::<Result<_, String>>()?,
+            ),
+            TypeExpr::Generic { base, args } => TypeExpr::Generic {
+                base: boxed(base)?,
+                args: args.into_iter().map(|a| self.subst(a)).collect::<Result<_, String>>()?,
+            },
+        })
     }
 
     /// Binds the parameters and named results of a function-like node.
@@ -351,8 +401,17 @@ impl<'s> Walker<'s> {
             }
             "type_declaration" => {
                 for spec in named_children(node) {
-                    if let Some(n) = spec.field("name") {
-                        self.bind(n, Binding::Type);
+                    let Some(n) = spec.field("name") else { continue };
+                    // In scope from its name on (a field may point at the type itself), as
+                    // nothing until its struct type or aliased type is read.
+                    let id = self.local_types.len() as u32;
+                    self.local_types.push(TypeExpr::Invalid(format!("local name {}", text(n, self.src))));
+                    self.bind(n, Binding::Type(id));
+                    let spelled = spec.field("type").filter(|t| {
+                        spec.kind() == "type_alias" || matches!(t.kind(), "struct_type" | "interface_type")
+                    });
+                    if let Some(t) = spelled {
+                        self.local_types[id as usize] = self.ty(t);
                     }
                 }
             }

@@ -93,6 +93,9 @@ pub struct InPlaceType {
     pub interface: bool,
     /// An interface that also embeds other types (its method set is more than `fields`).
     pub embeds: bool,
+    /// The name of the function-local type it is the type of (`type node struct { … }` in a
+    /// body); `None` for a type without a name.
+    pub local_name: Option<String>,
 }
 
 /// Every struct and interface type of a file that is not the type of a package-level
@@ -114,7 +117,15 @@ pub fn in_place_types(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<InPla
             let kind = node.kind();
             if kind == "struct_type" && !is_defined_type(node) {
                 let fields = struct_members(node, source).into_iter().map(|(f, n)| (f, pos(n))).collect();
-                out.push(InPlaceType { at: pos(node), lines, fields, interface: false, embeds: false });
+                let local_name = local_type_name(node, source);
+                out.push(InPlaceType {
+                    at: pos(node),
+                    lines,
+                    fields,
+                    interface: false,
+                    embeds: false,
+                    local_name,
+                });
             } else if kind == "interface_type" && !is_defined_type(node) {
                 let mut fields = Vec::new();
                 let mut embeds = false;
@@ -124,7 +135,8 @@ pub fn in_place_types(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<InPla
                         None => embeds = true,
                     }
                 }
-                out.push(InPlaceType { at: pos(node), lines, fields, interface: true, embeds });
+                let local_name = local_type_name(node, source);
+                out.push(InPlaceType { at: pos(node), lines, fields, interface: true, embeds, local_name });
             }
             let children: Vec<Node<'_>> = named_children(node).collect();
             stack.extend(children.into_iter().rev());
@@ -132,6 +144,13 @@ pub fn in_place_types(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> Vec<InPla
     }
     out.sort_by_key(|a| a.at);
     out
+}
+
+/// `T` when `node` is the type a (function-local) `type T struct { … }` declares.
+fn local_type_name(node: Node<'_>, source: &[u8]) -> Option<String> {
+    let spec = node.parent().filter(|p| p.kind() == "type_spec")?;
+    spec.field("type").filter(|t| t.id() == node.id())?;
+    spec.field("name").map(|n| text(n, source))
 }
 
 /// A package-level `type T struct { … }`'s (`type I interface { … }`'s) own type.
