@@ -9,6 +9,7 @@ mod calls_q;
 mod db;
 mod digest;
 mod docs_q;
+mod external_impl;
 mod external_q;
 mod fields_q;
 mod go_graph;

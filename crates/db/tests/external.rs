@@ -281,3 +281,40 @@ fn required_modules_navigate_from_the_module_cache() {
     h.set_module_cache(None);
     assert_eq!(uses(&h), Vec::<String>::new());
 }
+
+/// `implements` across the boundary (navigation only): the project's types that implement
+/// an installation's interface, and the installation's interfaces a project type implements
+/// (among the packages the project imports); a method with another signature does not.
+#[test]
+fn implementations_cross_into_the_installation() {
+    let (goroot, proj) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let g = goroot.path();
+    fake_goroot(g);
+    write(
+        g,
+        "src/io/io.go",
+        b"package io\n\ntype Writer interface {\n\tWrite(p []byte) (n int, err error)\n}\n\ntype Reader interface {\n\tRead(p []byte) (n int, err error)\n}\n",
+    );
+    let p = proj.path();
+    write(p, "go.mod", b"module example.com/m\n\ngo 1.22\n");
+    write(
+        p,
+        "a/a.go",
+        b"package a\n\nimport (\n\t\"fmt\"\n\t\"io\"\n)\n\nvar _ io.Writer = (*Buf)(nil)\nvar _ fmt.Stringer = Name(\"\")\n\ntype Buf struct{}\n\nfunc (b *Buf) Write(p []byte) (int, error) { return len(p), nil }\n\ntype Name string\n\nfunc (n Name) String() string { return string(n) }\n\ntype Bad struct{}\n\nfunc (Bad) Write(p []byte) int { return 0 }\n",
+    );
+    let mut h = host(p, AstPolicy::Allow);
+    h.set_precise(true);
+    let imps = |h: &AnalysisHost, id: &str| h.analysis().go_external_implements(id).unwrap();
+    // Nothing outside the project is read without an installation.
+    assert!(imps(&h, "go:io::Writer").is_empty());
+    h.set_goroot(Some(g));
+    assert_eq!(imps(&h, "go:io::Writer"), ["go:example.com/m/a::Buf"]);
+    assert!(imps(&h, "go:io::Reader").is_empty());
+    assert_eq!(imps(&h, "go:fmt::Stringer"), ["go:example.com/m/a::Name"]);
+    assert_eq!(imps(&h, "go:example.com/m/a::Buf"), ["go:io::Writer"]);
+    assert_eq!(imps(&h, "go:example.com/m/a::Name"), ["go:fmt::Stringer"]);
+    assert!(imps(&h, "go:example.com/m/a::Bad").is_empty());
+    // Without the semantic layer there are no types to compare.
+    h.set_precise(false);
+    assert!(imps(&h, "go:io::Writer").is_empty());
+}

@@ -191,10 +191,22 @@ pub(crate) fn references(ctx: &Ctx<'_>, p: ReferenceParams) -> Answer {
     json(out)
 }
 
-/// Interface → the types implementing it; type → the interfaces it implements.
+/// Interface → the types implementing it; type → the interfaces it implements (those of the
+/// standard library and required modules too, read as navigation reads them).
 pub(crate) fn implementation(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     let tp = p.text_document_position_params;
-    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+    let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else {
+        // An interface outside the project: the project's types that implement it.
+        let Some((_, ext)) = external_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+        let ide = ctx.analysis.ide()?;
+        let mut out = Vec::new();
+        for id in ctx.analysis.go_external_implements(&ext.node.id)? {
+            if let Some(n) = ide.node(&id) {
+                out.extend(ctx.decl_location(n)?);
+            }
+        }
+        return json(out);
+    };
     let ide = ctx.analysis.ide()?;
     let ids: Vec<&str> = if node.kind == "interface" {
         ide.incoming(&node.id).filter(|e| e.relation == "implements").map(|e| e.source.as_str()).collect()
@@ -205,6 +217,14 @@ pub(crate) fn implementation(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     for id in ids {
         if let Some(n) = ide.node(id) {
             out.extend(ctx.decl_location(n)?);
+        }
+    }
+    if node.kind != "interface" && node.id.starts_with("go:") {
+        // The interfaces outside the project (of packages it imports) it implements.
+        for id in ctx.analysis.go_external_implements(&node.id)? {
+            if let Some(e) = ctx.analysis.go_external_node(&id)? {
+                out.push(ctx.external_location(&e));
+            }
         }
     }
     json(out)

@@ -21,7 +21,7 @@ fn fake_goroot(dir: &std::path::Path) {
     // A non-ASCII comment before the name: columns are converted like any file's.
     write(
         "src/fmt/print.go",
-        "package fmt\n\n// Printf formats\n// and prints.\n/* é */ func Printf(format string, a ...any) (n int, err error) { return 0, nil }\n\nfunc Println(a ...any) (n int, err error) { return 0, nil }\n",
+        "package fmt\n\n// Printf formats\n// and prints.\n/* é */ func Printf(format string, a ...any) (n int, err error) { return 0, nil }\n\nfunc Println(a ...any) (n int, err error) { return 0, nil }\n\ntype Stringer interface {\n\tString() string\n}\n",
     );
 }
 
@@ -118,5 +118,25 @@ fn methods_and_fields_of_standard_library_types_go_to_the_installation() {
     let card = c.ok("textDocument/hover", at)["contents"]["value"].as_str().unwrap().to_string();
     assert!(card.starts_with("**field `Path` of `net/url::URL`**"), "{card}");
     assert!(card.contains("```go\nPath   string\n```\n\nstandard library: `"), "{card}");
+    c.shutdown();
+}
+
+/// Implementation across the boundary: the project's types that implement an installation's
+/// interface, and the installation's interfaces a project type implements.
+#[test]
+fn implementation_crosses_into_the_installation() {
+    let goroot = tempfile::tempdir().unwrap();
+    fake_goroot(goroot.path());
+    let mut c = Client::start(with_goroot(goroot.path()), json!({}));
+    let rel = "storage/memory/label.go";
+    let text = "package memory\n\nimport \"fmt\"\n\nvar _ fmt.Stringer = label(\"\")\n\ntype label string\n\nfunc (l label) String() string { return string(l) }\n";
+    std::fs::write(c.root.join(rel), text).unwrap();
+    c.open(rel);
+    let imps = c.ok("textDocument/implementation", c.pos(rel, "fmt.Stringer", 5));
+    let got: Vec<String> = imps.as_array().unwrap().iter().map(|l| loc(&c, goroot.path(), l)).collect();
+    assert_eq!(got, ["storage/memory/label.go:7:5-10"]);
+    let imps = c.ok("textDocument/implementation", c.pos(rel, "type label", 5));
+    let got: Vec<String> = imps.as_array().unwrap().iter().map(|l| loc(&c, goroot.path(), l)).collect();
+    assert_eq!(got, ["$GOROOT/src/fmt/print.go:9:5-13"]);
     c.shutdown();
 }
