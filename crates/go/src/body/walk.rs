@@ -4,12 +4,14 @@
 use super::{Expr, ExprId, FileBodies, FuncBody, Local, LocalDef};
 use super::{MAX_DEPTH, MAX_EXPRS};
 use crate::extract::text::{self, bytes, pos, text, FieldExt};
-use crate::sig::{type_expr, FuncSig, InterfaceElem, TypeExpr};
+use crate::sig::{type_expr, TypeExpr};
 use docforge_syntax::tree_sitter::{Node, Tree};
 use docforge_syntax::GoSyntax;
 
 #[path = "expr.rs"]
 mod expr;
+#[path = "local_types.rs"]
+mod local_types;
 
 /// The bodies of the functions and methods of one file, parallel to the file's
 /// [`ItemSigs::funcs`](crate::ItemSigs::funcs) (`tree` must be the parse of `source`
@@ -223,94 +225,6 @@ impl<'s> Walker<'s> {
     fn ty(&self, node: Node<'_>) -> TypeExpr {
         let t = type_expr(node, self.src);
         self.guard(t)
-    }
-
-    /// A local type named in an expression (a conversion's callee, …): what it spells, or
-    /// [`Expr::LocalType`] when that is not known.
-    pub(super) fn local_type(&self, id: u32, node: Node<'_>) -> Expr {
-        match &self.local_types[id as usize] {
-            TypeExpr::Invalid(_) => Expr::LocalType(text(node, self.src)),
-            spelled => Expr::Type(spelled.clone()),
-        }
-    }
-
-    fn guard(&self, t: TypeExpr) -> TypeExpr {
-        self.subst(t).unwrap_or_else(|n| TypeExpr::Invalid(format!("local name {n}")))
-    }
-
-    /// Each parameter and result on its own (see [`Walker::subst`]).
-    fn guard_sig(&self, sig: FuncSig) -> FuncSig {
-        let guard = |p: crate::sig::Param| crate::sig::Param { name: p.name, ty: self.guard(p.ty) };
-        FuncSig {
-            params: sig.params.into_iter().map(guard).collect(),
-            results: sig.results.into_iter().map(guard).collect(),
-            variadic: sig.variadic,
-        }
-    }
-
-    /// `t` with every local type name replaced by what its declaration spells (a struct type,
-    /// or an alias's type: local types have no methods, so a struct value selects the same
-    /// fields and promoted methods as the local type's); `Err(name)` when it mentions a
-    /// local name it cannot stand for (a variable shadowing a package name, a local type of
-    /// another kind or one still being declared). A struct field's type is guarded on its
-    /// own, so a self-referential field (`next *node`) leaves the struct's other fields.
-    fn subst(&self, t: TypeExpr) -> Result<TypeExpr, String> {
-        let boxed = |e: Box<TypeExpr>| self.subst(*e).map(Box::new);
-        let sig = |s: FuncSig| -> Result<FuncSig, String> {
-            let param = |p: crate::sig::Param| Ok(crate::sig::Param { name: p.name, ty: self.subst(p.ty)? });
-            Ok(FuncSig {
-                params: s.params.into_iter().map(param).collect::<Result<_, String>>()?,
-                results: s.results.into_iter().map(param).collect::<Result<_, String>>()?,
-                variadic: s.variadic,
-            })
-        };
-        Ok(match t {
-            TypeExpr::Name(n) => match self.lookup(n.as_bytes()) {
-                Some(Binding::Var(_)) => return Err(n),
-                Some(Binding::Type(id)) => match &self.local_types[id as usize] {
-                    TypeExpr::Invalid(_) => return Err(n),
-                    spelled => spelled.clone(),
-                },
-                _ => TypeExpr::Name(n),
-            },
-            TypeExpr::Qualified { pkg, name } => match self.lookup(pkg.as_bytes()) {
-                Some(Binding::Var(_) | Binding::Type(_)) => return Err(pkg),
-                _ => TypeExpr::Qualified { pkg, name },
-            },
-            TypeExpr::Invalid(s) => TypeExpr::Invalid(s),
-            TypeExpr::Pointer(e) => TypeExpr::Pointer(boxed(e)?),
-            TypeExpr::Slice(e) => TypeExpr::Slice(boxed(e)?),
-            TypeExpr::Array { len, elem } => TypeExpr::Array { len, elem: boxed(elem)? },
-            TypeExpr::Chan { dir, elem } => TypeExpr::Chan { dir, elem: boxed(elem)? },
-            TypeExpr::Map { key, value } => TypeExpr::Map { key: boxed(key)?, value: boxed(value)? },
-            TypeExpr::Func(s) => TypeExpr::Func(Box::new(sig(*s)?)),
-            TypeExpr::Struct(fields) => TypeExpr::Struct(
-                fields.into_iter().map(|f| crate::sig::FieldExpr { ty: self.guard(f.ty), ..f }).collect(),
-            ),
-            TypeExpr::Interface(elems) => TypeExpr::Interface(
-                elems
-                    .into_iter()
-                    .map(|e| {
-                        Ok(match e {
-                            InterfaceElem::Method { name, sig: s } => {
-                                InterfaceElem::Method { name, sig: sig(s)? }
-                            }
-                            InterfaceElem::Embed(t) => InterfaceElem::Embed(self.subst(t)?),
-                            InterfaceElem::Union(terms) => InterfaceElem::Union(
-                                terms
-                                    .into_iter()
-                                    .map(|t| Ok(crate::sig::Term { tilde: t.tilde, ty: self.subst(t.ty)? }))
-                                    .collect::<Result<_, String>>()?,
-                            ),
-                        })
-                    })
-                    .collect::<Result<_, String>>()?,
-            ),
-            TypeExpr::Generic { base, args } => TypeExpr::Generic {
-                base: boxed(base)?,
-                args: args.into_iter().map(|a| self.subst(a)).collect::<Result<_, String>>()?,
-            },
-        })
     }
 
     /// Binds the parameters and named results of a function-like node.
