@@ -85,6 +85,16 @@ pub struct ExternalNode {
     pub doc: Option<String>,
     /// `standard library`, or `module <path>@<version>` (module cache).
     pub origin: String,
+    /// The text of the declaring line (a front converts columns with it; fronts do not read
+    /// files).
+    pub line_text: String,
+}
+
+/// The text of 1-based `line` of the file at `rel` under `base` (empty when unreadable).
+fn line_of(base: &Path, rel: &str, line: u32) -> String {
+    let bytes = docforge_project::read_source(base, rel, MAX_EXTERNAL_FILE).unwrap_or_default();
+    let text = bytes.split(|&c| c == b'\n').nth((line as usize).saturating_sub(1)).unwrap_or_default();
+    String::from_utf8_lossy(text).trim_end_matches('\r').to_string()
 }
 
 /// Longer doc comments are cut (at a line end) to this many bytes.
@@ -316,10 +326,10 @@ pub(crate) fn external_symbols(db: &dyn Db, ws: Workspace, ip: &str) -> Option<A
 }
 
 impl Analysis {
-    /// The declaration of field (or interface method spec) `field` of the standard-library
-    /// type `owner` (`go:<import path>::T`), read from GOROOT: where its name is, and the
-    /// declaring line's text.
-    pub fn go_external_field(&self, owner: &str, field: &str) -> Cancellable<Option<(ExternalNode, String)>> {
+    /// The declaration of field (or interface method spec) `field` of the type `owner`
+    /// (`go:<import path>::T`) of a package outside the project: where its name is (the
+    /// node is the owner's; `line_text` is the declaring line).
+    pub fn go_external_field(&self, owner: &str, field: &str) -> Cancellable<Option<ExternalNode>> {
         let Some((ip, type_name)) = owner.strip_prefix("go:").and_then(|r| r.split_once("::")) else {
             return Ok(None);
         };
@@ -328,10 +338,7 @@ impl Analysis {
             let pkg = external(db, ws, ip)?;
             let (rel, d) = pkg.fields.iter().find(|(_, d)| d.type_name == type_name && d.field == field)?;
             let file = pkg.src.join(rel);
-            let line = docforge_project::read_source(&pkg.src, rel, MAX_EXTERNAL_FILE).ok().and_then(|b| {
-                let text = b.split(|&c| c == b'\n').nth(d.pos.line as usize - 1)?.to_vec();
-                Some(String::from_utf8_lossy(&text).trim().to_string())
-            });
+            let line_text = line_of(&pkg.src, rel, d.pos.line);
             let node = pkg.nodes.get(owner)?.clone();
             let place = ExternalNode {
                 node,
@@ -341,8 +348,9 @@ impl Analysis {
                 len: field.len() as u32,
                 doc: None,
                 origin: pkg.origin.clone(),
+                line_text,
             };
-            Some((place, line.unwrap_or_default()))
+            Some(place)
         }))
     }
 
@@ -367,8 +375,9 @@ impl Analysis {
                     attrs: Default::default(),
                 };
                 let doc = pkg.docs.get(id).cloned();
-                let (file, origin) = (pkg.src.join(path), pkg.origin.clone());
-                return Some(ExternalNode { node, file, line, column, len: 7, doc, origin });
+                let (file, origin, line_text) =
+                    (pkg.src.join(&path), pkg.origin.clone(), line_of(&pkg.src, &path, line));
+                return Some(ExternalNode { node, file, line, column, len: 7, doc, origin, line_text });
             }
             let node = pkg.nodes.get(id)?.clone();
             let loc = node.location.clone()?;
@@ -379,6 +388,7 @@ impl Analysis {
                 line: loc.line,
                 column: loc.column,
                 len,
+                line_text: line_of(&pkg.src, &loc.path, loc.line),
                 node,
                 doc,
                 origin: pkg.origin.clone(),

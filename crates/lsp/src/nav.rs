@@ -106,7 +106,7 @@ fn field_decl_location(ctx: &Ctx<'_>, f: &docforge_db::FieldRef) -> Result<Optio
     if let Some(d) = ctx.analysis.go_field_decl(&f.owner, &f.field)? {
         return Ok(Some(ctx.location(&d)?));
     }
-    Ok(ctx.analysis.go_external_field(&f.owner, &f.field)?.map(|(e, _)| ctx.external_location(&e)))
+    Ok(ctx.analysis.go_external_field(&f.owner, &f.field)?.map(|e| ctx.external_location(&e)))
 }
 
 /// The Go file, 1-based line and byte column of an LSP position (`None` outside Go files).

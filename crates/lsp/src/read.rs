@@ -102,7 +102,8 @@ fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<O
             card.push_str(&format!("\n\n```go\n{}\n```\n\ndeclared at `{}:{}`", line.trim(), d.path, d.line));
         }
     }
-    if let Some((e, line)) = external {
+    if let Some(e) = external {
+        let line = e.line_text.trim();
         card.push_str(&format!("\n\n```go\n{line}\n```\n\n{}: `{}:{}`", e.origin, e.file.display(), e.line));
     }
     let contents = HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card });
