@@ -10,8 +10,9 @@ package main
 // fields, interface methods, locals, type parameters, labels, package names and objects of
 // packages outside the tree are left out (with -std, the package-level objects of
 // standard-library packages outside the tree and the methods of their types are listed
-// too). The builtins of package unsafe count as uses of the tree's unsafe package (when the
-// tree has it: GOROOT/src, or with -std), which declares them.
+// too, and predeclared names as uses of package builtin's declarations). The builtins of
+// package unsafe count as uses of the tree's unsafe package (when the tree has it:
+// GOROOT/src, or with -std), which declares them.
 
 import (
 	"fmt"
@@ -81,6 +82,19 @@ func (t *treeImporter) useLines(root string, info *types.Info) []string {
 			// declares them (for documentation), and that is where their uses go.
 			if line, ok := t.useLine(root, id, "unsafe::"+b.Name()); ok {
 				out = append(out, line)
+			}
+			continue
+		}
+		if t.std && obj.Parent() == types.Universe {
+			// With -std, predeclared names count as uses of the builtin package's
+			// declarations (as gopls shows them), except those the engine's grammar reads
+			// as tokens, not identifiers.
+			switch obj.Name() {
+			case "true", "false", "nil", "iota":
+			default:
+				if line, ok := t.useLine(root, id, "builtin::"+obj.Name()); ok {
+					out = append(out, line)
+				}
 			}
 			continue
 		}

@@ -76,7 +76,9 @@ pub fn file_ident_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc
         Some(Some((_, syms))) => Some(syms.clone()),
         _ => crate::external_q::external_symbols(db, ws, ip),
     };
-    let resolved = docforge_go::resolve_uses(&info.import_path, &facts, &uses.uses, &own, &lookup);
+    let mut resolved = docforge_go::resolve_uses(&info.import_path, &facts, &uses.uses, &own, &lookup);
+    resolved.extend(builtin_uses(db, ws, &uses.uses, &own, &resolved));
+    resolved.sort_by_key(|u| u.pos);
     let mut targets = Targets::default();
     let sites = resolved.into_iter().map(|u| {
         // The package an import path denotes (GOROOT's vendored copies included); a path the
@@ -89,6 +91,93 @@ pub fn file_ident_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc
         UseSite { line: u.pos.line, column: u.pos.column, len: u.len, target }
     });
     Arc::new(sites.collect())
+}
+
+/// The predeclared names of Go that are identifiers in source (`true`, `false`, `nil` and
+/// `iota` are tokens of their own to the grammar), all declared for documentation in the
+/// installation's `builtin` package.
+const UNIVERSE: &[&str] = &[
+    "any",
+    "append",
+    "bool",
+    "byte",
+    "cap",
+    "clear",
+    "close",
+    "comparable",
+    "complex",
+    "complex128",
+    "complex64",
+    "copy",
+    "delete",
+    "error",
+    "float32",
+    "float64",
+    "imag",
+    "int",
+    "int16",
+    "int32",
+    "int64",
+    "int8",
+    "len",
+    "make",
+    "max",
+    "min",
+    "new",
+    "panic",
+    "print",
+    "println",
+    "real",
+    "recover",
+    "rune",
+    "string",
+    "uint",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint8",
+    "uintptr",
+];
+
+/// Unqualified uses of predeclared names (`len`, `error`, `string`) that nothing in the
+/// package or a dot import declares, as uses of the installation's `builtin` package
+/// (`go:builtin::len`), when an installation is read.
+fn builtin_uses(
+    db: &dyn Db,
+    ws: Workspace,
+    uses: &FileUses,
+    own: &docforge_go::PackageSymbols,
+    resolved: &[docforge_go::ResolvedUse],
+) -> Vec<docforge_go::ResolvedUse> {
+    let candidates: Vec<&docforge_go::IdentUse> = uses
+        .uses
+        .iter()
+        .filter(|u| u.qualifier.is_none() && UNIVERSE.contains(&u.name.as_str()) && !own.declares(&u.name))
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    if !crate::external_q::reads_external(db, ws) {
+        return Vec::new();
+    }
+    // The project's own `builtin` package when it has one (GOROOT's tree), else the
+    // installation's.
+    let builtin = match GoPackage::find(db, ws, "builtin") {
+        Some(p) => package_symbols(db, p).clone(),
+        None => crate::external_q::external_symbols(db, ws, "builtin"),
+    };
+    let Some(builtin) = builtin else { return Vec::new() };
+    let taken: std::collections::HashSet<docforge_go::Pos> = resolved.iter().map(|u| u.pos).collect();
+    candidates
+        .into_iter()
+        .filter(|u| !taken.contains(&u.pos) && builtin.declares(&u.name))
+        .map(|u| docforge_go::ResolvedUse {
+            pos: u.pos,
+            len: u.name.len() as u32,
+            path: "builtin".to_string(),
+            name: u.name.clone(),
+        })
+        .collect()
 }
 
 /// One shared string per distinct target of a file.

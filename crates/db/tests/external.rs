@@ -319,3 +319,41 @@ fn implementations_cross_into_the_installation() {
     h.set_precise(false);
     assert!(imps(&h, "go:io::Writer").is_empty());
 }
+
+/// Predeclared names (`len`, `error`, `string`) are uses of the installation's `builtin`
+/// package's declarations, unless a local or package-level declaration takes the name.
+#[test]
+fn predeclared_names_navigate_to_package_builtin() {
+    let (goroot, proj) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let g = goroot.path();
+    fake_goroot(g);
+    write(
+        g,
+        "src/builtin/builtin.go",
+        b"// Package builtin documents.\npackage builtin\n\ntype Type int\n\ntype string string\n\ntype error interface {\n\tError() string\n}\n\n// The len built-in function returns the length of v.\nfunc len(v Type) int\n\nfunc cap(v Type) int\n",
+    );
+    let p = proj.path();
+    write(p, "go.mod", b"module example.com/m\n\ngo 1.22\n");
+    write(
+        p,
+        "a/a.go",
+        b"package a\n\nfunc cap() {}\n\nfunc A(s string) error {\n\t_ = len(s)\n\tcap()\n\t{\n\t\tlen := 1\n\t\t_ = len\n\t}\n\treturn nil\n}\n",
+    );
+    let mut h = host(p, AstPolicy::Allow);
+    assert_eq!(uses(&h), ["7:2 go:example.com/m/a::cap"]);
+    h.set_goroot(Some(g));
+    assert_eq!(
+        uses(&h),
+        [
+            "5:10 go:builtin::string",
+            "5:18 go:builtin::error",
+            "6:6 go:builtin::len",
+            "7:2 go:example.com/m/a::cap"
+        ]
+    );
+    let len = h.analysis().go_external_node("go:builtin::len").unwrap().unwrap();
+    assert_eq!(
+        (len.line, len.doc.as_deref()),
+        (13, Some("The len built-in function returns the length of v."))
+    );
+}
