@@ -93,52 +93,6 @@ pub fn file_ident_uses(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Arc
     Arc::new(sites.collect())
 }
 
-/// The predeclared names of Go that are identifiers in source (`true`, `false`, `nil` and
-/// `iota` are tokens of their own to the grammar), all declared for documentation in the
-/// installation's `builtin` package.
-const UNIVERSE: &[&str] = &[
-    "any",
-    "append",
-    "bool",
-    "byte",
-    "cap",
-    "clear",
-    "close",
-    "comparable",
-    "complex",
-    "complex128",
-    "complex64",
-    "copy",
-    "delete",
-    "error",
-    "float32",
-    "float64",
-    "imag",
-    "int",
-    "int16",
-    "int32",
-    "int64",
-    "int8",
-    "len",
-    "make",
-    "max",
-    "min",
-    "new",
-    "panic",
-    "print",
-    "println",
-    "real",
-    "recover",
-    "rune",
-    "string",
-    "uint",
-    "uint16",
-    "uint32",
-    "uint64",
-    "uint8",
-    "uintptr",
-];
-
 /// Unqualified uses of predeclared names (`len`, `error`, `string`) that nothing in the
 /// package or a dot import declares, as uses of the installation's `builtin` package
 /// (`go:builtin::len`), when an installation is read.
@@ -152,7 +106,11 @@ fn builtin_uses(
     let candidates: Vec<&docforge_go::IdentUse> = uses
         .uses
         .iter()
-        .filter(|u| u.qualifier.is_none() && UNIVERSE.contains(&u.name.as_str()) && !own.declares(&u.name))
+        .filter(|u| {
+            u.qualifier.is_none()
+                && docforge_go::PREDECLARED.contains(&u.name.as_str())
+                && !own.declares(&u.name)
+        })
         .collect();
     if candidates.is_empty() {
         return Vec::new();

@@ -60,5 +60,5 @@ pub use sig::{
     ItemSigs, Param, ReceiverSig, SigPositions, Term, TypeDeclSig, TypeExpr, TypeParamSig, ValueInit,
     ValueKind, ValueSig,
 };
-pub use symbols::{package_symbol_id, package_symbols, symbol_id, PackageSymbols};
+pub use symbols::{package_symbol_id, package_symbols, symbol_id, PackageSymbols, BUILTINS as PREDECLARED};
 pub use uses::{resolve_uses, ResolvedUse};

@@ -122,8 +122,10 @@ pub fn package_symbols(files: &[PackageFile<'_>]) -> PackageSymbols {
     s
 }
 
-/// Predeclared identifiers that are callable without being functions of any package.
-pub(crate) const BUILTINS: &[&str] = &[
+/// Predeclared identifiers that are callable without being functions of any package (the
+/// universe's builtin functions and types; `true`, `false`, `nil` and `iota` are tokens of
+/// their own to the grammar).
+pub const BUILTINS: &[&str] = &[
     "append",
     "cap",
     "clear",
