@@ -7,7 +7,7 @@ mod stdout;
 mod validate;
 
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const EXIT_HELP: &str = "\
@@ -156,6 +156,23 @@ enum Command {
     },
 }
 
+/// `--FLAG DIR` / `--no-FLAG` as a [`docforge_lsp::GoDir`]: off, the directory (refused
+/// unless `valid`), else discovered.
+fn go_dir(
+    flag: &str,
+    dir: Option<PathBuf>,
+    off: bool,
+    valid: impl Fn(&Path) -> bool,
+    what: &str,
+) -> Result<docforge_lsp::GoDir, String> {
+    match (dir, off) {
+        (_, true) => Ok(docforge_lsp::GoDir::Off),
+        (Some(dir), false) if !valid(&dir) => Err(format!("--{flag} {} is not {what}", dir.display())),
+        (Some(dir), false) => Ok(docforge_lsp::GoDir::At(dir)),
+        (None, false) => Ok(docforge_lsp::GoDir::Discover),
+    }
+}
+
 #[global_allocator]
 static GLOBAL: docforge_syntax::alloc::GlobalAllocator = docforge_syntax::alloc::GlobalAllocator;
 
@@ -219,23 +236,20 @@ fn main() -> ExitCode {
         debug_execution_log,
     } = cli.command
     {
-        let goroot = match (goroot, no_goroot) {
-            (_, true) => docforge_lsp::GoDir::Off,
-            (Some(dir), false) if !dir.join("src").join("runtime").is_dir() => {
-                eprintln!("docforge: --goroot {} is not a Go installation (no src/runtime)", dir.display());
+        let dirs = (|| {
+            let installation = "a Go installation (no src/runtime)";
+            let goroot = go_dir("goroot", goroot, no_goroot, docforge_db::is_goroot, installation)?;
+            Ok::<_, String>((
+                goroot,
+                go_dir("gomodcache", gomodcache, no_gomodcache, Path::is_dir, "a directory")?,
+            ))
+        })();
+        let (goroot, gomodcache) = match dirs {
+            Ok(dirs) => dirs,
+            Err(message) => {
+                eprintln!("docforge: {message}");
                 return ExitCode::from(2);
             }
-            (Some(dir), false) => docforge_lsp::GoDir::At(dir),
-            (None, false) => docforge_lsp::GoDir::Discover,
-        };
-        let gomodcache = match (gomodcache, no_gomodcache) {
-            (_, true) => docforge_lsp::GoDir::Off,
-            (Some(dir), false) if !dir.is_dir() => {
-                eprintln!("docforge: --gomodcache {} is not a directory", dir.display());
-                return ExitCode::from(2);
-            }
-            (Some(dir), false) => docforge_lsp::GoDir::At(dir),
-            (None, false) => docforge_lsp::GoDir::Discover,
         };
         let opts = docforge_lsp::Options {
             project_root: cli.project_root,

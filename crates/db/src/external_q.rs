@@ -1,8 +1,9 @@
-//! Read-only Go source outside the project: the standard library of a Go installation
-//! (`GOROOT`), for editor navigation only. With a GOROOT set ([`AnalysisHost::set_goroot`]),
-//! `pkg.Name` where `pkg` imports a standard-library package the project does not hold is a
+//! Read-only Go source outside the project, for editor navigation only: the standard library
+//! of a Go installation (`GOROOT`, [`AnalysisHost::set_goroot`]) and the modules the
+//! project's `go.mod` files require, in the module cache
+//! ([`AnalysisHost::set_module_cache`]). `pkg.Name` where `pkg` imports such a package is a
 //! use of that declaration ([`crate::uses_q::file_ident_uses`]), and definition and hover
-//! read the declaration from GOROOT ([`Analysis::go_external_node`]).
+//! read the declaration from there ([`Analysis::go_external_node`]).
 //!
 //! With the semantic layer, navigation's type inference reads the signature summaries of
 //! those packages too ([`crate::types_q::DbSigs::for_navigation`]): methods, struct fields and
@@ -21,6 +22,7 @@
 //! `docforge_project::SourceReader` rooted at `<GOROOT>/src` (the project's own confinement).
 //!
 //! [`AnalysisHost::set_goroot`]: crate::AnalysisHost::set_goroot
+//! [`AnalysisHost::set_module_cache`]: crate::AnalysisHost::set_module_cache
 
 use crate::host::{Analysis, Cancellable};
 use crate::inputs::Workspace;
@@ -36,7 +38,7 @@ use std::sync::Arc;
 /// Larger files of an installation are not read (the standard library's largest is ~1 MB).
 pub const MAX_EXTERNAL_FILE: u64 = 8 << 20;
 
-/// A standard-library package asked about by import path.
+/// A package outside the project asked about by import path.
 #[salsa::interned(debug)]
 pub struct ExternalPkg {
     #[returns(copy)]
@@ -45,19 +47,19 @@ pub struct ExternalPkg {
     pub import_path: String,
 }
 
-/// The declarations of one package read from GOROOT.
+/// The declarations of one package outside the project.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ExternalPackage {
     pub symbols: Arc<PackageSymbols>,
     /// Signature summaries, for navigation's type inference (see [`crate::types_q::DbSigs`]).
     pub sigs: Arc<PackageSigs>,
     /// Struct fields and interface method specs of the package's defined types, with the
-    /// file (relative to `<GOROOT>/src`) declaring each.
+    /// file (relative to `src`) declaring each.
     fields: Vec<(String, FieldDecl)>,
     /// Declaration nodes as the graph would hold them (`go:<import path>::<name>`), their
-    /// locations relative to `<GOROOT>/src`.
+    /// locations relative to `src`.
     nodes: HashMap<String, Node>,
-    /// `<GOROOT>/src`, resolved.
+    /// `<GOROOT>/src` or the module cache, resolved.
     src: PathBuf,
     /// Where the package is declared: the file holding its documentation (`doc.go`, else the
     /// first file) and the package clause's line and column there.
@@ -66,12 +68,22 @@ pub struct ExternalPackage {
     docs: HashMap<String, String>,
     /// `standard library`, or `module <path>@<version>`.
     origin: String,
+    /// The text of every line a declaration, field or the package clause is on, by file and
+    /// 1-based line (read once with the package, so answers read no file).
+    line_texts: HashMap<(String, u32), String>,
 }
 
-/// A declaration read from GOROOT, for an editor.
+impl ExternalPackage {
+    fn line_text(&self, rel: &str, line: u32) -> String {
+        self.line_texts.get(&(rel.to_string(), line)).cloned().unwrap_or_default()
+    }
+}
+
+/// A declaration outside the project, for an editor.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExternalNode {
-    /// As the graph would hold it; `location.path` is relative to `<GOROOT>/src`.
+    /// As the graph would hold it; `location.path` is relative to `<GOROOT>/src` or the
+    /// module cache.
     pub node: Node,
     /// The declaring file, absolute.
     pub file: PathBuf,
@@ -90,13 +102,6 @@ pub struct ExternalNode {
     pub line_text: String,
 }
 
-/// The text of 1-based `line` of the file at `rel` under `base` (empty when unreadable).
-fn line_of(base: &Path, rel: &str, line: u32) -> String {
-    let bytes = docforge_project::read_source(base, rel, MAX_EXTERNAL_FILE).unwrap_or_default();
-    let text = bytes.split(|&c| c == b'\n').nth((line as usize).saturating_sub(1)).unwrap_or_default();
-    String::from_utf8_lossy(text).trim_end_matches('\r').to_string()
-}
-
 /// Longer doc comments are cut (at a line end) to this many bytes.
 pub const MAX_DOC: usize = 4096;
 
@@ -104,19 +109,7 @@ pub const MAX_DOC: usize = 4096;
 /// segments, the first without a dot, not the cgo pseudo-package.
 pub fn is_std_import_path(ip: &str) -> bool {
     let first = ip.split('/').next().unwrap_or("");
-    ip != "C" && !first.contains('.') && is_clean_path(ip)
-}
-
-/// Clean relative segments of the characters import paths use.
-fn is_clean_path(ip: &str) -> bool {
-    let ok_segment = |s: &str| {
-        !s.is_empty()
-            && s != "."
-            && s != ".."
-            && !s.starts_with('-')
-            && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '~' | '+'))
-    };
-    ip.split('/').all(ok_segment)
+    ip != "C" && !first.contains('.') && docforge_go::is_import_path(ip)
 }
 
 /// Where the package `ip` outside the project is: `(base, directory relative to it, origin)`
@@ -137,11 +130,10 @@ fn external_place(db: &dyn Db, ws: Workspace, ip: &str) -> Option<(PathBuf, Stri
     Some((PathBuf::from(cache), dir, format!("module {module}@{version}")))
 }
 
-/// A clean import path of a module package (no `..`, `.`, empty or dotted-first... checks
-/// as for the standard library, but with a dot in the first element).
+/// An import path that can only name a package of a module: its first element has a dot.
 fn is_module_import_path(ip: &str) -> bool {
     let first = ip.split('/').next().unwrap_or("");
-    first.contains('.') && is_clean_path(ip)
+    first.contains('.') && docforge_go::is_import_path(ip)
 }
 
 /// The module cache's case encoding: every upper-case letter becomes `!` and its lower case.
@@ -260,8 +252,21 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
             doc_at(&n.id, &loc.path, loc.line);
         }
     }
+    let mut line_texts = HashMap::new();
+    let mut keep_line = |path: &str, line: u32| {
+        let text = lines.get(path).and_then(|l| l.get((line as usize).checked_sub(1)?));
+        let text = text.map(|t| String::from_utf8_lossy(t).trim_end_matches('\r').to_string());
+        line_texts.insert((path.to_string(), line), text.unwrap_or_default());
+    };
+    keep_line(&clause.0, clause.1);
+    for loc in fragment.nodes.iter().filter_map(|n| n.location.as_ref()) {
+        keep_line(&loc.path, loc.line);
+    }
+    for (rel, d) in &fields {
+        keep_line(rel, d.pos.line);
+    }
     let nodes = fragment.nodes.into_iter().map(|n| (n.id.clone(), n)).collect();
-    Some(Arc::new(ExternalPackage { symbols, sigs, fields, nodes, src, clause, docs, origin }))
+    Some(Arc::new(ExternalPackage { symbols, sigs, fields, nodes, src, clause, docs, origin, line_texts }))
 }
 
 /// The `//` comment lines directly above 1-based `line`, their markers and one following
@@ -314,7 +319,7 @@ pub(crate) fn reads_external(db: &dyn Db, ws: Workspace) -> bool {
 
 /// The package `ip` outside the project (see [`external_package`]), when there is one.
 pub(crate) fn external(db: &dyn Db, ws: Workspace, ip: &str) -> Option<Arc<ExternalPackage>> {
-    if !reads_external(db, ws) || !is_clean_path(ip) {
+    if !reads_external(db, ws) || !docforge_go::is_import_path(ip) {
         return None;
     }
     external_package(db, ExternalPkg::new(db, ws, ip.to_string())).clone()
@@ -338,7 +343,7 @@ impl Analysis {
             let pkg = external(db, ws, ip)?;
             let (rel, d) = pkg.fields.iter().find(|(_, d)| d.type_name == type_name && d.field == field)?;
             let file = pkg.src.join(rel);
-            let line_text = line_of(&pkg.src, rel, d.pos.line);
+            let line_text = pkg.line_text(rel, d.pos.line);
             let node = pkg.nodes.get(owner)?.clone();
             let place = ExternalNode {
                 node,
@@ -354,10 +359,10 @@ impl Analysis {
         }))
     }
 
-    /// The standard-library declaration `id` names (`go:<import path>::<name>`, or
+    /// The declaration outside the project that `id` names (`go:<import path>::<name>`, or
     /// `go:<import path>` for the package; a method `go:<import path>::(*T).M`), read from the
-    /// GOROOT the host was given; `None`
-    /// without one, for IDs of the project and for names GOROOT does not declare.
+    /// Go installation or module cache the host was given; `None` without them, for IDs of
+    /// the project and for names they do not declare.
     pub fn go_external_node(&self, id: &str) -> Cancellable<Option<ExternalNode>> {
         let Some(rest) = id.strip_prefix("go:") else { return Ok(None) };
         let ip = rest.split_once("::").map_or(rest, |(ip, _)| ip);
@@ -376,7 +381,7 @@ impl Analysis {
                 };
                 let doc = pkg.docs.get(id).cloned();
                 let (file, origin, line_text) =
-                    (pkg.src.join(&path), pkg.origin.clone(), line_of(&pkg.src, &path, line));
+                    (pkg.src.join(&path), pkg.origin.clone(), pkg.line_text(&path, line));
                 return Some(ExternalNode { node, file, line, column, len: 7, doc, origin, line_text });
             }
             let node = pkg.nodes.get(id)?.clone();
@@ -388,13 +393,18 @@ impl Analysis {
                 line: loc.line,
                 column: loc.column,
                 len,
-                line_text: line_of(&pkg.src, &loc.path, loc.line),
+                line_text: pkg.line_text(&loc.path, loc.line),
                 node,
                 doc,
                 origin: pkg.origin.clone(),
             })
         }))
     }
+}
+
+/// Whether `dir` is a Go installation (it holds `src/runtime`).
+pub fn is_goroot(dir: &Path) -> bool {
+    dir.join("src").join("runtime").is_dir()
 }
 
 /// Where the Go installation is, without running `go`: `$GOROOT` when it is set, else the
@@ -404,9 +414,8 @@ pub fn find_goroot(
     goroot_var: Option<&std::ffi::OsStr>,
     path_var: Option<&std::ffi::OsStr>,
 ) -> Option<PathBuf> {
-    let is_root = |p: &Path| p.join("src").join("runtime").is_dir();
     if let Some(root) = goroot_var.filter(|v| !v.is_empty()).map(PathBuf::from) {
-        return is_root(&root).then_some(root);
+        return is_goroot(&root).then_some(root);
     }
     for dir in std::env::split_paths(path_var?) {
         let go = dir.join("go");
@@ -415,7 +424,7 @@ pub fn find_goroot(
         }
         let real = go.canonicalize().ok()?;
         let root = real.parent()?.parent()?.to_path_buf();
-        return is_root(&root).then_some(root);
+        return is_goroot(&root).then_some(root);
     }
     None
 }

@@ -29,7 +29,9 @@ mod validation;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
-pub use external_q::{find_goroot, find_module_cache, is_std_import_path, ExternalNode, MAX_EXTERNAL_FILE};
+pub use external_q::{
+    find_goroot, find_module_cache, is_goroot, is_std_import_path, ExternalNode, MAX_EXTERNAL_FILE,
+};
 pub use fields_q::{FieldRef, FieldUse, SelectorUses};
 pub use go_q::{modules_of, Module, Modules};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};

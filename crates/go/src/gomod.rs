@@ -251,6 +251,18 @@ pub fn parse_go_work(text: &str) -> Result<GoWork, String> {
     Ok(GoWork { uses })
 }
 
+/// An exact import path: `/`-separated non-empty elements of `A-Za-z0-9-._~+`, none of them
+/// `.` or `..`, no leading dot or dash in an element.
+pub fn is_import_path(s: &str) -> bool {
+    s.len() <= 1024
+        && s.split('/').all(|e| {
+            !e.is_empty()
+                && !e.starts_with('.')
+                && !e.starts_with('-')
+                && e.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+".contains(&b))
+        })
+}
+
 /// Import path of a package directory. `module_dir_rel` / `pkg_dir_rel` are project-relative
 /// directories (`""` for the root). Module `std` (GOROOT/src) has no prefix: dir `net/http`
 /// is `net/http`. A package outside its module directory yields the module path joined with

@@ -49,7 +49,9 @@ pub use facts::{
     Pos, Receiver,
 };
 pub use fragment::{file_fragment, package_fragment, package_node_fragment, PackageFile};
-pub use gomod::{go_list_excluded, import_path, parse_go_mod, parse_go_work, GoMod, GoWork, ModuleReplace};
+pub use gomod::{
+    go_list_excluded, import_path, is_import_path, parse_go_mod, parse_go_work, GoMod, GoWork, ModuleReplace,
+};
 pub use logic::{
     extract_file_logic, extract_logic, Edge, EdgeLabel, FunctionLogic, Step, StepKind, MAX_LOGIC_DEPTH,
     MAX_LOGIC_STEPS, MAX_STEP_TEXT,

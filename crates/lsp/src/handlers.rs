@@ -80,10 +80,15 @@ impl Ctx<'_> {
     pub fn range(&self, span: &Span) -> Result<Range, Failure> {
         let lines = self.lines_of(&span.path)?;
         let text = lines.get(span.line.max(1) as usize - 1).unwrap_or("");
-        let mut r = convert::range(&[text], &Span { line: 1, ..span.clone() }, self.shared.enc);
-        r.start.line = span.line.saturating_sub(1);
+        Ok(self.range_on(text, span.line, span.start, span.end))
+    }
+    /// The range of 1-based byte columns `[start, end)` of 1-based `line`, whose text is `text`.
+    fn range_on(&self, text: &str, line: u32, start: u32, end: u32) -> Range {
+        let span = Span { path: String::new(), line: 1, start, end };
+        let mut r = convert::range(&[text], &span, self.shared.enc);
+        r.start.line = line.saturating_sub(1);
         r.end.line = r.start.line;
-        Ok(r)
+        r
     }
     /// Where an edge is stated (see [`Analysis::edge_span`]), reading each file once.
     pub fn edge_span(&self, e: &docforge_model::Edge) -> Result<Option<Span>, Failure> {
@@ -94,17 +99,11 @@ impl Ctx<'_> {
     pub fn location(&self, span: &Span) -> Result<Location, Failure> {
         Ok(Location::new(self.uri(&span.path), self.range(span)?))
     }
-    /// Where a standard-library declaration read from GOROOT is (its file read again for the
-    /// column conversion; an unreadable file gives byte columns).
+    /// Where a declaration outside the project (Go installation, module cache) is; columns
+    /// converted with the declaring line the engine read (a front reads no file).
     pub fn external_location(&self, e: &ExternalNode) -> Location {
-        let text =
-            std::fs::read(&e.file).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
-        let line = text.lines().nth(e.line.max(1) as usize - 1).unwrap_or("");
-        let span = Span { path: String::new(), line: 1, start: e.column, end: e.column + e.len };
-        let mut r = convert::range(&[line], &span, self.shared.enc);
-        r.start.line = e.line.saturating_sub(1);
-        r.end.line = r.start.line;
-        Location::new(convert::file_uri(&e.file), r)
+        let range = self.range_on(&e.line_text, e.line, e.column, e.column + e.len);
+        Location::new(convert::file_uri(&e.file), range)
     }
     /// The node mention under the cursor of a text document position.
     pub fn mention_at(&self, uri: &Uri, pos: Position) -> Result<Option<Mention>, Failure> {

@@ -50,36 +50,35 @@ pub(crate) fn denoting_mention_at(
 /// The `classification` of a call edge to a possible target of an interface method call.
 const DYNAMIC: &str = "cha_possible_target";
 
-/// The node [`denoting_mention_at`] names.
-fn denoted_node_at(
-    ctx: &Ctx<'_>,
-    uri: &lsp_types::Uri,
-    pos: lsp_types::Position,
-) -> Result<Option<Node>, Failure> {
-    let Some(m) = denoting_mention_at(ctx, uri, pos)? else { return Ok(None) };
-    Ok(ctx.analysis.ide()?.node(&m.target).cloned())
+/// What the name under the cursor denotes: a node of the project, or a declaration outside
+/// it (a mention whose target the project does not declare, read from the Go installation
+/// or the module cache).
+enum Denoted {
+    Node(Node),
+    External(docforge_db::ExternalNode),
 }
 
-/// A standard-library declaration (read from GOROOT) that the name under the cursor
-/// denotes: a project mention whose target the project does not declare.
-pub(crate) fn external_at(
+/// The node or outside declaration [`denoting_mention_at`] names.
+fn denoted_at(
     ctx: &Ctx<'_>,
     uri: &lsp_types::Uri,
     pos: lsp_types::Position,
-) -> Result<Option<(docforge_db::Mention, docforge_db::ExternalNode)>, Failure> {
+) -> Result<Option<Denoted>, Failure> {
     let Some(m) = denoting_mention_at(ctx, uri, pos)? else { return Ok(None) };
-    if ctx.analysis.ide()?.node(&m.target).is_some() {
-        return Ok(None);
+    if let Some(n) = ctx.analysis.ide()?.node(&m.target) {
+        return Ok(Some(Denoted::Node(n.clone())));
     }
-    Ok(ctx.analysis.go_external_node(&m.target)?.map(|e| (m, e)))
+    Ok(ctx.analysis.go_external_node(&m.target)?.map(Denoted::External))
 }
 
 pub(crate) fn definition(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     let tp = p.text_document_position_params;
-    let Some(node) = denoted_node_at(ctx, &tp.text_document.uri, tp.position)? else {
-        if let Some((_, ext)) = external_at(ctx, &tp.text_document.uri, tp.position)? {
-            return json(ctx.external_location(&ext));
-        }
+    let node = match denoted_at(ctx, &tp.text_document.uri, tp.position)? {
+        Some(Denoted::Node(node)) => Some(node),
+        Some(Denoted::External(ext)) => return json(ctx.external_location(&ext)),
+        None => None,
+    };
+    let Some(node) = node else {
         if let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? {
             return json(ctx.location(&decl)?);
         }
@@ -155,9 +154,10 @@ pub(crate) fn reference_locations(ctx: &Ctx<'_>, id: &str) -> Result<Vec<Locatio
 
 pub(crate) fn references(ctx: &Ctx<'_>, p: ReferenceParams) -> Answer {
     let tp = p.text_document_position;
-    let Some(node) = denoted_node_at(ctx, &tp.text_document.uri, tp.position)? else {
-        // A standard-library name: its uses in the project.
-        if let Some((_, ext)) = external_at(ctx, &tp.text_document.uri, tp.position)? {
+    let node = match denoted_at(ctx, &tp.text_document.uri, tp.position)? {
+        Some(Denoted::Node(node)) => Some(node),
+        Some(Denoted::External(ext)) => {
+            // A name outside the project: its uses in the project.
             let mut out = Vec::new();
             if p.context.include_declaration {
                 out.push(ctx.external_location(&ext));
@@ -165,6 +165,9 @@ pub(crate) fn references(ctx: &Ctx<'_>, p: ReferenceParams) -> Answer {
             out.extend(reference_locations(ctx, &ext.node.id)?);
             return json(out);
         }
+        None => None,
+    };
+    let Some(node) = node else {
         // A local name: its uses in the file; a struct field or interface method: its selectors.
         let (decl, uses) = if let Some((_, decl)) = local_at(ctx, &tp.text_document.uri, tp.position)? {
             let uses = ctx.analysis.go_local_uses(&decl.path, &decl)?;
@@ -197,7 +200,9 @@ pub(crate) fn implementation(ctx: &Ctx<'_>, p: GotoDefinitionParams) -> Answer {
     let tp = p.text_document_position_params;
     let Some(node) = node_at(ctx, &tp.text_document.uri, tp.position)? else {
         // An interface outside the project: the project's types that implement it.
-        let Some((_, ext)) = external_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+        let Some(Denoted::External(ext)) = denoted_at(ctx, &tp.text_document.uri, tp.position)? else {
+            return json(());
+        };
         let ide = ctx.analysis.ide()?;
         let mut out = Vec::new();
         for id in ctx.analysis.go_external_implements(&ext.node.id)? {

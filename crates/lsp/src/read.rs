@@ -3,7 +3,7 @@
 
 use crate::diagnostics::{claim_label, claim_outcomes};
 use crate::handlers::{json, Answer, Ctx, Failure};
-use crate::nav::{denoting_mention_at, external_at, field_at, is_structural, local_at};
+use crate::nav::{denoting_mention_at, field_at, is_structural, local_at};
 use docforge_model::Node;
 use lsp_types::{
     CodeLens, CodeLensParams, Command, CompletionItem, CompletionItemKind, CompletionParams,
@@ -19,7 +19,8 @@ pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
     };
     let ide = ctx.analysis.ide()?;
     let Some(node) = ide.node(&m.target) else {
-        let Some((m, ext)) = external_at(ctx, &tp.text_document.uri, tp.position)? else { return json(()) };
+        // A declaration outside the project (Go installation, module cache).
+        let Some(ext) = ctx.analysis.go_external_node(&m.target)? else { return json(()) };
         let mut card = node_card(&ext.node);
         if let Some(doc) = &ext.doc {
             card.push_str(&format!("\n\n{doc}"));

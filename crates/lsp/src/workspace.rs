@@ -107,7 +107,7 @@ impl Server {
             // Opening a file the engine already holds with these very bytes changes nothing:
             // no new revision, so the reads in flight go on, and the file keeps the
             // durability it was loaded with until it is edited (lowering it costs one
-            // re-verification of what depends on it, ~1 s on a large precise workspace,
+            // re-execution of what depends on it, up to seconds on a large precise workspace,
             // which a definition jump into another file would otherwise pay each time).
             let same = root.folder.analysis().and_then(|a| a.file_text(rel).ok().flatten());
             if same.is_some_and(|b| *b == *buffer.text.as_bytes()) {

@@ -304,17 +304,7 @@ pub fn is_machine_local(id: &str) -> bool {
     pkg == "_" || pkg.starts_with("_/")
 }
 
-/// An exact import path: `/`-separated non-empty elements of `A-Za-z0-9-._~+`, none of them
-/// `.` or `..`, no leading dot or dash in an element.
-pub fn is_import_path(s: &str) -> bool {
-    s.len() <= 1024
-        && s.split('/').all(|e| {
-            !e.is_empty()
-                && !e.starts_with('.')
-                && !e.starts_with('-')
-                && e.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+".contains(&b))
-        })
-}
+pub use docforge_go::is_import_path;
 
 fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
