@@ -465,7 +465,7 @@ fn edit_mid(text: &str, i: usize, syntax: bool) -> String {
 }
 
 /// Profiling aid (`DOCFORGE_BENCH_LOG=1` counts salsa executions/validations of the middle
-/// edit; `DOCFORGE_BENCH_PRECISE=1` runs the semantic layer): a cold index, then in-memory
+/// edit, or of edit `DOCFORGE_BENCH_LOG_ROUND`; `DOCFORGE_BENCH_PRECISE=1` runs the semantic layer): a cold index, then in-memory
 /// edits of one file (`DOCFORGE_BENCH_EDIT=decl` adds functions instead of typing in a body),
 /// timing the graph query.
 fn edits(corpus: &Path) -> serde_json::Value {
@@ -535,6 +535,9 @@ fn edits(corpus: &Path) -> serde_json::Value {
     let rss_ready = rss_kb();
     let mut graph_ms = Vec::new();
     let rounds: usize = std::env::var("DOCFORGE_BENCH_EDITS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    // Which edit `DOCFORGE_BENCH_LOG` logs (0: the file's first change since it was loaded).
+    let log_round: usize =
+        std::env::var("DOCFORGE_BENCH_LOG_ROUND").ok().and_then(|v| v.parse().ok()).unwrap_or(rounds / 2);
     for i in 0..rounds {
         let edited = match mode.as_str() {
             "mid" | "syntax" => edit_mid(&text, i, mode == "syntax"),
@@ -548,7 +551,7 @@ fn edits(corpus: &Path) -> serde_json::Value {
             }],
             ..Default::default()
         });
-        let profile = i == rounds / 2 && std::env::var_os("DOCFORGE_BENCH_LOG").is_some();
+        let profile = i == log_round && std::env::var_os("DOCFORGE_BENCH_LOG").is_some();
         host.execution_log().enable(profile);
         let t = Instant::now();
         host.analysis().graph().unwrap();

@@ -1,7 +1,7 @@
 //! Go graph rows: per-package symbol tables, import resolution (including GOROOT's
 //! vendored packages), the package's own rows and one owner per file.
 
-use crate::go_q::{go_facts, is_test_file, GoPackage, PackageInfo};
+use crate::go_q::{go_facts, go_outline, is_test_file, GoPackage, PackageInfo};
 use crate::graph::OwnerFragment;
 use crate::inputs::{SourceFile, Workspace};
 use crate::Db;
@@ -32,7 +32,12 @@ fn as_package_files<'a>(
 #[salsa::tracked(returns(ref))]
 pub fn package_symbols(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSymbols>> {
     let info = pkg.info(db)?;
-    let files = package_files(db, pkg.ws(db), info);
+    // Read by every importer: from the files' outlines (see `go_q::go_outline`).
+    let files: Vec<(SourceFile, &Arc<FileFacts>)> = info
+        .files
+        .iter()
+        .filter_map(|&f| go_outline(db, pkg.ws(db), f).as_ref().map(|o| (f, o.facts())))
+        .collect();
     Some(Arc::new(docforge_go::package_symbols(&as_package_files(db, &files))))
 }
 

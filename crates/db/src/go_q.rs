@@ -129,6 +129,10 @@ fn stays_inside(path: &str) -> bool {
 /// Build-context selection of one `.go` file (no AST: works under `--no-ast`).
 #[salsa::tracked(returns(ref))]
 pub fn go_selection(db: &dyn Db, ws: Workspace, file: SourceFile) -> FileSelection {
+    // The outline keeps the header (build constraints, package clause) as it is.
+    if let Some(outline) = file.outline(db) {
+        return docforge_go::select_file(ws.build(db), file.rel(db), outline);
+    }
     match file.content(db) {
         Content::Bytes(b) => docforge_go::select_file(ws.build(db), file.rel(db), b),
         Content::Unreadable { code, .. } => FileSelection::Excluded { reason: format!("unreadable: {code}") },
@@ -229,12 +233,77 @@ pub fn go_facts(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<File
     go_parsed(db, ws, file).as_ref().map(|p| p.facts.clone())
 }
 
+/// What other packages read of one selected Go file: its package clause, imports,
+/// declarations and (precise analysis, non-test files) signature summary. Not where they
+/// are, and not the call sites or syntax errors: only the file's own package reads those
+/// (through [`go_facts`]), and equality ignores them.
+#[derive(Clone, Debug)]
+pub struct Outline {
+    facts: Arc<FileFacts>,
+    sigs: Option<Arc<docforge_go::ItemSigs>>,
+}
+
+impl Outline {
+    /// The file's facts, for their package clause, import paths and declarations only: the
+    /// positions may be those of the outline text, whose bodies are left out, and the call
+    /// sites are there or not, depending on where the outline came from.
+    pub fn facts(&self) -> &Arc<FileFacts> {
+        &self.facts
+    }
+}
+
+impl PartialEq for Outline {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (&*self.facts, &*other.facts);
+        a.package == b.package
+            && a.imports.len() == b.imports.len()
+            && a.imports.iter().zip(&b.imports).all(|(x, y)| x.path == y.path && x.name == y.name)
+            && a.decls.len() == b.decls.len()
+            && a.decls.iter().zip(&b.decls).all(|(x, y)| same_decl(x, y))
+            && self.sigs == other.sigs
+    }
+}
+
+impl Eq for Outline {}
+
+/// Equal but for where it is.
+fn same_decl(x: &docforge_go::Decl, y: &docforge_go::Decl) -> bool {
+    x.name == y.name
+        && x.kind == y.kind
+        && x.receiver == y.receiver
+        && x.type_params == y.type_params
+        && x.fields == y.fields
+        && x.embeds == y.embeds
+        && x.methods == y.methods
+        && x.signature == y.signature
+}
+
+/// The [`Outline`] of one selected Go file: from its parse as loaded, or, once it changed,
+/// from a parse of its outline text (whose durability is the file's as loaded), so an edit
+/// inside a function body changes nothing any other package depends on, and re-runs none of
+/// it (see [`SourceFile::outline`]).
+#[salsa::tracked(returns(ref))]
+pub fn go_outline(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Outline> {
+    let Some(text) = file.outline(db) else {
+        return go_parsed(db, ws, file)
+            .as_ref()
+            .map(|p| Outline { facts: p.facts.clone(), sigs: p.sigs.clone() });
+    };
+    let go = db.gate().go().ok()?;
+    let tree = go.parse(text);
+    let semantic = ws.precise(db) && !is_test_file(file.rel(db));
+    Some(Outline {
+        facts: Arc::new(docforge_go::extract_declarations(go, &tree, text)),
+        sigs: semantic.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, text).items)),
+    })
+}
+
 /// The position-free signature summary of one selected non-test Go file (precise analysis
 /// only; `None` for test files, which the semantic layer does not read): equal across edits
 /// inside function bodies, so nothing that depends only on signatures re-runs.
 #[salsa::tracked(returns(ref))]
 pub fn file_sigs(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Arc<docforge_go::ItemSigs>> {
-    go_parsed(db, ws, file).as_ref().and_then(|p| p.sigs.clone())
+    go_outline(db, ws, file).as_ref().and_then(|o| o.sigs.clone())
 }
 
 /// Take a part of the file's parse out of its memo, or extract it again from the file's
@@ -338,8 +407,8 @@ pub fn dir_packages(db: &dyn Db, d: GoDir<'_>) -> DirPackages {
         if file.kind(db) != FileKind::Go || !matches!(go_selection(db, ws, file), FileSelection::Included) {
             continue;
         }
-        let Some(facts) = go_facts(db, ws, file) else { continue };
-        match facts.package.clone() {
+        let Some(outline) = go_outline(db, ws, file) else { continue };
+        match outline.facts().package.clone() {
             Some(name) => by_name.entry(name).or_default().push(file),
             None => {
                 out.diagnostics.push(

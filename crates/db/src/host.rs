@@ -224,7 +224,15 @@ impl AnalysisHost {
                             // A file that changes after its first load is being edited (in an
                             // editor or on disk): LOW, so the next edits of it do not re-verify
                             // what depends only on files that never changed.
+                            let outline = outline_of(&self.db, &rel, kind, &content);
                             file.set_content(&mut self.db).with_durability(Durability::LOW).to(content);
+                            if *file.outline(&self.db) != outline {
+                                // MEDIUM, as files are loaded: what reads only the outline keeps
+                                // its durability, so it can be backdated (see `SourceFile::outline`).
+                                file.set_outline(&mut self.db)
+                                    .with_durability(Durability::MEDIUM)
+                                    .to(outline);
+                            }
                             if file.mtime_ns(&self.db) != mtime {
                                 // LOW like the content: a setter keeps the field's MEDIUM
                                 // durability otherwise, and every disk edit would then
@@ -409,4 +417,17 @@ impl Analysis {
         let ws = self.ws;
         Cancelled::catch(std::panic::AssertUnwindSafe(|| graph(&self.db, ws).clone()))
     }
+}
+
+/// The outline text of a Go file's new content (`None` for other files, unreadable
+/// content, or under the no-AST policy). Parsed through the tree cache, so the file's
+/// own parse that follows reuses the tree.
+fn outline_of(db: &dyn crate::Db, rel: &str, kind: FileKind, content: &Content) -> Option<Arc<[u8]>> {
+    let Content::Bytes(bytes) = content else { return None };
+    if kind != FileKind::Go || db.gate().policy() != docforge_syntax::AstPolicy::Allow {
+        return None;
+    }
+    let go = db.gate().go().ok()?;
+    let tree = db.trees().parse(go, rel, bytes);
+    Some(docforge_go::outline_text(&tree, bytes).map_or_else(|| bytes.clone(), Arc::from))
 }

@@ -45,7 +45,8 @@ fn editing_one_go_file_reexecutes_only_its_queries() {
     edit(&mut h, "c/c.go", FileKind::Go, b"package c\n\nfunc D() {}\n\nfunc E() { D() }\n");
     h.analysis().graph().unwrap();
     let log = h.execution_log().take();
-    assert_eq!(h.gate_counters().parses, parses + 1, "only the edited file is re-parsed");
+    // Its text, and its outline (what other packages read of it: its declarations changed).
+    assert_eq!(h.gate_counters().parses, parses + 2, "only the edited file is re-parsed");
     let facts: Vec<_> = log.iter().filter(|e| e.starts_with("go_parsed(")).collect();
     assert_eq!(facts.len(), 1, "{log:#?}");
     let digests = log.iter().filter(|e| e.starts_with("file_digest(")).count();
@@ -272,18 +273,76 @@ fn steady_state_edit_does_not_revisit_other_directories() {
     edit(&mut h, "c/c.go", FileKind::Go, b"package c\n\nfunc D() {}\n\nfunc E() { D(); D() }\n");
     h.analysis().graph().unwrap();
     let log = h.execution_log().take();
-    // Only the edited file's own per-file queries appear at all (executed, not validated).
-    for query in ["file_record(", "file_digest(", "go_selection(", "go_facts(", "file_fragment("] {
+    // Only the edited file's own per-file queries appear at all (executed, not validated)...
+    for query in ["file_record(", "file_digest(", "go_facts(", "file_fragment("] {
         let seen: Vec<_> =
             log.iter().filter(|e| e.trim_start_matches("validated ").starts_with(query)).collect();
         assert_eq!(seen.len(), 1, "{query}: {log:#?}");
         assert!(!seen[0].starts_with("validated "), "{log:#?}");
     }
-    // Other directories' chunks are checked shallowly: their dependencies are not visited.
+    // ...but its selection, read from its outline, which an edit inside a body leaves as it
+    // was: validated, not run again.
+    let selection: Vec<_> = log.iter().filter(|e| e.contains("go_selection(")).collect();
+    assert!(matches!(&selection[..], [v] if v.starts_with("validated ")), "{log:#?}");
+    assert_shallow_elsewhere(&log);
+}
+
+/// Other directories' chunks are checked shallowly: their dependencies are not visited.
+/// (The edited directory's package list and symbol table are validated, not run again.)
+fn assert_shallow_elsewhere(log: &[String]) {
     assert!(log.iter().any(|e| e.starts_with("validated dir_chunk(")), "{log:#?}");
-    for deep in ["validated package_symbols(", "validated doc_facts(", "validated dir_packages("] {
-        assert!(!log.iter().any(|e| e.starts_with(deep)), "{deep}: {log:#?}");
+    for (deep, at_most) in
+        [("validated package_symbols(", 1), ("validated doc_facts(", 0), ("validated dir_packages(", 1)]
+    {
+        let n = log.iter().filter(|e| e.starts_with(deep)).count();
+        assert!(n <= at_most, "{deep}: {log:#?}");
     }
+    for executed in ["package_symbols(", "dir_packages(", "doc_facts("] {
+        assert!(!log.iter().any(|e| e.starts_with(executed)), "{executed}: {log:#?}");
+    }
+}
+
+#[test]
+fn the_first_edit_inside_a_body_runs_nothing_in_importing_packages() {
+    // A file as loaded from disk is MEDIUM; its first edit makes its content LOW, and salsa
+    // never backdates a value whose durability dropped, so everything that read the file
+    // used to run again (seconds for `fmt` in the standard library). What other packages read
+    // of it comes from its outline (MEDIUM), which an edit inside a body leaves equal.
+    let dir = small_project();
+    let r = dir.path();
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    h.analysis().graph().unwrap();
+    h.execution_log().enable(true);
+    let body = b"package a\n\nfunc A() int { return B() + B() }\n\nfunc B() int { return 1 }\n";
+    edit(&mut h, "a/a.go", FileKind::Go, body);
+    h.analysis().graph().unwrap();
+    let ran: Vec<String> =
+        h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+    let count = |q: &str| ran.iter().filter(|e| e.starts_with(q)).count();
+    for q in [
+        "dir_packages(",
+        "package_symbols(",
+        "file_sigs(",
+        "package_sigs(",
+        "named_type_info(",
+        "module_implements(",
+        "module_cha(",
+    ] {
+        assert_eq!(count(q), 0, "{q}: {ran:#?}");
+    }
+    // a.go is parsed and its calls resolved again; b.go, which calls a.A, is not touched.
+    assert_eq!((count("go_parsed("), count("go_outline("), count("file_calls(")), (1, 1, 1), "{ran:#?}");
+
+    // A declaration edit does reach the importer; the result is a fresh analysis's.
+    let decl = b"package a\n\nfunc A() string { return \"\" }\n\nfunc B() int { return 1 }\n";
+    edit(&mut h, "a/a.go", FileKind::Go, decl);
+    let incremental = owners(&h);
+    assert!(h.execution_log().take().iter().any(|e| e.starts_with("package_sigs(")));
+    write(r, "a/a.go", decl);
+    let mut fresh = host(r, AstPolicy::Allow);
+    fresh.set_precise(true);
+    assert_eq!(incremental, owners(&fresh));
 }
 
 fn implements_edges(h: &AnalysisHost) -> Vec<(String, String, String)> {
@@ -317,10 +376,13 @@ fn precise_implements_survive_body_edits_and_follow_signature_edits() {
     h.analysis().graph().unwrap();
     let log: Vec<String> =
         h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
-    // The call sites changed, so the file's facts are re-extracted and its summary re-read...
+    // The call sites changed, so the file's facts are re-extracted; its outline did not, so
+    // its signature summary is not even read again...
     assert_eq!(log.iter().filter(|e| e.starts_with("go_facts(")).count(), 1, "{log:#?}");
-    assert_eq!(log.iter().filter(|e| e.starts_with("file_sigs(")).count(), 1, "{log:#?}");
-    // ...but the summary is equal, so nothing downstream of it runs.
+    for q in ["go_outline(", "file_sigs("] {
+        assert_eq!(log.iter().filter(|e| e.starts_with(q)).count(), 0, "{log:#?}");
+    }
+    // ...and nothing downstream of it runs.
     for q in [
         "package_sigs(",
         "module_implements(",
@@ -423,10 +485,7 @@ fn disk_edits_named_by_a_watcher_are_read_alone_and_stay_incremental() {
         assert!(g.nodes().any(|n| n.id == "go:example.com/m/c::E"));
     }
     let log = h.execution_log().take();
-    assert!(log.iter().any(|e| e.starts_with("validated dir_chunk(")), "{log:#?}");
-    for deep in ["validated package_symbols(", "validated doc_facts(", "validated dir_packages("] {
-        assert!(!log.iter().any(|e| e.starts_with(deep)), "{deep}: {log:#?}");
-    }
+    assert_shallow_elsewhere(&log);
     // A path that is not a loaded, selected file falls back to the full inventory sync.
     write(dir.path(), "c/new.go", b"package c\n\nfunc F() {}\n");
     let inv = docforge_project::discover(&project);
@@ -520,9 +579,10 @@ fn body_facts_taken_by_their_reader_are_extracted_again_when_it_re_runs() {
     // The cold analysis hands each file's body facts and Logic to their one reader.
     h.analysis().prewarm(2).unwrap();
     h.analysis().graph().unwrap();
-    // A signature edit in a.go re-resolves b.go's calls (its package's signatures changed)
-    // while b.go's parse stays valid: its bodies were taken, so they are extracted again.
-    let a = b"package p\n\ntype T struct{}\n\nfunc (T) M() {}\n\nfunc (T) N() {}\n";
+    // A declaration edit in a.go re-resolves b.go's calls (its package's signatures changed)
+    // and re-derives its Logic rows (its package's symbols changed) while b.go's parse stays
+    // valid: its bodies and Logic were taken, so they are extracted again.
+    let a = b"package p\n\ntype T struct{}\n\nfunc (T) M() {}\n\nfunc H() {}\n";
     edit(&mut h, "p/a.go", FileKind::Go, a);
     h.execution_log().enable(true);
     let incremental = owners(&h);

@@ -32,6 +32,7 @@ mod fragment;
 mod gomod;
 mod header;
 mod logic;
+mod outline;
 mod select;
 pub(crate) mod sig;
 mod symbols;
@@ -56,6 +57,7 @@ pub use logic::{
     extract_file_logic, extract_logic, Edge, EdgeLabel, FunctionLogic, Step, StepKind, MAX_LOGIC_DEPTH,
     MAX_LOGIC_STEPS, MAX_STEP_TEXT,
 };
+pub use outline::outline_text;
 pub use select::{excluded_by_name, is_excluded_by_name, select_file, FileSelection};
 pub use sig::{
     extract_sigs, ChanDir, ConstExpr, FieldExpr, FileSigs, FuncDeclSig, FuncSig, ImportSig, InterfaceElem,
