@@ -454,19 +454,25 @@ pub(crate) fn edit_text(text: &str, i: usize, body: bool) -> String {
 }
 
 /// Profiling edits as an editor makes them, in the same function as [`edit_text`]: `mid`
-/// types a statement, `syntax` an unfinished expression (`x := (`); every other edit
-/// restores the original text.
-fn edit_mid(text: &str, i: usize, syntax: bool) -> String {
+/// types a statement, `syntax` an unfinished expression (`x := (`), `comment` a line of
+/// the function's doc comment; every other edit restores the original text.
+fn edit_mid(text: &str, i: usize, mode: &str) -> String {
     if i % 2 == 1 {
         return text.to_string();
     }
-    let line = if syntax { format!("\tx{i} := (\n") } else { format!("\t_ = {i}\n") };
+    if mode == "comment" {
+        let half = text.len() / 2;
+        let func = half + text[half..].find("\nfunc ").expect("a function in the second half") + 1;
+        return format!("{}// Edited {i}.\n{}", &text[..func], &text[func..]);
+    }
+    let line = if mode == "syntax" { format!("\tx{i} := (\n") } else { format!("\t_ = {i}\n") };
     type_in_body(text, &line).expect("the edited file has a function body in its second half")
 }
 
 /// Profiling aid (`DOCFORGE_BENCH_LOG=1` counts salsa executions/validations of the middle
 /// edit, or of edit `DOCFORGE_BENCH_LOG_ROUND`; `DOCFORGE_BENCH_PRECISE=1` runs the semantic layer): a cold index, then in-memory
-/// edits of one file (`DOCFORGE_BENCH_EDIT=decl` adds functions instead of typing in a body),
+/// edits of one file (`DOCFORGE_BENCH_EDIT=decl` adds functions instead of typing in a body,
+/// `mid`/`syntax`/`comment` see [`edit_mid`]),
 /// timing the graph query.
 fn edits(corpus: &Path) -> serde_json::Value {
     let mode = std::env::var("DOCFORGE_BENCH_EDIT").unwrap_or_default();
@@ -540,7 +546,7 @@ fn edits(corpus: &Path) -> serde_json::Value {
         std::env::var("DOCFORGE_BENCH_LOG_ROUND").ok().and_then(|v| v.parse().ok()).unwrap_or(rounds / 2);
     for i in 0..rounds {
         let edited = match mode.as_str() {
-            "mid" | "syntax" => edit_mid(&text, i, mode == "syntax"),
+            "mid" | "syntax" | "comment" => edit_mid(&text, i, &mode),
             _ => edit_text(&text, i, body_edit),
         };
         host.apply_change(docforge_db::Change {

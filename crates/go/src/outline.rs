@@ -1,39 +1,96 @@
-//! A Go file's outline: its text with the inside of every function and method body left out
-//! (`func F() {}`). Parsing the outline gives the file's package clause, imports,
-//! declarations and signatures — everything another package can see of it, except where
-//! the declarations are: positions after a body move — and typing inside a body leaves the
-//! outline unchanged.
+//! A Go file's outline: what another package can see of it, as Go text. Up to the package
+//! clause the file's own text (build constraints are there); from it on, the file's tokens
+//! with the inside of every function and method body left out (`func F() {}`), comments
+//! left out, and each gap between two tokens written as one line break when it held one,
+//! else one space. Parsing the outline gives the file's package clause, imports,
+//! declarations and signatures — except where they are: positions move — and typing inside
+//! a body, in a comment or in the layout leaves the outline unchanged.
 
 use docforge_syntax::tree_sitter::{Node, Tree};
 
-/// The outline of `source`, parsed as `tree`; `None` when blanking could change what the
-/// declarations parse to: an error outside every function body, or a body whose braces are
-/// not both in the source (then the whole text is the outline).
+/// The outline of `source`, parsed as `tree`; `None` when leaving parts out could change
+/// what the declarations parse to or whether their signatures are trusted: an error outside
+/// every function body, or in a body whose extent is not certainly its own, a body whose
+/// braces are not both in the source, or no package clause (then the whole text is the
+/// outline).
 pub fn outline_text(tree: &Tree, source: &[u8]) -> Option<Vec<u8>> {
     let root = tree.root_node();
-    let mut out = Vec::with_capacity(source.len());
-    let mut copied = 0;
     let mut cursor = root.walk();
-    for decl in root.children(&mut cursor) {
-        let body = matches!(decl.kind(), "function_declaration" | "method_declaration")
-            .then(|| decl.child_by_field_name("body"))
-            .flatten();
-        let Some(body) = body else {
-            if decl.has_error() {
-                return None;
-            }
-            continue;
-        };
+    let decls: Vec<Node<'_>> = root.children(&mut cursor).collect();
+    for &decl in decls.iter().filter(|d| d.has_error()) {
+        // Unless the only errors are inside the function's body, left out below, and the
+        // body's extent is certainly its own (the signature extractor's rule: otherwise the
+        // parse may have folded a following declaration into it, and the file's signatures
+        // are not trusted).
+        let body = function_body(decl)?;
         let mut parts = decl.walk();
-        if decl.children(&mut parts).any(|part| part.id() != body.id() && part.has_error()) {
+        if decl.children(&mut parts).any(|p| p.id() != body.id() && p.has_error())
+            || !crate::sig::gofmt_delimited(body, source)
+        {
             return None;
         }
-        let (open, close) = braces(body)?;
-        out.extend_from_slice(&source[copied..open.end_byte()]);
-        copied = close.start_byte();
     }
-    out.extend_from_slice(&source[copied..]);
-    Some(out)
+    let package = decls.iter().position(|d| d.kind() == "package_clause")?;
+    let mut w = Tokens { source, out: source[..decls[package].start_byte()].to_vec(), end: None };
+    for &decl in &decls[package..] {
+        w.node(decl)?;
+    }
+    w.out.push(b'\n');
+    Some(w.out)
+}
+
+fn function_body(decl: Node<'_>) -> Option<Node<'_>> {
+    matches!(decl.kind(), "function_declaration" | "method_declaration")
+        .then(|| decl.child_by_field_name("body"))
+        .flatten()
+}
+
+/// The outline's tokens, written as they come.
+struct Tokens<'s> {
+    source: &'s [u8],
+    out: Vec<u8>,
+    /// Where the last written token ends in the source.
+    end: Option<usize>,
+}
+
+impl Tokens<'_> {
+    fn node(&mut self, node: Node<'_>) -> Option<()> {
+        match node.kind() {
+            "comment" => return Some(()),
+            "interpreted_string_literal" | "raw_string_literal" | "rune_literal" => {
+                self.token(node.start_byte(), node.end_byte());
+                return Some(());
+            }
+            "block" if node.parent().and_then(function_body) == Some(node) => {
+                let (open, close) = braces(node)?;
+                self.token(open.start_byte(), open.end_byte());
+                self.out.push(b'}');
+                self.end = Some(close.end_byte());
+                return Some(());
+            }
+            _ => {}
+        }
+        if node.child_count() == 0 {
+            self.token(node.start_byte(), node.end_byte());
+            return Some(());
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        children.into_iter().try_for_each(|child| self.node(child))
+    }
+
+    fn token(&mut self, start: usize, end: usize) {
+        if let Some(last) = self.end {
+            let gap = &self.source[last..start];
+            if gap.contains(&b'\n') {
+                self.out.push(b'\n');
+            } else if !gap.is_empty() {
+                self.out.push(b' ');
+            }
+        }
+        self.out.extend_from_slice(&self.source[start..end]);
+        self.end = Some(end);
+    }
 }
 
 /// The opening and closing brace of a function body, when both are real tokens.
@@ -57,15 +114,30 @@ mod tests {
     }
 
     #[test]
-    fn bodies_are_left_out_and_everything_else_stays() {
+    fn bodies_comments_and_layout_are_left_out() {
         let src =
             "package p\n\n// F does.\nfunc F(x int) (y struct{ a int }) { y.a = g(x) // é\n\treturn\n}\n\n\
                    var v = func() int { return 1 }()\n\nfunc (t *T) M() {}\n";
-        let want = "package p\n\n// F does.\nfunc F(x int) (y struct{ a int }) {}\n\n\
-                    var v = func() int { return 1 }()\n\nfunc (t *T) M() {}\n";
+        let want = "package p\nfunc F(x int) (y struct{ a int }) {}\nvar v = func() int { return 1 }()\n\
+                    func (t *T) M() {}\n";
         assert_eq!(outline(src).unwrap(), want);
-        // Typing inside a body changes nothing.
-        assert_eq!(outline(&src.replace("return\n", "return\n\tx := 1\n")).unwrap(), want);
+        // Typing inside a body, a comment or the layout changes nothing.
+        for edited in [
+            src.replace("return\n", "return\n\tx := 1\n"),
+            src.replace("F does.", "F does things.\n// More."),
+            src.replace("\n\nvar v", "\n\n\n  var   v"),
+        ] {
+            assert_eq!(outline(&edited).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn the_header_stays_and_line_breaks_stay_line_breaks() {
+        let src = "//go:build linux\n\n// Package p.\npackage p // p\n\ntype S struct {\n\tA int // a\n\
+                   \tB /* b */ string `json:\"b, x\"`\n}\n\nvar a = 1 /* one\n two */ var b = `x\n  y`\n";
+        let want = "//go:build linux\n\n// Package p.\npackage p\ntype S struct {\nA int\nB string `json:\"b, x\"`\n}\n\
+                    var a = 1\nvar b = `x\n  y`\n";
+        assert_eq!(outline(src).unwrap(), want);
     }
 
     #[test]

@@ -5,29 +5,13 @@
 //! `cargo test --release -p docforge-go --test logic_goroot -- --ignored --nocapture`
 //! (skipped when `go` is not installed).
 
+mod goroot;
+
 use docforge_go::{extract_logic, extract_tree, StepKind, MAX_LOGIC_STEPS, MAX_STEP_TEXT};
 use docforge_syntax::{AstGate, AstPolicy};
-use std::path::{Path, PathBuf};
+use goroot::{go_files, goroot};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-fn goroot() -> Option<PathBuf> {
-    let out = std::process::Command::new("go").args(["env", "GOROOT"]).output().ok()?;
-    let root = String::from_utf8(out.stdout).ok()?;
-    Some(PathBuf::from(root.trim())).filter(|r| out.status.success() && r.join("src").is_dir())
-}
-
-fn go_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<_> = rd.filter_map(|e| e.ok()).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        match e.file_type() {
-            Ok(t) if t.is_dir() => go_files(&e.path(), out),
-            Ok(t) if t.is_file() && e.file_name().to_string_lossy().ends_with(".go") => out.push(e.path()),
-            _ => {}
-        }
-    }
-}
 
 #[test]
 #[ignore = "walks GOROOT/src; run with --release -- --ignored --nocapture"]

@@ -79,7 +79,7 @@ fn receiver(list: Node<'_>, src: &[u8]) -> Option<(Receiver, Vec<String>)> {
             "generic_type" => {
                 if let Some(args) = ty.field("type_arguments") {
                     let mut c2 = args.walk();
-                    tparams = args.named_children(&mut c2).map(|a| text(a, src)).collect();
+                    tparams = args.named_children(&mut c2).map(|a| normalized(a, src)).collect();
                 }
                 ty = ty.field("type")?;
             }

@@ -53,7 +53,7 @@ fn errors_outside_bodies(root: Node<'_>, src: &[u8]) -> bool {
 /// start of its line, and every line in between is blank or indented, so the parser cannot
 /// have cut the body short or folded a following top-level declaration (which gofmt starts
 /// at column 0) into it. Conservative: a raw string with unindented lines fails the test.
-fn gofmt_delimited(body: Node<'_>, src: &[u8]) -> bool {
+pub(crate) fn gofmt_delimited(body: Node<'_>, src: &[u8]) -> bool {
     let closed =
         body.child(body.child_count().saturating_sub(1)).is_some_and(|c| c.kind() == "}" && !c.is_missing());
     if !closed || body.start_position().row == body.end_position().row {
@@ -157,7 +157,7 @@ fn receiver(list: Node<'_>, src: &[u8]) -> ReceiverSig {
             }
             "generic_type" => {
                 if let Some(args) = ty.field("type_arguments") {
-                    r.type_params = named_children(args).map(|a| text(a, src)).collect();
+                    r.type_params = named_children(args).map(|a| normalized(a, src)).collect();
                 }
                 match ty.field("type") {
                     Some(t) => ty = t,
