@@ -5,7 +5,7 @@ use crate::go_q::GoPackage;
 use crate::graph::OwnerFragment;
 use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
-use docforge_docs::{DocFacts, DocIndex};
+use docforge_docs::{DocFacts, DocIndex, DocIndexEntry};
 use docforge_project::FileKind;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -14,15 +14,31 @@ use std::sync::Arc;
 /// `invalid_utf8` diagnostic).
 #[salsa::tracked(returns(ref))]
 pub fn doc_facts(db: &dyn Db, file: SourceFile) -> Arc<DocFacts> {
-    let rel = file.rel(db);
-    let text = match file.content(db) {
+    Arc::new(parse_doc(file.rel(db), file.kind(db), file.content(db)))
+}
+
+/// The facts of a document or TOML node file with this content.
+pub(crate) fn parse_doc(rel: &str, kind: FileKind, content: &Content) -> DocFacts {
+    let text = match content {
         Content::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         Content::Unreadable { .. } => String::new(),
     };
-    Arc::new(match file.kind(db) {
+    match kind {
         FileKind::TomlNode => docforge_docs::parse_toml_node(rel, &text),
         _ => docforge_docs::parse_markdown_document(rel, &text),
-    })
+    }
+}
+
+/// What other documents read of one document: its entry in the [`DocIndex`]. From its facts
+/// as loaded, or, once it changed, from the entry the host recorded
+/// ([`SourceFile::index_entry`], set only when it differs, with the durability the file was
+/// loaded with), so that even the first prose edit of a document re-projects no other.
+#[salsa::tracked(returns(ref))]
+pub fn doc_index_entry(db: &dyn Db, file: SourceFile) -> DocIndexEntry {
+    match file.index_entry(db) {
+        Some(entry) => (**entry).clone(),
+        None => doc_facts(db, file).index_entry(),
+    }
 }
 
 /// The index of every document: IDs, paths and section slugs. Prose edits leave it equal,
@@ -33,7 +49,7 @@ pub fn doc_index(db: &dyn Db, ws: Workspace) -> Arc<DocIndex> {
         .files(db)
         .iter()
         .filter(|f| matches!(f.kind(db), FileKind::Markdown | FileKind::TomlNode))
-        .map(|&f| doc_facts(db, f).index_entry())
+        .map(|&f| doc_index_entry(db, f).clone())
         .collect();
     Arc::new(DocIndex::from_entries(entries))
 }

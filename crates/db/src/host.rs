@@ -224,14 +224,24 @@ impl AnalysisHost {
                             // A file that changes after its first load is being edited (in an
                             // editor or on disk): LOW, so the next edits of it do not re-verify
                             // what depends only on files that never changed.
+                            // What other files read of it is set apart, MEDIUM as files are
+                            // loaded and only when it changes, so what reads only that keeps its
+                            // durability and can be backdated (`SourceFile::outline`,
+                            // `SourceFile::index_entry`).
                             let outline = outline_of(&self.db, &rel, kind, &content);
+                            let entry = matches!(kind, FileKind::Markdown | FileKind::TomlNode).then(|| {
+                                Arc::new(crate::docs_q::parse_doc(&rel, kind, &content).index_entry())
+                            });
                             file.set_content(&mut self.db).with_durability(Durability::LOW).to(content);
                             if *file.outline(&self.db) != outline {
-                                // MEDIUM, as files are loaded: what reads only the outline keeps
-                                // its durability, so it can be backdated (see `SourceFile::outline`).
                                 file.set_outline(&mut self.db)
                                     .with_durability(Durability::MEDIUM)
                                     .to(outline);
+                            }
+                            if *file.index_entry(&self.db) != entry {
+                                file.set_index_entry(&mut self.db)
+                                    .with_durability(Durability::MEDIUM)
+                                    .to(entry);
                             }
                             if file.mtime_ns(&self.db) != mtime {
                                 // LOW like the content: a setter keeps the field's MEDIUM

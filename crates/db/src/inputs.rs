@@ -35,6 +35,13 @@ pub struct SourceFile {
     #[returns(ref)]
     #[default]
     pub outline: Option<Arc<[u8]>>,
+    /// A document or TOML node file changed since it was loaded: its entry in the document
+    /// index (IDs, path, section slugs), MEDIUM like the file as loaded; `None` before any
+    /// change. Other documents read it ([`crate::docs_q::doc_index_entry`]), so prose edits —
+    /// the first included — re-project no other document.
+    #[returns(ref)]
+    #[default]
+    pub index_entry: Option<Arc<docforge_docs::DocIndexEntry>>,
 }
 
 /// What the walk saw besides the readable files: refused and excluded entries and scanner

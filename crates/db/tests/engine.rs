@@ -67,21 +67,37 @@ fn editing_prose_reprojects_only_that_document() {
     let dir = small_project();
     let mut h = host(dir.path(), AstPolicy::Allow);
     h.analysis().graph().unwrap();
-    // The first editor change of a file moves it from MEDIUM (as loaded from disk) to LOW
-    // durability; salsa cannot backdate across that move, so measure the steady state.
-    edit(&mut h, "docs/y.md", FileKind::Markdown, b"# Y\n\nPlain prose.\n");
-    h.analysis().graph().unwrap();
+    // The first editor change of a file moves its content from MEDIUM (as loaded from disk)
+    // to LOW durability, and salsa cannot backdate across that move: what other documents
+    // read of it (its index entry) is a separate MEDIUM input, so even the first edit
+    // re-projects this document only, and so do the next.
+    for prose in [b"# Y\n\nPlain prose.\n".as_slice(), b"# Y\n\nPlain prose, edited.\n"] {
+        h.execution_log().enable(true);
+        edit(&mut h, "docs/y.md", FileKind::Markdown, prose);
+        h.analysis().graph().unwrap();
+        let log: Vec<String> =
+            h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+        assert_eq!(log.iter().filter(|e| e.starts_with("doc_facts(")).count(), 1, "{log:#?}");
+        assert_eq!(log.iter().filter(|e| e.starts_with("doc_fragment(")).count(), 1, "{log:#?}");
+        assert!(!log.iter().any(|e| e.starts_with("doc_index(")), "{log:#?}");
+        assert!(
+            !log.iter().any(|e| e.starts_with("go_facts(") || e.starts_with("package_fragment(")),
+            "{log:#?}"
+        );
+    }
+    // A new heading changes the index: the document that links into this one is re-projected
+    // too, and the result is a fresh analysis's.
     h.execution_log().enable(true);
-    edit(&mut h, "docs/y.md", FileKind::Markdown, b"# Y\n\nPlain prose, edited.\n");
-    h.analysis().graph().unwrap();
-    let log: Vec<String> =
-        h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
-    assert_eq!(log.iter().filter(|e| e.starts_with("doc_facts(")).count(), 1, "{log:#?}");
-    assert_eq!(log.iter().filter(|e| e.starts_with("doc_fragment(")).count(), 1, "{log:#?}");
-    assert!(
-        !log.iter().any(|e| e.starts_with("go_facts(") || e.starts_with("package_fragment(")),
-        "{log:#?}"
-    );
+    let heading = b"# Y\n\nPlain prose.\n\n## More\n";
+    edit(&mut h, "docs/y.md", FileKind::Markdown, heading);
+    let g = h.analysis().graph().unwrap();
+    let log = h.execution_log().take();
+    assert!(log.iter().any(|e| e.starts_with("doc_index(")), "{log:#?}");
+    assert_eq!(log.iter().filter(|e| e.starts_with("doc_fragment(")).count(), 2, "{log:#?}");
+    assert!(g.nodes().any(|n| n.id == "docs/y#more"), "{:?}", g.nodes().map(|n| &n.id).collect::<Vec<_>>());
+    write(dir.path(), "docs/y.md", heading);
+    let fresh = host(dir.path(), AstPolicy::Allow);
+    assert_eq!(owners(&h), owners(&fresh));
 }
 
 #[test]
