@@ -211,6 +211,11 @@ impl AnalysisHost {
 
     fn apply(&mut self, change: Change, stamps: &BTreeMap<String, FileStamp>, durability: Durability) {
         let mut list_changed = false;
+        // Outlines and index entries cost a parse here, on one thread, before the analysis
+        // parses again: worth it for the few files an editor or a save changes, not for a
+        // branch switch (whose files then read as they are, like files loaded from disk).
+        let sets = change.files.iter().filter(|fc| matches!(fc, FileChange::Set { .. })).count();
+        let outlines = sets <= MAX_OUTLINED_CHANGES;
         for fc in change.files {
             match fc {
                 FileChange::Set { rel, kind, content } => {
@@ -228,8 +233,10 @@ impl AnalysisHost {
                             // loaded and only when it changes, so what reads only that keeps its
                             // durability and can be backdated (`SourceFile::outline`,
                             // `SourceFile::index_entry`).
-                            let outline = outline_of(&self.db, &rel, kind, &content);
-                            let entry = matches!(kind, FileKind::Markdown | FileKind::TomlNode).then(|| {
+                            let outline =
+                                outlines.then(|| outline_of(&self.db, &rel, kind, &content)).flatten();
+                            let is_doc = matches!(kind, FileKind::Markdown | FileKind::TomlNode);
+                            let entry = (outlines && is_doc).then(|| {
                                 Arc::new(crate::docs_q::parse_doc(&rel, kind, &content).index_entry())
                             });
                             file.set_content(&mut self.db).with_durability(Durability::LOW).to(content);
@@ -428,6 +435,10 @@ impl Analysis {
         Cancelled::catch(std::panic::AssertUnwindSafe(|| graph(&self.db, ws).clone()))
     }
 }
+
+/// Above this many changed files in one change, none gets an outline or index entry (see
+/// `AnalysisHost::apply`).
+const MAX_OUTLINED_CHANGES: usize = 16;
 
 /// The outline text of a Go file's new content (`None` for other files, unreadable
 /// content, or under the no-AST policy). Parsed through the tree cache, so the file's

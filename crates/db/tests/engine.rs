@@ -361,6 +361,60 @@ fn the_first_edit_inside_a_body_runs_nothing_in_importing_packages() {
     assert_eq!(incremental, owners(&fresh));
 }
 
+#[test]
+fn a_change_of_many_files_drops_outlines_and_stays_exact() {
+    // A branch switch changes many files at once: the host records no outlines for them (a
+    // parse each, on one thread) and forgets the ones it had, so what other packages read
+    // comes from the files themselves again, never from a stale outline.
+    let dir = small_project();
+    let r = dir.path();
+    let mut h = host(r, AstPolicy::Allow);
+    h.set_precise(true);
+    h.analysis().graph().unwrap();
+    edit(
+        &mut h,
+        "a/a.go",
+        FileKind::Go,
+        b"package a\n\nfunc A() int { return B() * 2 }\n\nfunc B() int { return 1 }\n",
+    );
+    h.analysis().graph().unwrap();
+    let a = b"package a\n\nfunc A() int { return B() }\n\nfunc B() int { return 1 }\n\nfunc Z() {}\n";
+    let mut files = vec![FileChange::Set {
+        rel: "a/a.go".into(),
+        kind: FileKind::Go,
+        content: docforge_db::Content::Bytes(a.to_vec().into()),
+    }];
+    // b calls the new function: from a stale outline it would stay unresolved.
+    let b = b"package b\n\nimport \"example.com/m/a\"\n\nfunc C() int { a.Z(); return a.A() }\n";
+    files.push(FileChange::Set {
+        rel: "b/b.go".into(),
+        kind: FileKind::Go,
+        content: docforge_db::Content::Bytes(b.to_vec().into()),
+    });
+    let mut on_disk = vec![("a/a.go".to_string(), a.to_vec()), ("b/b.go".to_string(), b.to_vec())];
+    for i in 0..20 {
+        let (rel, text) = (format!("many/f{i}.go"), format!("package many\n\nfunc F{i}() {{}}\n"));
+        on_disk.push((rel.clone(), text.clone().into_bytes()));
+        files.push(FileChange::Set {
+            rel,
+            kind: FileKind::Go,
+            content: docforge_db::Content::Bytes(text.into_bytes().into()),
+        });
+    }
+    h.apply_change(Change { files, ..Default::default() });
+    let incremental = owners(&h);
+    let g = h.analysis().graph().unwrap();
+    assert!(g.edges().any(|e| e.source == "go:example.com/m/b::C"
+        && e.relation == "calls"
+        && e.target == "go:example.com/m/a::Z"));
+    for (rel, text) in &on_disk {
+        write(r, rel, text);
+    }
+    let mut fresh = host(r, AstPolicy::Allow);
+    fresh.set_precise(true);
+    assert_eq!(incremental, owners(&fresh));
+}
+
 fn implements_edges(h: &AnalysisHost) -> Vec<(String, String, String)> {
     let g = h.analysis().graph().unwrap();
     g.edges()
