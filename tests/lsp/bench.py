@@ -46,7 +46,9 @@ class Server:
     def notify(self, method, params):
         self.send({'jsonrpc': '2.0', 'method': method, 'params': params})
 
-    def wait(self, pred, timeout=600):
+    def wait(self, pred, timeout=600, after=None):
+        """The first message matching `pred` (received at or after `after`, when given:
+        an earlier one answers an earlier change)."""
         deadline = time.time() + timeout
         while True:
             item = self.q.get(timeout=max(0.1, deadline - time.time()))
@@ -58,7 +60,7 @@ class Server:
                 if m['method'] == 'workspace/configuration':
                     result = [{} for _ in m['params'].get('items', [])]
                 self.send({'jsonrpc': '2.0', 'id': m['id'], 'result': result})
-            if pred(m):
+            if (after is None or t >= after) and pred(m):
                 return t, m
 
     def request(self, method, params):
@@ -143,7 +145,11 @@ def main():
                     t1 = time.perf_counter()
                     s.notify('textDocument/didChange', {'textDocument': {'uri': uri, 'version': version},
                                                         'contentChanges': [{'range': rng, 'text': new}]})
-                    t2, m = s.wait(lambda m: m.get('method') == 'textDocument/publishDiagnostics' and m['params']['uri'] == uri)
+                    # This change's publication: not one queued before it (the first index's,
+                    # which a server may send late), nor one naming an older version.
+                    t2, m = s.wait(lambda m: m.get('method') == 'textDocument/publishDiagnostics'
+                                   and m['params']['uri'] == uri
+                                   and m['params'].get('version', version) == version, after=t1)
                     diag_ms[kind].append((t2 - t1) * 1000)
                     if not insert:
                         ms, r = s.request('textDocument/hover', doc(decl)); hover_ms.append(ms)
