@@ -31,8 +31,8 @@ pub(crate) fn parse_doc(rel: &str, kind: FileKind, content: &Content) -> DocFact
 
 /// What other documents read of one document: its entry in the [`DocIndex`]. From its facts
 /// as loaded, or, once it changed, from the entry the host recorded
-/// ([`SourceFile::index_entry`], set only when it differs, with the durability the file was
-/// loaded with), so that even the first prose edit of a document re-projects no other.
+/// ([`SourceFile::index_entry`], set only when it differs, at MEDIUM like files loaded from
+/// disk), so that even the first prose edit of a document re-projects no other.
 #[salsa::tracked(returns(ref))]
 pub fn doc_index_entry(db: &dyn Db, file: SourceFile) -> DocIndexEntry {
     match file.index_entry(db) {

@@ -279,7 +279,7 @@ fn same_decl(x: &docforge_go::Decl, y: &docforge_go::Decl) -> bool {
 }
 
 /// The [`Outline`] of one selected Go file: from its parse as loaded, or, once it changed,
-/// from a parse of its outline text (whose durability is the file's as loaded), so an edit
+/// from a parse of its outline text (MEDIUM, like files loaded from disk), so an edit
 /// inside a function body changes nothing any other package depends on, and re-runs none of
 /// it (see [`SourceFile::outline`]).
 #[salsa::tracked(returns(ref))]

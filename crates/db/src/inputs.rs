@@ -28,7 +28,7 @@ pub struct SourceFile {
     #[returns(copy)]
     pub mtime_ns: i64,
     /// A Go file changed since it was loaded: its outline ([`docforge_go::outline_text`]),
-    /// with the durability the file was loaded with; `None` before any change. What other
+    /// at MEDIUM like files loaded from disk; `None` before any change. What other
     /// packages read of the file comes from it ([`crate::go_q::go_outline`]), so an edit
     /// inside a function body — which lowers the content's durability — leaves what they
     /// read valid instead of re-running everything that imports the file.

@@ -6,7 +6,7 @@ mod support;
 use docforge_db::{AnalysisHost, AstPolicy, Change, FileChange};
 use docforge_project::{FileKind, Project};
 use std::fs;
-use support::{edit, host, small_project, write};
+use support::{edit, executed, host, small_project, write};
 
 #[test]
 fn graph_has_go_and_doc_nodes_with_gograph_ids() {
@@ -75,8 +75,7 @@ fn editing_prose_reprojects_only_that_document() {
         h.execution_log().enable(true);
         edit(&mut h, "docs/y.md", FileKind::Markdown, prose);
         h.analysis().graph().unwrap();
-        let log: Vec<String> =
-            h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+        let log = executed(&h);
         assert_eq!(log.iter().filter(|e| e.starts_with("doc_facts(")).count(), 1, "{log:#?}");
         assert_eq!(log.iter().filter(|e| e.starts_with("doc_fragment(")).count(), 1, "{log:#?}");
         assert!(!log.iter().any(|e| e.starts_with("doc_index(")), "{log:#?}");
@@ -333,8 +332,7 @@ fn the_first_edit_inside_a_body_runs_nothing_in_importing_packages() {
     let body = b"package a\n\nfunc A() int { return B() + B() }\n\nfunc B() int { return 1 }\n";
     edit(&mut h, "a/a.go", FileKind::Go, body);
     h.analysis().graph().unwrap();
-    let ran: Vec<String> =
-        h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+    let ran = executed(&h);
     let count = |q: &str| ran.iter().filter(|e| e.starts_with(q)).count();
     for q in [
         "dir_packages(",
@@ -444,8 +442,7 @@ fn precise_implements_survive_body_edits_and_follow_signature_edits() {
     let body = b"package t\n\ntype T struct{}\n\nfunc (*T) Size() int { println(2); println(3); return 1 }\n";
     edit(&mut h, "t/t.go", FileKind::Go, body);
     h.analysis().graph().unwrap();
-    let log: Vec<String> =
-        h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+    let log = executed(&h);
     // The call sites changed, so the file's facts are re-extracted; its outline did not, so
     // its signature summary is not even read again...
     assert_eq!(log.iter().filter(|e| e.starts_with("go_facts(")).count(), 1, "{log:#?}");
@@ -588,8 +585,7 @@ fn an_unfinished_expression_in_a_body_stays_in_that_function() {
     let broken = t.replace("\tvar t T\n", "\tvar t T\n\tx := (\n");
     edit(&mut h, "t/t.go", FileKind::Go, broken.as_bytes());
     let g = h.analysis().graph().unwrap();
-    let log: Vec<String> =
-        h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+    let log = executed(&h);
     for q in ["package_sigs(", "module_implements(", "package_implements(", "module_cha("] {
         assert!(!log.iter().any(|e| e.starts_with(q)), "{q} re-ran after a body syntax error: {log:#?}");
     }
@@ -625,8 +621,7 @@ fn trimming_memory_after_the_first_analysis_re_runs_nothing() {
     h.execution_log().enable(true);
     h.trim_memory();
     let after = h.analysis().graph().unwrap();
-    let ran: Vec<String> =
-        h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect();
+    let ran = executed(&h);
     assert_eq!(ran, Vec::<String>::new());
     assert!(std::sync::Arc::ptr_eq(&before, &after), "the same graph value is served");
 }

@@ -11,6 +11,14 @@ use support::{host, write};
 /// A Go installation in miniature: `fmt` (doc.go, a file another GOOS builds, a test file, a
 /// stray file of another package without build constraint), `strings`, and a package
 /// directory that is a symlink out of `src`.
+/// A fake installation (`fake_goroot`) and a project with a `go.mod` (module `example.com/m`).
+fn goroot_and_project() -> (tempfile::TempDir, tempfile::TempDir) {
+    let (goroot, proj) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    fake_goroot(goroot.path());
+    write(proj.path(), "go.mod", b"module example.com/m\n\ngo 1.22\n");
+    (goroot, proj)
+}
+
 fn fake_goroot(dir: &Path) {
     write(dir, "src/runtime/runtime.go", b"package runtime\n");
     write(dir, "src/fmt/doc.go", b"// Package fmt formats.\npackage fmt\n");
@@ -134,9 +142,8 @@ fn no_goroot_is_read_under_the_no_ast_policy() {
 /// the first one imports) and the methods of their interfaces.
 #[test]
 fn methods_and_fields_of_standard_library_types_navigate() {
-    let (goroot, proj) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (goroot, proj) = goroot_and_project();
     let g = goroot.path();
-    fake_goroot(g);
     write(
         g,
         "src/strings/builder.go",
@@ -161,7 +168,6 @@ fn methods_and_fields_of_standard_library_types_navigate() {
         b"package io\n\ntype Writer interface {\n\tWrite(p []byte) (n int, err error)\n}\n",
     );
     let p = proj.path();
-    write(p, "go.mod", b"module example.com/m\n\ngo 1.22\n");
     let src = "package a\n\nimport (\n\t\"io\"\n\t\"net/http\"\n\t\"strings\"\n)\n\nfunc A(r *http.Request, w io.Writer) string {\n\tvar b strings.Builder\n\tb.WriteString(r.URL.Path)\n\tw.Write(nil)\n\t_ = r.Lang.Base\n\treturn b.String()\n}\n";
     write(p, "a/a.go", src.as_bytes());
     let mut h = host(p, AstPolicy::Allow);
@@ -288,16 +294,14 @@ fn required_modules_navigate_from_the_module_cache() {
 /// (among the packages the project imports); a method with another signature does not.
 #[test]
 fn implementations_cross_into_the_installation() {
-    let (goroot, proj) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (goroot, proj) = goroot_and_project();
     let g = goroot.path();
-    fake_goroot(g);
     write(
         g,
         "src/io/io.go",
         b"package io\n\ntype Writer interface {\n\tWrite(p []byte) (n int, err error)\n}\n\ntype Reader interface {\n\tRead(p []byte) (n int, err error)\n}\n",
     );
     let p = proj.path();
-    write(p, "go.mod", b"module example.com/m\n\ngo 1.22\n");
     write(
         p,
         "a/a.go",
@@ -324,16 +328,14 @@ fn implementations_cross_into_the_installation() {
 /// package's declarations, unless a local or package-level declaration takes the name.
 #[test]
 fn predeclared_names_navigate_to_package_builtin() {
-    let (goroot, proj) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (goroot, proj) = goroot_and_project();
     let g = goroot.path();
-    fake_goroot(g);
     write(
         g,
         "src/builtin/builtin.go",
         b"// Package builtin documents.\npackage builtin\n\ntype Type int\n\ntype string string\n\ntype error interface {\n\tError() string\n}\n\n// The len built-in function returns the length of v.\nfunc len(v Type) int\n\nfunc cap(v Type) int\n",
     );
     let p = proj.path();
-    write(p, "go.mod", b"module example.com/m\n\ngo 1.22\n");
     write(
         p,
         "a/a.go",

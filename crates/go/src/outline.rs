@@ -15,34 +15,21 @@ use docforge_syntax::tree_sitter::{Node, Tree};
 /// outline).
 pub fn outline_text(tree: &Tree, source: &[u8]) -> Option<Vec<u8>> {
     let root = tree.root_node();
-    let mut cursor = root.walk();
-    let decls: Vec<Node<'_>> = root.children(&mut cursor).collect();
-    for &decl in decls.iter().filter(|d| d.has_error()) {
-        // Unless the only errors are inside the function's body, left out below, and the
-        // body's extent is certainly its own (the signature extractor's rule: otherwise the
-        // parse may have folded a following declaration into it, and the file's signatures
-        // are not trusted).
-        let body = function_body(decl)?;
-        let mut parts = decl.walk();
-        if decl.children(&mut parts).any(|p| p.id() != body.id() && p.has_error())
-            || !crate::sig::gofmt_delimited(body, source)
-        {
-            return None;
-        }
+    // The signature extractor's rule: an error is harmless only inside a function body whose
+    // extent is certainly its own (else the parse may have folded a following declaration
+    // into it, and the file's signatures are not trusted).
+    if crate::sig::errors_outside_bodies(root, source) {
+        return None;
     }
-    let package = decls.iter().position(|d| d.kind() == "package_clause")?;
-    let mut w = Tokens { source, out: source[..decls[package].start_byte()].to_vec(), end: None };
-    for &decl in &decls[package..] {
+    let mut cursor = root.walk();
+    let mut decls = root.children(&mut cursor).skip_while(|d| d.kind() != "package_clause").peekable();
+    let package = decls.peek()?;
+    let mut w = Tokens { source, out: source[..package.start_byte()].to_vec(), end: None };
+    for decl in decls {
         w.node(decl)?;
     }
     w.out.push(b'\n');
     Some(w.out)
-}
-
-fn function_body(decl: Node<'_>) -> Option<Node<'_>> {
-    matches!(decl.kind(), "function_declaration" | "method_declaration")
-        .then(|| decl.child_by_field_name("body"))
-        .flatten()
 }
 
 /// The outline's tokens, written as they come.
@@ -61,22 +48,27 @@ impl Tokens<'_> {
                 self.token(node.start_byte(), node.end_byte());
                 return Some(());
             }
-            "block" if node.parent().and_then(function_body) == Some(node) => {
-                let (open, close) = braces(node)?;
-                self.token(open.start_byte(), open.end_byte());
-                self.out.push(b'}');
-                self.end = Some(close.end_byte());
+            _ if node.child_count() == 0 => {
+                self.token(node.start_byte(), node.end_byte());
                 return Some(());
             }
             _ => {}
         }
-        if node.child_count() == 0 {
-            self.token(node.start_byte(), node.end_byte());
-            return Some(());
-        }
+        let body = matches!(node.kind(), "function_declaration" | "method_declaration")
+            .then(|| node.child_by_field_name("body"))
+            .flatten();
         let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        children.into_iter().try_for_each(|child| self.node(child))
+        for child in node.children(&mut cursor) {
+            if Some(child) == body {
+                let (open, close) = braces(child)?;
+                self.token(open.start_byte(), open.end_byte());
+                self.out.push(b'}');
+                self.end = Some(close.end_byte());
+            } else {
+                self.node(child)?;
+            }
+        }
+        Some(())
     }
 
     fn token(&mut self, start: usize, end: usize) {

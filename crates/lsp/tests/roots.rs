@@ -65,11 +65,11 @@ fn every_folder_is_served_with_its_own_diagnostics_definitions_and_hover() {
 
     // Hover cards come from the folder of the document.
     let p = c.pos("roots-b/greet/greet.go", "func Hello", 6);
-    let card = c.ok("textDocument/hover", p)["contents"]["value"].as_str().unwrap().to_string();
+    let card = c.hover_card(p);
     assert!(card.contains("`go:example.com/rootsb/greet::Hello`"), "{card}");
     assert!(card.contains("governed / documented by: `b.intro` (governs)"), "{card}");
     let p = c.pos("shop/docs/arch/service.md", "depends_on = [\"arch.storage", 16);
-    let card = c.ok("textDocument/hover", p)["contents"]["value"].as_str().unwrap().to_string();
+    let card = c.hover_card(p);
     assert!(card.contains("`arch.storage`") && card.contains("family: architecture"), "{card}");
     c.shutdown();
 }

@@ -44,8 +44,7 @@ fn standard_library_names_go_to_the_installation() {
     let def = c.ok("textDocument/definition", at.clone());
     // UTF-16 columns: `/* é */ ` is 8 characters (9 bytes).
     assert_eq!(loc(&c, goroot.path(), &def), "$GOROOT/src/fmt/print.go:5:13-19");
-    let hover = c.ok("textDocument/hover", at.clone());
-    let card = hover["contents"]["value"].as_str().unwrap();
+    let card = c.hover_card(at.clone());
     assert!(card.starts_with("**Printf** `go:fmt::Printf`\n\nkind: func"), "{card}");
     assert!(card.contains("```go\nfunc Printf(format string, a ...any) (n int, err error)\n```"), "{card}");
     assert!(card.contains("```\n\nPrintf formats\nand prints.\n\nstandard library: `"), "{card}");
@@ -84,7 +83,7 @@ fn methods_and_fields_of_standard_library_types_go_to_the_installation() {
     let at = c.pos(memory, "r.mu.Lock()", 5);
     let def = c.ok("textDocument/definition", at.clone());
     assert_eq!(loc(&c, goroot.path(), &def), "$GOROOT/src/sync/mutex.go:6:16-20");
-    let card = c.ok("textDocument/hover", at.clone())["contents"]["value"].as_str().unwrap().to_string();
+    let card = c.hover_card(at.clone());
     assert!(
         card.starts_with(
             "**Lock** `go:sync::(*Mutex).Lock`\n\nkind: method · package: sync · receiver: Mutex"
@@ -115,7 +114,7 @@ fn methods_and_fields_of_standard_library_types_go_to_the_installation() {
     let at = c.pos(rel, "u.Path", 2);
     let def = c.ok("textDocument/definition", at.clone());
     assert_eq!(loc(&c, goroot.path(), &def), "$GOROOT/src/net/url/url.go:5:1-5");
-    let card = c.ok("textDocument/hover", at)["contents"]["value"].as_str().unwrap().to_string();
+    let card = c.hover_card(at);
     assert!(card.starts_with("**field `Path` of `net/url::URL`**"), "{card}");
     assert!(card.contains("```go\nPath   string\n```\n\nstandard library: `"), "{card}");
     c.shutdown();

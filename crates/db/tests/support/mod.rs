@@ -39,3 +39,8 @@ pub fn host(root: &Path, policy: AstPolicy) -> AnalysisHost {
     h.sync_from_disk();
     h
 }
+
+/// The queries the host ran since the log was last taken (validations left out).
+pub fn executed(h: &AnalysisHost) -> Vec<String> {
+    h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect()
+}

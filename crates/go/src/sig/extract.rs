@@ -33,7 +33,7 @@ pub fn extract_sigs(go: GoSyntax<'_>, tree: &Tree, source: &[u8]) -> FileSigs {
 /// file's declarations as written (the function's own calls are marked incomplete instead,
 /// see [`FuncBody::syntax_error`](crate::body::FuncBody::syntax_error)), so typing an
 /// unfinished expression into a body does not make every type of the package incomplete.
-fn errors_outside_bodies(root: Node<'_>, src: &[u8]) -> bool {
+pub(crate) fn errors_outside_bodies(root: Node<'_>, src: &[u8]) -> bool {
     if !root.has_error() {
         return false;
     }
@@ -53,7 +53,7 @@ fn errors_outside_bodies(root: Node<'_>, src: &[u8]) -> bool {
 /// start of its line, and every line in between is blank or indented, so the parser cannot
 /// have cut the body short or folded a following top-level declaration (which gofmt starts
 /// at column 0) into it. Conservative: a raw string with unindented lines fails the test.
-pub(crate) fn gofmt_delimited(body: Node<'_>, src: &[u8]) -> bool {
+fn gofmt_delimited(body: Node<'_>, src: &[u8]) -> bool {
     let closed =
         body.child(body.child_count().saturating_sub(1)).is_some_and(|c| c.kind() == "}" && !c.is_missing());
     if !closed || body.start_position().row == body.end_position().row {

@@ -13,7 +13,7 @@ use crate::Pos;
 use serde::{Deserialize, Serialize};
 
 pub use extract::extract_sigs;
-pub(crate) use extract::{func_sig, gofmt_delimited, literal_type, type_expr};
+pub(crate) use extract::{errors_outside_bodies, func_sig, literal_type, type_expr};
 
 /// The signature summary of one file plus the positions of its declarations.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -177,6 +177,12 @@ impl Client {
         }
     }
 
+    /// The Markdown of the hover card at `at`, which must have one.
+    pub fn hover_card(&mut self, at: Value) -> String {
+        let hover = self.ok("textDocument/hover", at);
+        hover["contents"]["value"].as_str().expect("a hover card").to_string()
+    }
+
     /// Wait for a notification matching `pred` (taking it and everything before it).
     pub fn wait_note(&mut self, pred: impl Fn(&Notification) -> bool) -> Notification {
         match self.notes.iter().position(&pred) {
