@@ -35,6 +35,9 @@ const NEEDS_PAREN: u8 = 4;
 /// is no call inside, so their children are not visited (calls mode only). About a third of
 /// the nodes a walk would otherwise visit.
 const INNER_PAREN: u8 = 16;
+/// A named node kind (`Node::is_named` from the kind id, without a call into tree-sitter).
+/// Ids the table does not hold (`ERROR`) count as named.
+const NAMED: u8 = 32;
 
 /// Node kind ids the walk compares against (integer compares instead of string compares).
 pub(crate) struct Kinds {
@@ -174,6 +177,11 @@ impl Kinds {
         for k in &skip_kinds[..6] {
             flags[usize::from(id(k))] |= LEAF;
         }
+        for (kind, f) in flags.iter_mut().enumerate() {
+            if u16::try_from(kind).is_ok_and(|kind| lang.node_kind_is_named(kind)) {
+                *f |= NAMED;
+            }
+        }
         Kinds {
             flags,
             f_function: field("function"),
@@ -284,23 +292,33 @@ impl<'k, 's> Walker<'k, 's> {
         }
     }
 
+    /// Visit `decl`'s subtree: `enter` on the way down (children only when it says so),
+    /// `exit` on the way up. Each node's kind is read once.
     fn run(&mut self, decl: Node<'_>, out: &mut Vec<CallSite>) {
         let mut cursor = decl.walk();
         'walk: loop {
             let node = cursor.node();
-            if self.enter(node, out) && cursor.goto_first_child() {
+            let kind = node.kind_id();
+            if self.enter(node, kind, out) && cursor.goto_first_child() {
                 continue;
             }
+            self.exit(node, kind);
             loop {
-                self.exit(cursor.node());
                 if cursor.goto_next_sibling() {
                     continue 'walk;
                 }
                 if !cursor.goto_parent() {
                     return;
                 }
+                let parent = cursor.node();
+                self.exit(parent, parent.kind_id());
             }
         }
+    }
+
+    /// The flags of a node kind ([`NAMED`] for ids beyond the table, such as `ERROR`).
+    fn flags(&self, kind: u16) -> u8 {
+        self.k.flags.get(usize::from(kind)).copied().unwrap_or(NAMED)
     }
 
     fn bind(&mut self, node: Node<'_>) {
@@ -426,13 +444,13 @@ impl<'k, 's> Walker<'k, 's> {
         }
     }
 
-    /// Visit `node` on the way down; returns whether to descend.
-    fn enter(&mut self, node: Node<'_>, out: &mut Vec<CallSite>) -> bool {
+    /// Visit `node` (of kind `kind`) on the way down; returns whether to descend.
+    fn enter(&mut self, node: Node<'_>, kind: u16, out: &mut Vec<CallSite>) -> bool {
         let k = self.k;
-        let kind = node.kind_id();
-        let flags = k.flags.get(usize::from(kind)).copied().unwrap_or(0);
+        let flags = self.flags(kind);
+        debug_assert_eq!(flags & NAMED != 0, node.is_named(), "{}", node.kind());
         let uses = self.uses.is_some();
-        if !node.is_named() || flags & LEAF != 0 || (!uses && flags & SKIP != 0) {
+        if flags & NAMED == 0 || flags & LEAF != 0 || (!uses && flags & SKIP != 0) {
             return false;
         }
         if uses && node.is_error() {
@@ -568,11 +586,11 @@ impl<'k, 's> Walker<'k, 's> {
         }
     }
 
-    /// Leave `node` on the way up.
-    fn exit(&mut self, node: Node<'_>) {
+    /// Leave `node` (of kind `kind`) on the way up.
+    fn exit(&mut self, node: Node<'_>, kind: u16) {
         let k = self.k;
-        let kind = node.kind_id();
-        if !node.is_named() {
+        let flags = self.flags(kind);
+        if flags & NAMED == 0 {
             return;
         }
         let id = node.id();
@@ -583,10 +601,7 @@ impl<'k, 's> Walker<'k, 's> {
         while self.after.last().is_some_and(|a| a.1 == id) {
             self.after.pop();
         }
-        if k.flags.get(usize::from(kind)).is_some_and(|f| f & SCOPE != 0)
-            || kind == k.type_spec
-            || kind == k.type_alias
-        {
+        if flags & SCOPE != 0 || kind == k.type_spec || kind == k.type_alias {
             if let Some(mark) = self.marks.pop() {
                 self.names.truncate(mark);
             }
