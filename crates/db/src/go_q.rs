@@ -207,23 +207,28 @@ impl<T: std::fmt::Debug> std::fmt::Debug for TakeOnce<T> {
 pub fn go_parsed(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<ParsedGo> {
     let Content::Bytes(bytes) = file.content(db) else { return None };
     let go = db.gate().go().ok()?;
-    let tree = db.trees().parse(go, file.rel(db), bytes);
     let precise = ws.precise(db);
     // The semantic layer reads the non-test files only (test files keep syntax resolution).
     let semantic = precise && !is_test_file(file.rel(db));
-    Some(ParsedGo {
+    let logic = precise && ws.logic(db);
+    let extract = |tree: &docforge_syntax::tree_sitter::Tree| ParsedGo {
         // A semantic file's calls are resolved from its body facts; its syntax-only call
         // sites would be replaced (see `go_graph::precise_calls`), so they are not walked.
         facts: Arc::new(if semantic {
-            docforge_go::extract_declarations(go, &tree, bytes)
+            docforge_go::extract_declarations(go, tree, bytes)
         } else {
-            docforge_go::extract_tree(go, &tree, bytes)
+            docforge_go::extract_tree(go, tree, bytes)
         }),
-        sigs: semantic.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, bytes).items)),
-        logic: (precise && ws.logic(db))
-            .then(|| TakeOnce::new(Arc::new(docforge_go::extract_logic(go, &tree, bytes)))),
-        bodies: semantic
-            .then(|| TakeOnce::new(Arc::new(docforge_go::body::extract_bodies(go, &tree, bytes)))),
+        sigs: semantic.then(|| Arc::new(docforge_go::extract_sigs(go, tree, bytes).items)),
+        logic: logic.then(|| TakeOnce::new(Arc::new(docforge_go::extract_logic(go, tree, bytes)))),
+        bodies: semantic.then(|| TakeOnce::new(Arc::new(docforge_go::body::extract_bodies(go, tree, bytes)))),
+    };
+    Some(if db.trees().first_parse(file.rel(db)) {
+        // SAFETY: the extractors only read the tree (none clones it) and return facts that
+        // own their data.
+        unsafe { go.parse_once(bytes, extract) }
+    } else {
+        extract(&db.trees().parse(go, file.rel(db), bytes))
     })
 }
 

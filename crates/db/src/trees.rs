@@ -54,6 +54,14 @@ impl TreeCache {
         tree
     }
 
+    /// Whether `rel` has never been parsed through the cache (and count it as parsed now): its
+    /// tree would not be kept, so the caller may parse it once and throw the tree away
+    /// ([`GoSyntax::parse_once`]). The next [`TreeCache::parse`] of it keeps its tree.
+    pub fn first_parse(&self, rel: &str) -> bool {
+        let cached = self.entries.lock().unwrap().iter().any(|(r, _, _)| r == rel);
+        !cached && self.seen.lock().unwrap().insert(rel.to_string())
+    }
+
     /// Parse `source` of `rel` for an on-demand reader (editor navigation) without touching
     /// the cache: the cached tree when it is of these very bytes, else a full parse that is
     /// not kept (so reading many files never evicts the trees of files being edited).

@@ -27,17 +27,19 @@ pub fn use_for_tree_sitter() {
         const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
         // SAFETY: setting an option is always sound; mimalloc reads it on each purge.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
-        // SAFETY: the four functions are one allocator family (mimalloc), never return null
-        // for non-zero sizes unless out of memory (as malloc), align like malloc, and `Once`
+        // SAFETY: the four functions are one allocator family (mimalloc, or a per-thread
+        // arena during a one-shot parse: `crate::arena`), never return null for non-zero
+        // sizes unless out of memory (as malloc), align like malloc (16 bytes), and `Once`
         // runs this before the caller creates any tree-sitter object.
         unsafe {
             tree_sitter::set_allocator(Some(tree_sitter::Allocator {
-                malloc: libmimalloc_sys::mi_malloc,
-                calloc: libmimalloc_sys::mi_calloc,
-                realloc: libmimalloc_sys::mi_realloc,
-                free: libmimalloc_sys::mi_free,
+                malloc: crate::arena::malloc,
+                calloc: crate::arena::calloc,
+                realloc: crate::arena::realloc,
+                free: crate::arena::free,
             }))
         }
+        crate::arena::hooks_installed();
     });
 }
 
@@ -47,4 +49,18 @@ pub fn use_for_tree_sitter() {
 pub fn release_free_memory() {
     // SAFETY: `mi_collect` only walks the allocator's own free lists and segments.
     unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
+/// Testing aid: limit this thread's parse arena to `bytes`, so that a one-shot parse needing
+/// more falls back to mimalloc (`GoSyntax::parse_once`). False when there is no arena.
+#[doc(hidden)]
+pub fn cap_arena_for_tests(bytes: usize) -> bool {
+    crate::arena::cap(bytes)
+}
+
+/// Testing aid: how many threads hold a parse arena now (a thread gives its own back when it
+/// exits).
+#[doc(hidden)]
+pub fn arena_slots_in_use() -> usize {
+    crate::arena::slots_in_use()
 }

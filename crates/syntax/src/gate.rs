@@ -93,6 +93,46 @@ impl<'g> GoSyntax<'g> {
         GO_PARSER.with(|p| p.borrow_mut().parse(source, None)).expect("parser has a language and no timeout")
     }
 
+    /// Parse Go source for one look: hand the tree to `f`, then throw it away. With the
+    /// allocator of [`crate::alloc::use_for_tree_sitter`] the parse allocates from this
+    /// thread's arena and the tree is discarded in O(1) instead of freed node by node
+    /// (`crate::arena`); otherwise it is an ordinary [`GoSyntax::parse`].
+    ///
+    /// # Safety
+    /// `f` must not keep anything that refers into the tree past its return: no clone of the
+    /// tree (a clone shares its nodes), no `Node`/cursor smuggled out through unsafe code.
+    /// (What it returns may be anything that owns its data.)
+    pub unsafe fn parse_once<R>(&self, source: &[u8], f: impl FnOnce(&Tree) -> R) -> R {
+        if !crate::arena::begin() {
+            return f(&self.parse(source));
+        }
+        self.gate.parses.fetch_add(1, Ordering::Relaxed);
+        // Reset the arena however this ends; declared first, so it is dropped last.
+        struct Window;
+        impl Drop for Window {
+            fn drop(&mut self) {
+                // SAFETY: dropped after the parser and the tree (or after they were forgotten).
+                unsafe { crate::arena::end() }
+            }
+        }
+        let _window = Window;
+        // A parser of its own: everything it allocates while parsing is in the window.
+        let mut parser = Parser::new();
+        parser.set_language(&crate::queries::go_language()).expect("tree-sitter-go ABI is compatible");
+        let tree = parser.parse(source, None).expect("parser has a language and no timeout");
+        crate::arena::pause();
+        let out = f(&tree);
+        if crate::arena::overflowed() {
+            // Some blocks came from mimalloc: free them the usual way (arena blocks are skipped).
+            drop(tree);
+            drop(parser);
+        } else {
+            std::mem::forget(tree);
+            std::mem::forget(parser);
+        }
+        out
+    }
+
     /// Re-parse `new_source` reusing `old_tree` (the parse of `old_source`): the edit is the
     /// differing middle between their common prefix and suffix. The result equals a full
     /// parse of `new_source`; unchanged subtrees are reused, so a small edit costs far less.

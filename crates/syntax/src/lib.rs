@@ -7,6 +7,7 @@
 //! code analysis, and is never gated.
 
 pub mod alloc;
+mod arena;
 mod gate;
 mod markdown;
 mod queries;
