@@ -8,8 +8,11 @@ use std::path::Path;
 /// `PRAGMA application_id` of a DocForge index ("DFIX").
 pub(crate) const APPLICATION_ID: i32 = 0x4446_4958;
 
-/// Larger pages mean fewer b-tree splits during bulk writes of short rows.
-const PAGE_SIZE: i64 = 8192;
+/// Larger pages mean fewer b-tree splits and page headers during bulk writes of short rows:
+/// publishing the Go standard library's 407k rows took 1.03 s with 32 KiB pages against
+/// 1.25 s with 8 KiB (means of 3 and 7 runs; 64 KiB: 1.05 s), with no measurable change to a
+/// one-file edit's publication. It applies to new index files; an existing one keeps its own.
+const PAGE_SIZE: i64 = 32768;
 
 pub(crate) const TABLES: &[&str] =
     &["meta", "owners", "nodes", "edges", "diagnostics", "logic", "files", "transition", "nodes_fts"];
