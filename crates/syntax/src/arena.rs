@@ -20,8 +20,9 @@
 //! - When a window's allocations did not fit its slot, some of them came from mimalloc: the
 //!   caller then drops the parser and the tree normally (which frees those and skips the
 //!   arena ones) instead of forgetting them.
-//! - Arenas exist only once [`crate::alloc::use_for_tree_sitter`] installed the hooks (and
-//!   on Linux); otherwise [`begin`] says no and the caller parses the usual way.
+//! - Arenas exist only once [`crate::alloc::use_for_tree_sitter`] installed the hooks, on
+//!   Linux, where the reservation is not charged against a strict overcommit limit, and
+//!   while a slot is free; otherwise [`begin`] says no and the caller parses the usual way.
 
 use std::cell::Cell;
 use std::os::raw::c_void;
@@ -173,7 +174,13 @@ fn claim_slot() -> bool {
 
 #[cfg(target_os = "linux")]
 fn reserve() {
-    // Address space only: pages are committed when first touched (MAP_NORESERVE).
+    // Address space only: pages are committed when first touched (MAP_NORESERVE). Under
+    // strict overcommit accounting (mode 2) the kernel would charge the whole reservation
+    // against the commit limit, starving other allocations: no arenas there.
+    let strict = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|m| m.trim() == "2");
+    if strict {
+        return;
+    }
     // SAFETY: a fresh anonymous mapping; no existing memory is affected.
     let p = unsafe {
         libc::mmap(
