@@ -35,8 +35,14 @@ const SLOTS: usize = 8;
 const SLOT_BYTES: usize = 512 << 20;
 /// Memory a slot keeps between windows; beyond it a reset returns pages to the system.
 const KEEP_BYTES: usize = 16 << 20;
-/// Every block starts with its size (for `realloc`), padded to keep 16-byte alignment.
+/// Every block starts with its capacity (for `realloc` and `free`), padded to keep 16-byte
+/// alignment.
 const HEADER: usize = 16;
+/// Blocks of up to `CLASSES * 16` bytes freed inside a window are reused by later
+/// allocations of the same rounded size in it (tree-sitter frees many parse-stack nodes and
+/// subtrees while parsing): the window of std's largest file (3 MB) peaks at 60 MB instead of
+/// 101 MB without reuse.
+const CLASSES: usize = 32;
 
 /// Base address of the reserved region (0: none; arenas are off).
 static REGION: AtomicUsize = AtomicUsize::new(0);
@@ -50,10 +56,14 @@ struct Hot {
     /// A window is open (from [`begin`] to [`end`]); it allocates only while `active`.
     open: Cell<bool>,
     active: Cell<bool>,
-    /// Next free byte and end of this thread's slot (both 0 before it has one).
+    /// Start, next free byte and end of this thread's slot (all 0 before it has one).
+    base: Cell<usize>,
     cur: Cell<usize>,
     end: Cell<usize>,
     overflowed: Cell<bool>,
+    /// Per size class (16, 32, … bytes), the last freed block of the window: each holds the
+    /// address of the one freed before it (0 ends the list).
+    freed: [Cell<usize>; CLASSES],
 }
 
 thread_local! {
@@ -61,9 +71,11 @@ thread_local! {
         Hot {
             open: Cell::new(false),
             active: Cell::new(false),
+            base: Cell::new(0),
             cur: Cell::new(0),
             end: Cell::new(0),
             overflowed: Cell::new(false),
+            freed: [const { Cell::new(0) }; CLASSES],
         }
     };
     /// This thread's slot base; given back (and its pages returned) when the thread exits.
@@ -82,6 +94,7 @@ impl Drop for SlotGuard {
             // The thread is exiting: no window of it is open, and it can claim no slot again
             // (`SLOT` is gone), so it must not bump into this one either.
             HOT.with(|h| {
+                h.base.set(0);
                 h.cur.set(0);
                 h.end.set(0);
             });
@@ -141,6 +154,7 @@ pub(crate) unsafe fn end() {
             unsafe { release_pages(base + KEEP_BYTES, used - KEEP_BYTES) };
         }
         h.cur.set(base);
+        h.freed.iter().for_each(|f| f.set(0));
     });
 }
 
@@ -163,6 +177,7 @@ fn claim_slot() -> bool {
                 return false;
             }
             HOT.with(|h| {
+                h.base.set(base);
                 h.cur.set(base);
                 h.end.set(base + SLOT_BYTES);
             });
@@ -231,11 +246,24 @@ fn bump(size: usize) -> *mut c_void {
         if !h.active.get() {
             return std::ptr::null_mut();
         }
+        let Some(capacity) = size.max(1).checked_add(15).map(|n| n & !15) else {
+            h.overflowed.set(true);
+            return std::ptr::null_mut();
+        };
+        if let Some(list) = h.freed.get(capacity / 16 - 1) {
+            let block = list.get();
+            if block != 0 {
+                // SAFETY: a block of this window of exactly `capacity` bytes, freed: its first
+                // word holds the next freed block of the class.
+                list.set(unsafe { (block as *const usize).read() });
+                return block as *mut c_void;
+            }
+        }
         let cur = h.cur.get();
-        match size.checked_add(HEADER + 15).map(|n| n & !15) {
+        match capacity.checked_add(HEADER) {
             Some(need) if need <= h.end.get() - cur => {
                 // SAFETY: `[cur, cur + need)` is inside this thread's slot and unused.
-                unsafe { (cur as *mut usize).write(size) };
+                unsafe { (cur as *mut usize).write(capacity) };
                 h.cur.set(cur + need);
                 (cur + HEADER) as *mut c_void
             }
@@ -279,7 +307,7 @@ pub(crate) unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_v
         // SAFETY: `p` came from mimalloc (every other block is in the region).
         return unsafe { libmimalloc_sys::mi_realloc(p, size) };
     }
-    // SAFETY: an arena block is preceded by its size.
+    // SAFETY: an arena block is preceded by its capacity.
     let old = unsafe { ((p as usize - HEADER) as *const usize).read() };
     if size <= old {
         return p;
@@ -287,8 +315,12 @@ pub(crate) unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_v
     // SAFETY: as malloc.
     let q = unsafe { malloc(size) };
     if !q.is_null() {
-        // SAFETY: both blocks hold at least `old` bytes and do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(p as *const u8, q as *mut u8, old) };
+        // SAFETY: both blocks hold at least `old` bytes and do not overlap; `p` is not used
+        // after it is copied.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p as *const u8, q as *mut u8, old);
+            free(p);
+        }
     }
     q
 }
@@ -296,8 +328,24 @@ pub(crate) unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_v
 pub(crate) unsafe extern "C" fn free(p: *mut c_void) {
     if !in_region(p) {
         // SAFETY: `p` is null or came from mimalloc.
-        unsafe { libmimalloc_sys::mi_free(p) }
+        unsafe { libmimalloc_sys::mi_free(p) };
+        return;
     }
+    // A block of this thread's open window goes on its size class's list (a block of another
+    // thread's arena, or of no open window, is simply dropped: its window resets it).
+    HOT.with(|h| {
+        let at = p as usize;
+        if !h.open.get() || at < h.base.get() || at >= h.cur.get() {
+            return;
+        }
+        // SAFETY: an arena block is preceded by its capacity.
+        let capacity = unsafe { ((at - HEADER) as *const usize).read() };
+        if let Some(list) = h.freed.get(capacity / 16 - 1) {
+            // SAFETY: the block is free and holds at least one word.
+            unsafe { (at as *mut usize).write(list.get()) };
+            list.set(at);
+        }
+    })
 }
 
 /// Testing aid (see [`crate::alloc::cap_arena_for_tests`]).
