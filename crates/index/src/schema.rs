@@ -8,11 +8,11 @@ use std::path::Path;
 /// `PRAGMA application_id` of a DocForge index ("DFIX").
 pub(crate) const APPLICATION_ID: i32 = 0x4446_4958;
 
-/// Larger pages mean fewer b-tree splits and page headers during bulk writes of short rows:
-/// publishing the Go standard library's 407k rows took 1.03 s with 32 KiB pages against
-/// 1.25 s with 8 KiB (means of 3 and 7 runs; 64 KiB: 1.05 s), with no measurable change to a
-/// one-file edit's publication. It applies to new index files; an existing one keeps its own.
-const PAGE_SIZE: i64 = 32768;
+/// Larger pages mean fewer b-tree splits during bulk writes of short rows. (16 and 32 KiB
+/// pages published std ~0.2 s faster, 1.03 s against 1.25 s, but a precise index's peak RSS
+/// rose 1.22 → 1.36 GB — the 64 MiB page cache fills with them; with a 16 MiB cache the peak
+/// was back and the publication timing unclear — so the page size stays 8 KiB.)
+const PAGE_SIZE: i64 = 8192;
 
 pub(crate) const TABLES: &[&str] =
     &["meta", "owners", "nodes", "edges", "diagnostics", "logic", "files", "transition", "nodes_fts"];
