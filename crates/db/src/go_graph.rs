@@ -14,7 +14,15 @@ fn package_files<'a>(
     ws: Workspace,
     info: &'a PackageInfo,
 ) -> Vec<(SourceFile, &'a Arc<FileFacts>)> {
-    info.files.iter().filter_map(|&f| go_facts(db, ws, f).as_ref().map(|facts| (f, facts))).collect()
+    files_with(info, |f| go_facts(db, ws, f).as_ref())
+}
+
+/// The package's files with the facts `facts` gives for each (files without are left out).
+fn files_with<'a>(
+    info: &PackageInfo,
+    facts: impl Fn(SourceFile) -> Option<&'a Arc<FileFacts>>,
+) -> Vec<(SourceFile, &'a Arc<FileFacts>)> {
+    info.files.iter().filter_map(|&f| facts(f).map(|x| (f, x))).collect()
 }
 
 fn as_package_files<'a>(
@@ -33,11 +41,7 @@ fn as_package_files<'a>(
 pub fn package_symbols(db: &dyn Db, pkg: GoPackage<'_>) -> Option<Arc<PackageSymbols>> {
     let info = pkg.info(db)?;
     // Read by every importer: from the files' outlines (see `go_q::go_outline`).
-    let files: Vec<(SourceFile, &Arc<FileFacts>)> = info
-        .files
-        .iter()
-        .filter_map(|&f| go_outline(db, pkg.ws(db), f).as_ref().map(|o| (f, o.facts())))
-        .collect();
+    let files = files_with(info, |f| go_outline(db, pkg.ws(db), f).as_ref().map(|o| o.facts()));
     Some(Arc::new(docforge_go::package_symbols(&as_package_files(db, &files))))
 }
 

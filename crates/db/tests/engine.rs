@@ -325,8 +325,7 @@ fn the_first_edit_inside_a_body_runs_nothing_in_importing_packages() {
     // of it comes from its outline (MEDIUM), which an edit inside a body leaves equal.
     let dir = small_project();
     let r = dir.path();
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let mut h = precise_host(r);
     h.analysis().graph().unwrap();
     h.execution_log().enable(true);
     let body = b"package a\n\nfunc A() int { return B() + B() }\n\nfunc B() int { return 1 }\n";
@@ -354,8 +353,7 @@ fn the_first_edit_inside_a_body_runs_nothing_in_importing_packages() {
     let incremental = owners(&h);
     assert!(h.execution_log().take().iter().any(|e| e.starts_with("package_sigs(")));
     write(r, "a/a.go", decl);
-    let mut fresh = host(r, AstPolicy::Allow);
-    fresh.set_precise(true);
+    let fresh = precise_host(r);
     assert_eq!(incremental, owners(&fresh));
 }
 
@@ -366,8 +364,7 @@ fn a_change_of_many_files_drops_outlines_and_stays_exact() {
     // comes from the files themselves again, never from a stale outline.
     let dir = small_project();
     let r = dir.path();
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let mut h = precise_host(r);
     h.analysis().graph().unwrap();
     edit(
         &mut h,
@@ -377,27 +374,15 @@ fn a_change_of_many_files_drops_outlines_and_stays_exact() {
     );
     h.analysis().graph().unwrap();
     let a = b"package a\n\nfunc A() int { return B() }\n\nfunc B() int { return 1 }\n\nfunc Z() {}\n";
-    let mut files = vec![FileChange::Set {
-        rel: "a/a.go".into(),
-        kind: FileKind::Go,
-        content: docforge_db::Content::Bytes(a.to_vec().into()),
-    }];
+    let mut files = vec![set_go("a/a.go", a.to_vec())];
     // b calls the new function: from a stale outline it would stay unresolved.
     let b = b"package b\n\nimport \"example.com/m/a\"\n\nfunc C() int { a.Z(); return a.A() }\n";
-    files.push(FileChange::Set {
-        rel: "b/b.go".into(),
-        kind: FileKind::Go,
-        content: docforge_db::Content::Bytes(b.to_vec().into()),
-    });
+    files.push(set_go("b/b.go", b.to_vec()));
     let mut on_disk = vec![("a/a.go".to_string(), a.to_vec()), ("b/b.go".to_string(), b.to_vec())];
     for i in 0..20 {
         let (rel, text) = (format!("many/f{i}.go"), format!("package many\n\nfunc F{i}() {{}}\n"));
         on_disk.push((rel.clone(), text.clone().into_bytes()));
-        files.push(FileChange::Set {
-            rel,
-            kind: FileKind::Go,
-            content: docforge_db::Content::Bytes(text.into_bytes().into()),
-        });
+        files.push(set_go(&rel, text.into_bytes()));
     }
     h.apply_change(Change { files, ..Default::default() });
     let incremental = owners(&h);
@@ -408,8 +393,7 @@ fn a_change_of_many_files_drops_outlines_and_stays_exact() {
     for (rel, text) in &on_disk {
         write(r, rel, text);
     }
-    let mut fresh = host(r, AstPolicy::Allow);
-    fresh.set_precise(true);
+    let fresh = precise_host(r);
     assert_eq!(incremental, owners(&fresh));
 }
 
@@ -427,8 +411,7 @@ fn precise_implements_survive_body_edits_and_follow_signature_edits() {
     let r = dir.path();
     write(r, "s/s.go", b"package s\n\ntype Sizer interface{ Size() int }\n");
     write(r, "t/t.go", b"package t\n\ntype T struct{}\n\nfunc (*T) Size() int { return 1 }\n");
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let mut h = precise_host(r);
     let g = h.analysis().graph().unwrap();
     assert_eq!(g.summary.precision, Some(docforge_model::Precision::Precise));
     let want = ("go:example.com/m/t::T".to_string(), "go:example.com/m/s::Sizer".to_string());
@@ -501,8 +484,7 @@ fn precise_calls_are_classified_and_incomplete_functions_say_so() {
         b"package s\n\ntype Sizer interface{ Size() int }\n\ntype T struct{}\n\nfunc (*T) Size() int { return 1 }\n\n\
 func Measure(z Sizer) int { return z.Size() }\n\nfunc Apply(f func() int) int { return f() + Measure(&T{}) }\n",
     );
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let h = precise_host(r);
     let g = h.analysis().graph().unwrap();
     let mut calls: Vec<(String, String, String)> = g
         .edges()
@@ -568,8 +550,7 @@ fn an_unfinished_expression_in_a_body_stays_in_that_function() {
     write(r, "s/s.go", b"package s\n\ntype Sizer interface{ Size() int }\n");
     let t = "package t\n\ntype T struct{}\n\nfunc (*T) Size() int {\n\treturn 1\n}\n\nfunc Use() int {\n\tvar t T\n\treturn t.Size()\n}\n";
     write(r, "t/t.go", t.as_bytes());
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let mut h = precise_host(r);
     let g = h.analysis().graph().unwrap();
     assert_eq!(g.summary.precision, Some(docforge_model::Precision::Precise));
     let pair =
@@ -615,8 +596,7 @@ fn trimming_memory_after_the_first_analysis_re_runs_nothing() {
         "s/s.go",
         b"package s\n\ntype Sizer interface{ Size() int }\n\nfunc Use(z Sizer) int { return z.Size() }\n",
     );
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let mut h = precise_host(r);
     let before = h.analysis().graph().unwrap();
     h.execution_log().enable(true);
     h.trim_memory();
@@ -624,6 +604,18 @@ fn trimming_memory_after_the_first_analysis_re_runs_nothing() {
     let ran = executed(&h);
     assert_eq!(ran, Vec::<String>::new());
     assert!(std::sync::Arc::ptr_eq(&before, &after), "the same graph value is served");
+}
+
+/// A host over `root` with precise analysis on, synced from disk.
+fn precise_host(root: &std::path::Path) -> AnalysisHost {
+    let mut h = host(root, AstPolicy::Allow);
+    h.set_precise(true);
+    h
+}
+
+/// Set a Go file to `text` (as an editor or a watcher sends it).
+fn set_go(rel: &str, text: Vec<u8>) -> FileChange {
+    FileChange::Set { rel: rel.into(), kind: FileKind::Go, content: docforge_db::Content::Bytes(text.into()) }
 }
 
 /// Every owner's fragment (nodes, edges, Logic rows, diagnostics), for whole-graph equality.
@@ -639,8 +631,7 @@ fn body_facts_taken_by_their_reader_are_extracted_again_when_it_re_runs() {
     write(r, "p/a.go", b"package p\n\ntype T struct{}\n\nfunc (T) M() {}\n");
     let b = b"package p\n\nfunc F() {\n\tvar t T\n\tif true {\n\t\tt.M()\n\t}\n\tG()\n}\n\nfunc G() {}\n";
     write(r, "p/b.go", b);
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let mut h = precise_host(r);
     // The cold analysis hands each file's body facts and Logic to their one reader.
     h.analysis().prewarm(2).unwrap();
     h.analysis().graph().unwrap();
@@ -660,8 +651,7 @@ fn body_facts_taken_by_their_reader_are_extracted_again_when_it_re_runs() {
     assert_eq!(count("file_logic_rows("), 2, "{log:#?}");
     // The same graph as a fresh analysis of the final sources, Logic rows and calls included.
     write(r, "p/a.go", a);
-    let mut fresh = host(r, AstPolicy::Allow);
-    fresh.set_precise(true);
+    let fresh = precise_host(r);
     assert_eq!(incremental, owners(&fresh));
     let g = h.analysis().graph().unwrap();
     let calls: Vec<&str> = g
@@ -690,8 +680,7 @@ func (t []T) Slice() { helper(); undefined() }\n\nfunc (t T.) Dot() { helper() }
 func (t map[T]T) Map() { helper() }\n\nfunc (t *(T)) Paren() { helper() }\n\nfunc () Empty() { helper() }\n\n\
 func (*) Star() { helper() }\n\nfunc Fine() { helper() }\n",
     );
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let h = precise_host(r);
     let g = h.analysis().graph().unwrap();
     let mut seen: Vec<(String, Option<String>, Option<String>)> = g
         .nodes()
@@ -732,8 +721,7 @@ fn a_defined_type_is_resolved_once_for_every_file_that_uses_it() {
     };
     write(r, "a/a.go", user("a").as_bytes());
     write(r, "b/b.go", user("b").as_bytes());
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let h = precise_host(r);
     h.execution_log().enable(true);
     let g = h.analysis().graph().unwrap();
     let log = h.execution_log().take();
@@ -762,8 +750,7 @@ fn a_type_declaration_cycle_is_unresolved_not_a_query_cycle() {
     let r = dir.path();
     write(r, "s/s.go", b"package s\n\ntype A B\n\ntype B A\n\nfunc Use(a A, b B) { a.M(); b.N() }\n");
     write(r, "t/t.go", b"package t\n\nimport \"example.com/m/s\"\n\nfunc Use(a s.A) { a.M() }\n");
-    let mut h = host(r, AstPolicy::Allow);
-    h.set_precise(true);
+    let h = precise_host(r);
     let g = h.analysis().graph().unwrap();
     for id in ["go:example.com/m/s::Use", "go:example.com/m/t::Use"] {
         let n = g.nodes().find(|n| n.id == id).unwrap();

@@ -78,12 +78,11 @@ thread_local! {
             freed: [const { Cell::new(0) }; CLASSES],
         }
     };
-    /// This thread's slot base; given back (and its pages returned) when the thread exits.
-    static SLOT: SlotGuard = const { SlotGuard { base: Cell::new(0), index: Cell::new(usize::MAX) } };
+    /// This thread's slot; given back (and its pages returned) when the thread exits.
+    static SLOT: SlotGuard = const { SlotGuard { index: Cell::new(usize::MAX) } };
 }
 
 struct SlotGuard {
-    base: Cell<usize>,
     index: Cell<usize>,
 }
 
@@ -98,9 +97,10 @@ impl Drop for SlotGuard {
                 h.cur.set(0);
                 h.end.set(0);
             });
+            let base = REGION.load(Ordering::Acquire) + index * SLOT_BYTES;
             // SAFETY: the slot lies inside the region mapped by `reserve`; nothing of this
             // thread's windows is referenced any more.
-            unsafe { release_pages(self.base.get(), SLOT_BYTES) };
+            unsafe { release_pages(base, SLOT_BYTES) };
             CLAIMED[index].store(false, Ordering::Release);
         }
     }
@@ -114,10 +114,7 @@ pub(crate) fn hooks_installed() {
 /// Returns false (and changes nothing) when no arena is available or a window is open (a
 /// nested window would reuse the outer one's blocks).
 pub(crate) fn begin() -> bool {
-    if !HOOKS.load(Ordering::Acquire) || HOT.with(|h| h.open.get()) {
-        return false;
-    }
-    if HOT.with(|h| h.end.get()) == 0 && !claim_slot() {
+    if !ready() {
         return false;
     }
     HOT.with(|h| {
@@ -144,8 +141,8 @@ pub(crate) fn overflowed() -> bool {
 /// Nothing may use a block of the window any more (its parser and trees are forgotten or
 /// dropped).
 pub(crate) unsafe fn end() {
-    let base = SLOT.with(|s| s.base.get());
     HOT.with(|h| {
+        let base = h.base.get();
         h.active.set(false);
         h.open.set(false);
         let used = h.cur.get() - base;
@@ -158,6 +155,14 @@ pub(crate) unsafe fn end() {
     });
 }
 
+/// Whether this thread can open a window: the hooks are installed, no window is open, and it
+/// holds a slot (claimed now if it had none).
+fn ready() -> bool {
+    HOOKS.load(Ordering::Acquire)
+        && !HOT.with(|h| h.open.get())
+        && (HOT.with(|h| h.end.get()) != 0 || claim_slot())
+}
+
 fn claim_slot() -> bool {
     RESERVED.call_once(reserve);
     let region = REGION.load(Ordering::Acquire);
@@ -167,10 +172,7 @@ fn claim_slot() -> bool {
     for (index, claimed) in CLAIMED.iter().enumerate() {
         if claimed.compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
             let base = region + index * SLOT_BYTES;
-            let registered = SLOT.try_with(|s| {
-                s.base.set(base);
-                s.index.set(index);
-            });
+            let registered = SLOT.try_with(|s| s.index.set(index));
             if registered.is_err() {
                 // This thread is exiting: it could never give the slot back.
                 claimed.store(false, Ordering::Release);
@@ -350,14 +352,10 @@ pub(crate) unsafe extern "C" fn free(p: *mut c_void) {
 
 /// Testing aid (see [`crate::alloc::cap_arena_for_tests`]).
 pub(crate) fn cap(bytes: usize) -> bool {
-    if !HOOKS.load(Ordering::Acquire) || HOT.with(|h| h.open.get()) {
+    if !ready() {
         return false;
     }
-    if HOT.with(|h| h.end.get()) == 0 && !claim_slot() {
-        return false;
-    }
-    let base = SLOT.with(|s| s.base.get());
-    HOT.with(|h| h.end.set(base + bytes.min(SLOT_BYTES)));
+    HOT.with(|h| h.end.set(h.base.get() + bytes.min(SLOT_BYTES)));
     true
 }
 
