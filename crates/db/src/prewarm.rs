@@ -48,6 +48,9 @@ impl Analysis {
                     let (files, dirs) = (&files, &dirs);
                     let (next_file, next_dir, next_chunk) = (&next_file, &next_dir, &next_chunk);
                     scope.spawn(move || {
+                        // These threads end with the analysis: their parse arenas may keep
+                        // the pages of their largest parse until then.
+                        docforge_syntax::alloc::hold_parse_arena();
                         Cancelled::catch(std::panic::AssertUnwindSafe(|| {
                             // Files first (parsing dominates and balances well), then, with
                             // precise analysis, every directory's call sites and Logic rows

@@ -61,6 +61,10 @@ struct Hot {
     cur: Cell<usize>,
     end: Cell<usize>,
     overflowed: Cell<bool>,
+    /// Keep every page between windows (until the thread exits), not just [`KEEP_BYTES`].
+    hold: Cell<bool>,
+    /// Bytes this thread's window ends returned to the system (a testing aid).
+    released: Cell<usize>,
     /// Per size class (16, 32, … bytes), the last freed block of the window: each holds the
     /// address of the one freed before it (0 ends the list).
     freed: [Cell<usize>; CLASSES],
@@ -75,6 +79,8 @@ thread_local! {
             cur: Cell::new(0),
             end: Cell::new(0),
             overflowed: Cell::new(false),
+            hold: Cell::new(false),
+            released: Cell::new(0),
             freed: [const { Cell::new(0) }; CLASSES],
         }
     };
@@ -146,13 +152,25 @@ pub(crate) unsafe fn end() {
         h.active.set(false);
         h.open.set(false);
         let used = h.cur.get() - base;
-        if used > KEEP_BYTES {
+        if used > KEEP_BYTES && !h.hold.get() {
             // SAFETY: inside this thread's slot; the caller guarantees nothing is used.
             unsafe { release_pages(base + KEEP_BYTES, used - KEEP_BYTES) };
+            h.released.set(h.released.get() + (used - KEEP_BYTES));
         }
         h.cur.set(base);
         h.freed.iter().for_each(|f| f.set(0));
     });
+}
+
+/// Keep this thread's arena pages between windows until it exits (see
+/// [`crate::alloc::hold_parse_arena`]).
+pub(crate) fn hold() {
+    HOT.with(|h| h.hold.set(true));
+}
+
+/// Bytes this thread's window ends returned to the system so far.
+pub(crate) fn released() -> usize {
+    HOT.with(|h| h.released.get())
 }
 
 /// Whether this thread can open a window: the hooks are installed, no window is open, and it

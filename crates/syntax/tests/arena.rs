@@ -142,3 +142,45 @@ fn threads_parse_at_once_and_give_their_arenas_back() {
         }
     }
 }
+
+/// A source whose one-shot parse needs more than the 16 MiB an arena keeps between parses.
+fn huge() -> Vec<u8> {
+    let mut src = String::from("package huge\n\n");
+    for i in 0..3_000 {
+        src.push_str(&format!(
+            "func H{i}(a, b int) int {{\n\tx := []int{{a, b, {i}}}\n\tfor _, v := range x {{ a += v * b }}\n\treturn g(a, b, x[0])\n}}\n\n"
+        ));
+    }
+    src.into_bytes()
+}
+
+#[test]
+fn a_worker_that_holds_its_arena_keeps_its_pages_between_parses() {
+    use docforge_syntax::alloc::{arena_bytes_released, hold_parse_arena};
+    let gate = setup();
+    let src = huge();
+    let want = sexp(&gate.go().unwrap().parse(&src));
+    // Each case on a thread of its own: its own arena, its own count.
+    let run = |hold: bool| {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                if hold {
+                    hold_parse_arena();
+                }
+                let go = gate.go().unwrap();
+                for _ in 0..2 {
+                    // SAFETY: the closure keeps nothing of the tree.
+                    assert_eq!(unsafe { go.parse_once(&src, sexp) }, want);
+                }
+                arena_bytes_released()
+            })
+            .join()
+            .unwrap()
+        })
+    };
+    // An ordinary thread returns what its large parses used beyond 16 MiB, each time.
+    let released = run(false);
+    assert!(released > 2 * (1 << 20), "the windows outgrew the kept 16 MiB and returned the rest");
+    // A worker keeps it (its pages are returned when it exits).
+    assert_eq!(run(true), 0);
+}
