@@ -117,10 +117,42 @@ struct Heading {
     title: String,
 }
 
-fn headings(tree: &MarkdownTree, src: &str) -> Vec<Heading> {
-    let mut out = Vec::new();
-    run_query("block_headings", tree.block_tree().root_node(), src, |query, m| {
-        let Some(node) = capture(query, m, "heading") else { return };
+/// What one pass of `block.scm` over the block tree finds.
+struct Blocks<'t> {
+    /// Byte ranges of code blocks and raw HTML (no links inside).
+    code: Vec<(usize, usize)>,
+    headings: Vec<TsNode<'t>>,
+    /// Nodes that own an inline tree, in document order.
+    inlines: Vec<TsNode<'t>>,
+    /// Link reference definitions by normalised label (the first one of a label wins).
+    definitions: HashMap<String, String>,
+}
+
+fn scan_blocks<'t>(root: TsNode<'t>, src: &str) -> Blocks<'t> {
+    let mut b =
+        Blocks { code: Vec::new(), headings: Vec::new(), inlines: Vec::new(), definitions: HashMap::new() };
+    run_query("block", root, src, |query, m| {
+        if let Some(n) = capture(query, m, "code") {
+            b.code.push((n.start_byte(), n.end_byte()));
+        } else if let Some(n) = capture(query, m, "heading") {
+            b.headings.push(n);
+        } else if let Some(n) = capture(query, m, "inline") {
+            b.inlines.push(n);
+        } else if let (Some(label), Some(dest)) =
+            (capture(query, m, "label"), capture(query, m, "destination"))
+        {
+            b.definitions
+                .entry(normalize_label(node_text(label, src)))
+                .or_insert_with(|| node_text(dest, src).to_string());
+        }
+    });
+    b.inlines.sort_by_key(|n| n.start_byte());
+    b
+}
+
+fn headings(tree: &MarkdownTree, nodes: &[TsNode<'_>], src: &str) -> Vec<Heading> {
+    let mut out = Vec::with_capacity(nodes.len());
+    for &node in nodes {
         let mut level = 1u8;
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
@@ -146,7 +178,7 @@ fn headings(tree: &MarkdownTree, src: &str) -> Vec<Heading> {
         });
         let title = if node.kind() == "atx_heading" { strip_closing_hashes(title) } else { title };
         out.push(Heading { start: node.start_byte(), end: node.end_byte(), level, title });
-    });
+    }
     out.sort_by_key(|h| h.start);
     out
 }
@@ -190,31 +222,13 @@ fn section_at(heads: &[Heading], offset: usize) -> Option<usize> {
 
 fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body {
     let tree = parse_markdown(src.as_bytes());
-    let root = tree.block_tree().root_node();
+    let Blocks { code: mut excluded, headings: heading_nodes, inlines, definitions } =
+        scan_blocks(tree.block_tree().root_node(), src);
 
-    let mut excluded: Vec<(usize, usize)> = Vec::new();
-    run_query("block_code", root, src, |query, m| {
-        if let Some(n) = capture(query, m, "code") {
-            excluded.push((n.start_byte(), n.end_byte()));
-        }
-    });
-    let mut definitions: HashMap<String, String> = HashMap::new();
-    run_query("block_link_definitions", root, src, |query, m| {
-        if let (Some(label), Some(dest)) = (capture(query, m, "label"), capture(query, m, "destination")) {
-            definitions
-                .entry(normalize_label(node_text(label, src)))
-                .or_insert_with(|| node_text(dest, src).to_string());
-        }
-    });
-
-    let heads = headings(&tree, src);
+    let heads = headings(&tree, &heading_nodes, src);
     let mut sections = build_sections(&heads, doc_id, lines);
     let source_of =
         |offset: usize| section_at(&heads, offset).map_or(doc_id.to_string(), |i| sections[i].id.clone());
-
-    let mut inlines: Vec<TsNode<'_>> = Vec::new();
-    run_query("block_inlines", root, src, |query, m| inlines.extend(capture(query, m, "inline")));
-    inlines.sort_by_key(|n| n.start_byte());
 
     let mut raw_links: Vec<(usize, Link)> = Vec::new();
     let mut doc_summary = Summary::new(DOC_SUMMARY_CHARS);
@@ -223,13 +237,10 @@ fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body
     for block in &inlines {
         let Some(inline_tree) = tree.inline_tree(block) else { continue };
         let inline_root = inline_tree.root_node();
-        run_query("inline_code_spans", inline_root, src, |query, m| {
+        run_query("inline", inline_root, src, |query, m| {
             if let Some(n) = capture(query, m, "code") {
                 excluded.push((n.start_byte(), n.end_byte()));
-            }
-        });
-        run_query("inline_links", inline_root, src, |query, m| {
-            if let Some((offset, mut link)) = inline_link(query, m, src, path, &definitions) {
+            } else if let Some((offset, mut link)) = inline_link(query, m, src, path, &definitions) {
                 link.location = lines.location(offset);
                 raw_links.push((offset, link));
             }
@@ -270,7 +281,7 @@ fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body
     Body { sections, links, summary: doc_summary.into_string() }
 }
 
-/// One match of `inline_links.scm` → a link with its byte offset (source/location filled
+/// One link match of `inline.scm` → a link with its byte offset (source/location filled
 /// in by the caller), or `None` for external links and undefined references.
 fn inline_link(
     query: &Query,

@@ -88,6 +88,26 @@ image ![i](pic.md), source [src](../main.go), undefined [nope][missing].
     assert_eq!(f.links[1].destination, "sub/b.md#Part-Two");
 }
 
+/// CommonMark: of several definitions of one label (compared case- and space-insensitively),
+/// the first in the document wins, wherever the references are.
+#[test]
+fn the_first_definition_of_a_label_wins() {
+    let text = "\
+See [ref] and [y][REF].
+
+[Ref]: first.md
+[ref]: second.md
+
+# Later
+
+[ REF ]: third.md
+Again [ref].
+";
+    let f = parse_markdown_document("d.md", text);
+    let destinations: Vec<&str> = f.links.iter().map(|l| l.destination.as_str()).collect();
+    assert_eq!(destinations, ["first.md", "first.md", "first.md"]);
+}
+
 #[test]
 fn code_never_produces_links() {
     let text = "\

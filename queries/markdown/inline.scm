@@ -1,4 +1,7 @@
-; Links in an inline tree. Images are not links between documents.
+; Everything read from one inline tree, in one pass.
+; Code spans: text inside them never produces links (including `[[wiki]]` links).
+(code_span) @code
+; Links. Images are not links between documents.
 (inline_link (link_text)? @text (link_destination)? @destination) @inline_link
 (full_reference_link (link_text) @text (link_label) @label) @reference_link
 (collapsed_reference_link (link_text) @text) @reference_link
