@@ -218,11 +218,20 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
         if !matches!(docforge_go::select_file(ws.build(db), &name, &bytes), FileSelection::Included) {
             continue;
         }
-        let tree = go.parse(&bytes);
-        let facts = docforge_go::extract_declarations(go, &tree, &bytes);
-        files.push((rel.clone(), facts, package_clause(&tree)));
-        sigs.insert(rel.clone(), Arc::new(docforge_go::extract_sigs(go, &tree, &bytes).items));
-        fields.extend(docforge_go::struct_fields(go, &tree, &bytes).into_iter().map(|d| (rel.clone(), d)));
+        // SAFETY: the closure returns owned facts and keeps nothing of the tree.
+        let (facts, clause, file_sigs, file_fields) = unsafe {
+            go.parse_once(&bytes, |tree| {
+                (
+                    docforge_go::extract_declarations(go, tree, &bytes),
+                    package_clause(tree),
+                    docforge_go::extract_sigs(go, tree, &bytes).items,
+                    docforge_go::struct_fields(go, tree, &bytes),
+                )
+            })
+        };
+        files.push((rel.clone(), facts, clause));
+        sigs.insert(rel.clone(), Arc::new(file_sigs));
+        fields.extend(file_fields.into_iter().map(|d| (rel.clone(), d)));
         sources.insert(rel, bytes);
     }
     // A directory's non-test files form one package; a stray file of another package (a

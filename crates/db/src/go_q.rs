@@ -295,11 +295,13 @@ pub fn go_outline(db: &dyn Db, ws: Workspace, file: SourceFile) -> Option<Outlin
             .map(|p| Outline { facts: p.facts.clone(), sigs: p.sigs.clone() });
     };
     let go = db.gate().go().ok()?;
-    let tree = go.parse(text);
     let semantic = ws.precise(db) && !is_test_file(file.rel(db));
-    Some(Outline {
-        facts: Arc::new(docforge_go::extract_declarations(go, &tree, text)),
-        sigs: semantic.then(|| Arc::new(docforge_go::extract_sigs(go, &tree, text).items)),
+    // SAFETY: the closure returns owned facts and keeps nothing of the tree.
+    Some(unsafe {
+        go.parse_once(text, |tree| Outline {
+            facts: Arc::new(docforge_go::extract_declarations(go, tree, text)),
+            sigs: semantic.then(|| Arc::new(docforge_go::extract_sigs(go, tree, text).items)),
+        })
     })
 }
 
