@@ -258,7 +258,12 @@ pub(crate) fn apply(
         for (_, create) in INDEXES {
             tx.execute(create, []).ctx(path)?;
         }
+        // One FTS segment instead of one per MiB of pending terms (FTS5's `hashsize`), then
+        // the default again for the small writes that follow.
+        let hashsize = "INSERT INTO nodes_fts(nodes_fts, rank) VALUES ('hashsize', ?1)";
+        tx.execute(hashsize, [BULK_FTS_HASH_BYTES]).ctx(path)?;
         tx.execute("INSERT INTO nodes_fts(nodes_fts) VALUES ('rebuild')", []).ctx(path)?;
+        tx.execute(hashsize, [FTS_HASH_BYTES]).ctx(path)?;
     }
 
     for file in &plan.file_deletes {
@@ -306,6 +311,13 @@ fn diff_files<'b>(
 
 /// Below this many rows a publish always maintains indexes row by row.
 const BULK_MIN_ROWS: usize = 20_000;
+
+/// FTS5's default `hashsize`: pending terms are flushed to a new segment beyond it.
+const FTS_HASH_BYTES: i64 = 1 << 20;
+/// `hashsize` of a bulk rebuild. The standard library's 134k nodes (6.6 MB of full-text
+/// index) are then flushed once instead of in seven segments that are merged again: the
+/// rebuild took 0.23-0.32 s instead of 0.31-0.40 s, for 12 MB more peak RSS.
+const BULK_FTS_HASH_BYTES: i64 = 32 << 20;
 
 fn existing_rows(tx: &Transaction<'_>, path: &Path) -> Result<usize, IndexError> {
     let n: i64 = tx
