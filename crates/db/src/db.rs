@@ -10,6 +10,9 @@ pub trait Db: salsa::Database {
     fn gate(&self) -> &AstGate;
     /// Recent Go trees for incremental re-parsing (an optimisation, never an input).
     fn trees(&self) -> &crate::trees::TreeCache;
+    /// Facts of documents the host already parsed for a change (an optimisation, never an
+    /// input).
+    fn prepared_docs(&self) -> &crate::docs_q::PreparedDocs;
 }
 
 /// Names of the queries salsa executed, recorded only while enabled (tests, diagnostics).
@@ -43,6 +46,7 @@ pub struct RootDatabase {
     gate: Arc<AstGate>,
     log: ExecutionLog,
     trees: Arc<crate::trees::TreeCache>,
+    prepared_docs: Arc<crate::docs_q::PreparedDocs>,
 }
 
 impl RootDatabase {
@@ -53,6 +57,7 @@ impl RootDatabase {
             gate: Arc::new(AstGate::new(policy)),
             log,
             trees: Default::default(),
+            prepared_docs: Default::default(),
         }
     }
 
@@ -75,7 +80,13 @@ impl RootDatabase {
                 }
             }
         })));
-        RootDatabase { storage, gate: Arc::new(AstGate::new(policy)), log, trees: Default::default() }
+        RootDatabase {
+            storage,
+            gate: Arc::new(AstGate::new(policy)),
+            log,
+            trees: Default::default(),
+            prepared_docs: Default::default(),
+        }
     }
 
     pub fn execution_log(&self) -> &ExecutionLog {
@@ -93,5 +104,8 @@ impl Db for RootDatabase {
     }
     fn trees(&self) -> &crate::trees::TreeCache {
         &self.trees
+    }
+    fn prepared_docs(&self) -> &crate::docs_q::PreparedDocs {
+        &self.prepared_docs
     }
 }

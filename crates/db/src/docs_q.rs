@@ -14,7 +14,62 @@ use std::sync::Arc;
 /// `invalid_utf8` diagnostic).
 #[salsa::tracked(returns(ref))]
 pub fn doc_facts(db: &dyn Db, file: SourceFile) -> Arc<DocFacts> {
-    Arc::new(parse_doc(file.rel(db), file.kind(db), file.content(db)))
+    let (rel, kind, content) = (file.rel(db), file.kind(db), file.content(db));
+    if let Some(facts) = db.prepared_docs().take(rel, kind, content) {
+        return facts;
+    }
+    Arc::new(parse_doc(rel, kind, content))
+}
+
+/// Facts of documents the host parsed while applying a change (for their index entries),
+/// handed to [`doc_facts`] so the same content is not parsed again. Each entry is taken once,
+/// and only for the very bytes it was computed from (the same allocation, the same kind), so
+/// it is always what [`parse_doc`] would return. Bounded: entries of documents whose facts are
+/// never asked for (a cancelled analysis) give way to newer ones.
+#[derive(Default)]
+pub struct PreparedDocs {
+    entries: std::sync::Mutex<std::collections::VecDeque<Prepared>>,
+}
+
+struct Prepared {
+    rel: String,
+    kind: FileKind,
+    bytes: Arc<[u8]>,
+    facts: Arc<DocFacts>,
+}
+
+/// How many prepared documents are kept (an editor changes one at a time).
+const PREPARED_DOCS: usize = 16;
+
+impl PreparedDocs {
+    /// The facts of `rel` with this `content`, computed now and kept for [`doc_facts`].
+    pub(crate) fn prepare(&self, rel: &str, kind: FileKind, content: &Content) -> Arc<DocFacts> {
+        let facts = Arc::new(parse_doc(rel, kind, content));
+        if let Content::Bytes(bytes) = content {
+            let mut entries = self.lock();
+            entries.retain(|e| e.rel != rel);
+            entries.push_front(Prepared {
+                rel: rel.to_string(),
+                kind,
+                bytes: bytes.clone(),
+                facts: facts.clone(),
+            });
+            entries.truncate(PREPARED_DOCS);
+        }
+        facts
+    }
+
+    fn take(&self, rel: &str, kind: FileKind, content: &Content) -> Option<Arc<DocFacts>> {
+        let Content::Bytes(bytes) = content else { return None };
+        let mut entries = self.lock();
+        let i = entries.iter().position(|e| e.rel == rel)?;
+        let e = entries.remove(i)?;
+        (e.kind == kind && Arc::ptr_eq(&e.bytes, bytes)).then_some(e.facts)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<Prepared>> {
+        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 /// The facts of a document or TOML node file with this content.

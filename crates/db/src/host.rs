@@ -237,7 +237,8 @@ impl AnalysisHost {
                                 outlines.then(|| outline_of(&self.db, &rel, kind, &content)).flatten();
                             let is_doc = matches!(kind, FileKind::Markdown | FileKind::TomlNode);
                             let entry = (outlines && is_doc).then(|| {
-                                Arc::new(crate::docs_q::parse_doc(&rel, kind, &content).index_entry())
+                                let facts = crate::Db::prepared_docs(&self.db).prepare(&rel, kind, &content);
+                                Arc::new(facts.index_entry())
                             });
                             file.set_content(&mut self.db).with_durability(Durability::LOW).to(content);
                             if *file.outline(&self.db) != outline {

@@ -13,6 +13,6 @@ mod markdown;
 mod queries;
 
 pub use gate::{AstGate, AstPolicy, GateCounters, GoSyntax, PolicyRefused};
-pub use markdown::{parse_markdown, MarkdownTree};
+pub use markdown::{markdown_parses, parse_markdown, MarkdownTree};
 pub use queries::{go_query_names, markdown_query, QueryError};
 pub use tree_sitter;
