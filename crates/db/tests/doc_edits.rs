@@ -4,10 +4,10 @@
 
 mod support;
 
-use docforge_db::{AstPolicy, Change, Content, FileChange};
+use docforge_db::{AstPolicy, Change, FileChange};
 use docforge_project::FileKind;
 use docforge_syntax::markdown_parses;
-use support::{edit, host, small_project};
+use support::{edit, host, set, small_project};
 
 fn sections(h: &docforge_db::AnalysisHost) -> Vec<String> {
     let g = h.analysis().graph().unwrap();
@@ -39,18 +39,9 @@ fn an_edited_document_is_parsed_once_and_never_from_stale_facts() {
     // Facts prepared for a change the analysis never read, then a change too large for the
     // host to parse ahead (a branch switch): the analysis parses the new text.
     edit(&mut h, "docs/y.md", FileKind::Markdown, b"# Stale\n");
-    let mut files: Vec<FileChange> = (0..20)
-        .map(|i| FileChange::Set {
-            rel: format!("docs/n{i}.md"),
-            kind: FileKind::Markdown,
-            content: Content::Bytes(b"# N\n".to_vec().into()),
-        })
-        .collect();
-    files.push(FileChange::Set {
-        rel: "docs/y.md".into(),
-        kind: FileKind::Markdown,
-        content: Content::Bytes(b"# Fresh\n".to_vec().into()),
-    });
+    let mut files: Vec<FileChange> =
+        (0..20).map(|i| set(&format!("docs/n{i}.md"), FileKind::Markdown, b"# N\n")).collect();
+    files.push(set("docs/y.md", FileKind::Markdown, b"# Fresh\n"));
     h.apply_change(Change { files, ..Default::default() });
     assert_eq!(sections(&h), ["docs/y#fresh"]);
 }

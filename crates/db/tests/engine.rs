@@ -6,7 +6,7 @@ mod support;
 use docforge_db::{AnalysisHost, AstPolicy, Change, FileChange};
 use docforge_project::{FileKind, Project};
 use std::fs;
-use support::{edit, executed, host, small_project, write};
+use support::{edit, executed, host, set, small_project, write};
 
 #[test]
 fn graph_has_go_and_doc_nodes_with_gograph_ids() {
@@ -374,15 +374,15 @@ fn a_change_of_many_files_drops_outlines_and_stays_exact() {
     );
     h.analysis().graph().unwrap();
     let a = b"package a\n\nfunc A() int { return B() }\n\nfunc B() int { return 1 }\n\nfunc Z() {}\n";
-    let mut files = vec![set_go("a/a.go", a.to_vec())];
+    let mut files = vec![set("a/a.go", FileKind::Go, a)];
     // b calls the new function: from a stale outline it would stay unresolved.
     let b = b"package b\n\nimport \"example.com/m/a\"\n\nfunc C() int { a.Z(); return a.A() }\n";
-    files.push(set_go("b/b.go", b.to_vec()));
+    files.push(set("b/b.go", FileKind::Go, b));
     let mut on_disk = vec![("a/a.go".to_string(), a.to_vec()), ("b/b.go".to_string(), b.to_vec())];
     for i in 0..20 {
         let (rel, text) = (format!("many/f{i}.go"), format!("package many\n\nfunc F{i}() {{}}\n"));
         on_disk.push((rel.clone(), text.clone().into_bytes()));
-        files.push(set_go(&rel, text.into_bytes()));
+        files.push(set(&rel, FileKind::Go, text.as_bytes()));
     }
     h.apply_change(Change { files, ..Default::default() });
     let incremental = owners(&h);
@@ -611,11 +611,6 @@ fn precise_host(root: &std::path::Path) -> AnalysisHost {
     let mut h = host(root, AstPolicy::Allow);
     h.set_precise(true);
     h
-}
-
-/// Set a Go file to `text` (as an editor or a watcher sends it).
-fn set_go(rel: &str, text: Vec<u8>) -> FileChange {
-    FileChange::Set { rel: rel.into(), kind: FileKind::Go, content: docforge_db::Content::Bytes(text.into()) }
 }
 
 /// Every owner's fragment (nodes, edges, Logic rows, diagnostics), for whole-graph equality.

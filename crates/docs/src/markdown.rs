@@ -118,6 +118,7 @@ struct Heading {
 }
 
 /// What one pass of `block.scm` over the block tree finds.
+#[derive(Default)]
 struct Blocks<'t> {
     /// Byte ranges of code blocks and raw HTML (no links inside).
     code: Vec<(usize, usize)>,
@@ -129,8 +130,7 @@ struct Blocks<'t> {
 }
 
 fn scan_blocks<'t>(root: TsNode<'t>, src: &str) -> Blocks<'t> {
-    let mut b =
-        Blocks { code: Vec::new(), headings: Vec::new(), inlines: Vec::new(), definitions: HashMap::new() };
+    let mut b = Blocks::default();
     run_query("block", root, src, |query, m| {
         if let Some(n) = capture(query, m, "code") {
             b.code.push((n.start_byte(), n.end_byte()));

@@ -25,13 +25,14 @@ pub fn small_project() -> tempfile::TempDir {
     dir
 }
 
+/// Set a file to `text` (as an editor or a watcher sends it), for a [`Change`].
+pub fn set(rel: &str, kind: FileKind, text: &[u8]) -> FileChange {
+    FileChange::Set { rel: rel.into(), kind, content: Content::Bytes(text.to_vec().into()) }
+}
+
 /// An editor change of one file, as one revision.
 pub fn edit(h: &mut AnalysisHost, rel: &str, kind: FileKind, text: &[u8]) {
-    let content = Content::Bytes(text.to_vec().into());
-    h.apply_change(Change {
-        files: vec![FileChange::Set { rel: rel.into(), kind, content }],
-        ..Default::default()
-    });
+    h.apply_change(Change { files: vec![set(rel, kind, text)], ..Default::default() });
 }
 
 pub fn host(root: &Path, policy: AstPolicy) -> AnalysisHost {
