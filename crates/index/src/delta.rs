@@ -99,7 +99,7 @@ fn write_delta(
         return Ok((report, false));
     }
     let next = generation + 1;
-    let report = apply(tx, path, &plan, next, hook)?;
+    let report = apply(tx, path, &plan, next, hook, None)?;
     // The owners table now holds the new generation's keys and digests.
     let digest = stored_graph_digest(tx, path)?;
     write_meta(tx, path, &delta.source_fingerprint, &delta.meta, &meta, next, &digest)?;

@@ -48,6 +48,7 @@ mod publish;
 mod query;
 mod rows;
 mod schema;
+mod split;
 mod stage;
 
 pub use browse::{

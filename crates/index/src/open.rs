@@ -15,6 +15,9 @@ pub struct Index {
     /// `Some` while the index is a private build file that its first publish puts in place
     /// (see `stage.rs`); `conn` is then the build file's connection.
     pub(crate) staged: Option<Staged>,
+    /// A staged build's first publish with at least this many edges writes them on a second
+    /// thread (`split.rs`); tests lower it.
+    pub(crate) side_min_edges: usize,
 }
 
 impl std::fmt::Debug for Index {
@@ -40,12 +43,39 @@ impl Index {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let path = canonical_absent(path);
                 let (conn, staged) = stage::open_build(&path)?;
-                Ok(Index { conn, path, read_only: false, hook: None, staged: Some(staged) })
+                Ok(Index::writer(conn, path, Some(staged)))
             }
             _ => {
                 let conn = open_existing(path)?;
-                Ok(Index { conn, path: canonical(path), read_only: false, hook: None, staged: None })
+                Ok(Index::writer(conn, canonical(path), None))
             }
+        }
+    }
+
+    fn writer(conn: Connection, path: PathBuf, staged: Option<Staged>) -> Index {
+        Index {
+            conn,
+            path,
+            read_only: false,
+            hook: None,
+            staged,
+            side_min_edges: crate::split::SIDE_MIN_EDGES,
+        }
+    }
+
+    /// Replace a staged build file that holds part of a generation with a fresh one (best
+    /// effort: if no new build file can be made, the next publish reports why).
+    pub(crate) fn restart_build(&mut self) {
+        let Some(staged) = self.staged.take() else { return };
+        if self.take_conn().is_ok() {
+            let _ = stage::remove_database_files(&staged.build);
+        }
+        match stage::open_build(&self.path) {
+            Ok((conn, staged)) => {
+                self.conn = conn;
+                self.staged = Some(staged);
+            }
+            Err(_) => self.staged = Some(staged),
         }
     }
 
@@ -87,7 +117,9 @@ impl Index {
         let path = canonical(path);
         schema::configure(&conn, &path, false)?;
         schema::check(&conn, &path)?;
-        Ok(Index { conn, path, read_only: true, hook: None, staged: None })
+        let mut index = Index::writer(conn, path, None);
+        index.read_only = true;
+        Ok(index)
     }
 
     /// Delete whatever is at `path` (database, WAL and shared-memory files) and create a fresh,

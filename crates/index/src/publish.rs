@@ -2,10 +2,11 @@
 
 use crate::error::{IndexError, SqlContext};
 use crate::rows::{
-    delete_owner_rows, fragment_rows, insert_fragment, record_transition, stored_from_row, StoredOwner,
-    STORED_COLUMNS,
+    delete_owner_rows, fragment_rows, insert_fragment, record_transition, stored_from_row, EdgeRows,
+    StoredOwner, STORED_COLUMNS,
 };
 use crate::schema::INDEXES;
+use crate::split::Outcome;
 use crate::{Batch, FileRecord, Index, Owner, PublishProgress, PublishReport, RESERVED_META_KEYS};
 use rusqlite::{params, OptionalExtension, Transaction, TransactionBehavior};
 use sha2::{Digest, Sha256};
@@ -22,8 +23,25 @@ impl Index {
         }
         validate(&batch, &path)?;
         let mut hook = self.hook.take();
+        if self.staged.is_some() && crate::split::worth_it(&batch, self.side_min_edges) {
+            match crate::split::publish(self, &batch, &mut hook) {
+                Err(e) => {
+                    self.hook = hook;
+                    return Err(e);
+                }
+                Ok(Outcome::Done(Some(report))) => {
+                    self.hook = hook;
+                    return match self.place_if_staged()? {
+                        true => Ok(report),
+                        false => self.publish(batch),
+                    };
+                }
+                // Nothing to write (never for a new index), or on one thread after all: below.
+                Ok(Outcome::Done(None) | Outcome::Retry) => {}
+            }
+        }
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(&path)?;
-        let result = write(&tx, &path, &batch, &mut hook);
+        let result = write(&tx, &path, &batch, &mut hook, None);
         self.hook = hook;
         match result? {
             Some(report) => {
@@ -140,12 +158,14 @@ pub(crate) fn is_noop(
     generation > 0 && plan.touches_nothing() && batch_meta_same && same_fingerprint
 }
 
-/// Write the generation; `Ok(None)` when there is nothing to write.
-fn write(
+/// Write the generation; `Ok(None)` when there is nothing to write. `side_edges`: see
+/// [`apply`].
+pub(crate) fn write(
     tx: &Transaction<'_>,
     path: &Path,
     batch: &Batch,
     hook: &mut Option<crate::PublishHook>,
+    side_edges: Option<&[Option<(i64, i64)>]>,
 ) -> Result<Option<PublishReport>, IndexError> {
     let meta = read_meta(tx, path)?;
     let generation: u64 = read_generation(tx, path)?;
@@ -166,19 +186,22 @@ fn write(
         return Ok(None);
     }
     let next = generation + 1;
-    let report = apply(tx, path, &plan, next, hook)?;
+    let report = apply(tx, path, &plan, next, hook, side_edges)?;
     let digest = graph_digest(&batch.owners);
     write_meta(tx, path, &batch.source_fingerprint, &batch.meta, &meta, next, &digest)?;
     Ok(Some(report))
 }
 
-/// Write `plan` as generation `next` (everything but the meta rows).
+/// Write `plan` as generation `next` (everything but the meta rows). With `side_edges`
+/// (the rid range of each owner's edges, in `plan.to_write` order), the edge rows are not
+/// written here: they are copied in from a side database afterwards (`split.rs`).
 pub(crate) fn apply(
     tx: &Transaction<'_>,
     path: &Path,
     plan: &Plan<'_>,
     next: u64,
     hook: &mut Option<crate::PublishHook>,
+    side_edges: Option<&[Option<(i64, i64)>]>,
 ) -> Result<PublishReport, IndexError> {
     let mut report =
         PublishReport { generation: next, owners_unchanged: plan.unchanged, ..Default::default() };
@@ -209,7 +232,7 @@ pub(crate) fn apply(
     }
     let mut progress =
         PublishProgress { generation: next, owners_to_write: plan.to_write.len(), ..Default::default() };
-    for (owner, stored) in &plan.to_write {
+    for (i, (owner, stored)) in plan.to_write.iter().enumerate() {
         let id = match stored {
             Some(s) => {
                 tx.prepare_cached("UPDATE owners SET digest = ?2, generation = ?3 WHERE id = ?1")
@@ -228,7 +251,8 @@ pub(crate) fn apply(
                 tx.last_insert_rowid()
             }
         };
-        let ranges = insert_fragment(tx, path, id, &owner.fragment, !bulk)?;
+        let edges = side_edges.map_or(EdgeRows::Here, |r| EdgeRows::Elsewhere(r[i]));
+        let ranges = insert_fragment(tx, path, id, &owner.fragment, !bulk, edges)?;
         tx.prepare_cached(
             "UPDATE owners SET node_lo = ?2, node_hi = ?3, edge_lo = ?4, edge_hi = ?5, diag_lo = ?6, diag_hi = ?7, \
              logic_lo = ?8, logic_hi = ?9 WHERE id = ?1",
@@ -310,7 +334,7 @@ fn diff_files<'b>(
 }
 
 /// Below this many rows a publish always maintains indexes row by row.
-const BULK_MIN_ROWS: usize = 20_000;
+pub(crate) const BULK_MIN_ROWS: usize = 20_000;
 
 /// FTS5's default `hashsize`: pending terms are flushed to a new segment beyond it.
 const FTS_HASH_BYTES: i64 = 1 << 20;

@@ -89,13 +89,23 @@ pub(crate) fn severity_str(severity: Severity) -> &'static str {
     }
 }
 
-/// Insert one owner's rows; returns how many.
+/// Where an owner's edge rows go.
+#[derive(Clone, Copy)]
+pub(crate) enum EdgeRows {
+    /// Inserted here, with the next rids.
+    Here,
+    /// Written elsewhere (a side database copied in later, see `split.rs`) at this rid range.
+    Elsewhere(Option<(i64, i64)>),
+}
+
+/// Insert one owner's rows; returns their rid ranges.
 pub(crate) fn insert_fragment(
     tx: &Transaction<'_>,
     path: &Path,
     owner: i64,
     fragment: &Fragment,
     fts: bool,
+    edges: EdgeRows,
 ) -> Result<Ranges, IndexError> {
     let mut ranges = Ranges::default();
     let extend = |range: &mut Option<(i64, i64)>, rid: i64| {
@@ -121,21 +131,10 @@ pub(crate) fn insert_fragment(
             fts_stmt.execute(params![rid, node.id, node.title, node.text]).ctx(path)?;
         }
     }
-    let mut edge_stmt = tx
-        .prepare_cached(
-            "INSERT INTO edges(owner, source, relation, class, target, path, line, col, attrs) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )
-        .ctx(path)?;
-    for edge in &fragment.edges {
-        let (p, line, col) = loc(&edge.location);
-        let class = relation_class(&edge.relation).as_str();
-        let attrs = attrs_json(path, &edge.attrs, &edge.source)?;
-        let rid = edge_stmt
-            .insert(params![owner, edge.source, edge.relation, class, edge.target, p, line, col, attrs])
-            .ctx(path)?;
-        extend(&mut ranges.edges, rid);
-    }
+    ranges.edges = match edges {
+        EdgeRows::Here => insert_edges(tx, path, owner, fragment, None)?,
+        EdgeRows::Elsewhere(range) => range,
+    };
     let mut diag_stmt = tx
         .prepare_cached(
             "INSERT INTO diagnostics(owner, severity, code, message, node, path, line, col) \
@@ -159,6 +158,35 @@ pub(crate) fn insert_fragment(
         }
     }
     Ok(ranges)
+}
+
+/// Insert one owner's edges, with rids from `first_rid` on when given (else the next ones);
+/// returns their rid range.
+pub(crate) fn insert_edges(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    owner: i64,
+    fragment: &Fragment,
+    first_rid: Option<i64>,
+) -> Result<Option<(i64, i64)>, IndexError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "INSERT INTO edges(rid, owner, source, relation, class, target, path, line, col, attrs) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )
+        .ctx(path)?;
+    let mut range: Option<(i64, i64)> = None;
+    for (i, edge) in fragment.edges.iter().enumerate() {
+        let (p, line, col) = loc(&edge.location);
+        let class = relation_class(&edge.relation).as_str();
+        let attrs = attrs_json(path, &edge.attrs, &edge.source)?;
+        let rid = first_rid.map(|r| r + i as i64);
+        let rid = stmt
+            .insert(params![rid, owner, edge.source, edge.relation, class, edge.target, p, line, col, attrs])
+            .ctx(path)?;
+        range = Some(range.map_or((rid, rid), |(lo, _)| (lo, rid)));
+    }
+    Ok(range)
 }
 
 /// Attributes as a JSON object, `NULL` when there are none.

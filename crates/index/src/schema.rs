@@ -12,7 +12,7 @@ pub(crate) const APPLICATION_ID: i32 = 0x4446_4958;
 /// pages published std ~0.2 s faster, 1.03 s against 1.25 s, but a precise index's peak RSS
 /// rose 1.22 → 1.36 GB — the 64 MiB page cache fills with them; with a 16 MiB cache the peak
 /// was back and the publication timing unclear — so the page size stays 8 KiB.)
-const PAGE_SIZE: i64 = 8192;
+pub(crate) const PAGE_SIZE: i64 = 8192;
 
 pub(crate) const TABLES: &[&str] =
     &["meta", "owners", "nodes", "edges", "diagnostics", "logic", "files", "transition", "nodes_fts"];
