@@ -342,12 +342,11 @@ type FullReceipt = (crate::receipt::ChangeSummary, crate::receipt::OwnerHashes);
 
 fn publish_full(index: &mut Index, snap: &Snapshot) -> Result<(PublishReport, FullReceipt), IndexError> {
     let replaced = replaced_by(index, snap)?;
-    std::thread::scope(|scope| {
-        let items = scope.spawn(|| (items_replaced(&replaced), all_hashes(snap)));
-        let report = index.publish(full_batch(snap));
-        let items = items.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        Ok((report?, items))
-    })
+    // The receipt's items are computed beside the publication, on a thread the index
+    // schedules where a core is free.
+    let (report, items) =
+        index.publish_with(full_batch(snap), || (items_replaced(&replaced), all_hashes(snap)));
+    Ok((report?, items))
 }
 
 fn full_batch(snap: &Snapshot) -> Batch {

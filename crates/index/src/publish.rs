@@ -17,40 +17,58 @@ impl Index {
     /// Publish `batch` as the next generation. See the crate docs for the incremental and
     /// atomicity rules; a no-op publish returns the current generation and writes nothing.
     pub fn publish(&mut self, batch: Batch) -> Result<PublishReport, IndexError> {
-        let path = self.path.clone();
-        if self.read_only {
-            return Err(IndexError::InvalidBatch { path, reason: "index was opened read-only".to_string() });
+        self.publish_with(batch, || ()).0
+    }
+
+    /// [`Index::publish`], running `job` on another thread meanwhile and returning its value
+    /// too: for a new index whose edges are written on a second thread (`split.rs`), on that
+    /// thread once the edges are written (two cores are then not shared by three threads),
+    /// else on a thread of its own. `job` runs whether or not the publication succeeds.
+    pub fn publish_with<T: Send>(
+        &mut self,
+        batch: Batch,
+        job: impl FnOnce() -> T + Send,
+    ) -> (Result<PublishReport, IndexError>, T) {
+        let checked = match self.read_only {
+            true => Err(IndexError::InvalidBatch {
+                path: self.path.clone(),
+                reason: "index was opened read-only".to_string(),
+            }),
+            false => validate(&batch, &self.path),
+        };
+        if let Err(e) = checked {
+            return (Err(e), job());
         }
-        validate(&batch, &path)?;
-        let mut hook = self.hook.take();
         if self.staged.is_some() && crate::split::worth_it(&batch, self.side_min_edges) {
-            match crate::split::publish(self, &batch, &mut hook) {
-                Err(e) => {
-                    self.hook = hook;
-                    return Err(e);
-                }
-                Ok(Outcome::Done(Some(report))) => {
-                    self.hook = hook;
-                    return match self.place_if_staged()? {
-                        true => Ok(report),
-                        false => self.publish(batch),
-                    };
-                }
-                // Nothing to write (never for a new index), or on one thread after all: below.
-                Ok(Outcome::Done(None) | Outcome::Retry) => {}
-            }
+            let mut hook = self.hook.take();
+            let (outcome, value) = crate::split::publish(self, &batch, &mut hook, job);
+            self.hook = hook;
+            let result = match outcome {
+                Err(e) => Err(e),
+                Ok(Outcome::Done(Some(report))) => self.placed(report, batch),
+                // Nothing to write (never for a new index), or on one thread after all.
+                Ok(Outcome::Done(None) | Outcome::Retry) => self.publish_here(batch),
+            };
+            return (result, value);
         }
+        std::thread::scope(|s| {
+            let job = s.spawn(job);
+            let result = self.publish_here(batch);
+            (result, job.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        })
+    }
+
+    /// Publish a validated batch in one transaction on this thread.
+    fn publish_here(&mut self, batch: Batch) -> Result<PublishReport, IndexError> {
+        let path = self.path.clone();
+        let mut hook = self.hook.take();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(&path)?;
         let result = write(&tx, &path, &batch, &mut hook, None);
         self.hook = hook;
         match result? {
             Some(report) => {
                 tx.commit().ctx(&path)?;
-                match self.place_if_staged()? {
-                    true => Ok(report),
-                    // Another index appeared at the path first: publish into that one.
-                    false => self.publish(batch),
-                }
+                self.placed(report, batch)
             }
             // Nothing changed: roll back the (empty) transaction, keep the generation.
             None => {
@@ -58,6 +76,15 @@ impl Index {
                 drop(tx);
                 Ok(PublishReport { generation, owners_unchanged: batch.owners.len(), ..Default::default() })
             }
+        }
+    }
+
+    /// After `batch` was committed as `report`: put a staged index in place.
+    fn placed(&mut self, report: PublishReport, batch: Batch) -> Result<PublishReport, IndexError> {
+        match self.place_if_staged()? {
+            true => Ok(report),
+            // Another index appeared at the path first: publish into that one.
+            false => self.publish_here(batch),
         }
     }
 }

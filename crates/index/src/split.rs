@@ -50,13 +50,18 @@ pub(crate) enum Outcome {
 /// Publish `batch` into the (staged, empty) build file of `index`, the edges on a second
 /// thread. An error of the main write (including a hook's abort) is returned as is, with
 /// nothing committed.
-pub(crate) fn publish(
+/// `job` runs on the side thread after the edges (see [`Index::publish_with`]).
+pub(crate) fn publish<T: Send>(
     index: &mut Index,
     batch: &Batch,
     hook: &mut Option<PublishHook>,
-) -> Result<Outcome, IndexError> {
+    job: impl FnOnce() -> T + Send,
+) -> (Result<Outcome, IndexError>, T) {
     let path = index.path.clone();
-    let schema = edge_schema(&index.conn, &path)?;
+    let schema = match edge_schema(&index.conn, &path) {
+        Ok(schema) => schema,
+        Err(e) => return (Err(e), job()),
+    };
     // Each owner's edge rid range, in batch order (the order the main write takes them in,
     // the table being empty).
     let mut next = 1i64;
@@ -73,7 +78,13 @@ pub(crate) fn publish(
     let name = format!("/docforge-edges-{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
     let cancel = AtomicBool::new(false);
     let result = std::thread::scope(|s| {
-        let side = s.spawn(|| write_side(&name, &schema, batch, &ranges, &cancel, &path));
+        // The side database is handed over as soon as it is written; the job runs after.
+        let (tx_side, rx_side) = std::sync::mpsc::sync_channel(1);
+        let (name_, schema_, ranges_, cancel_, path_) = (&name, &schema, &ranges, &cancel, &path);
+        let job = s.spawn(move || {
+            let _ = tx_side.send(write_side(name_, schema_, batch, ranges_, cancel_, path_));
+            job()
+        });
         let main = (|| {
             let tx = index.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(&path)?;
             let empty: bool =
@@ -106,21 +117,26 @@ pub(crate) fn publish(
         if main.is_err() {
             cancel.store(true, Ordering::Relaxed);
         }
-        let side = side.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (main, side)
-    });
-    match result {
-        (Err(e), _) => Err(e),
-        (Ok(None), _) => Ok(Outcome::Done(None)),
-        (Ok(Some(report)), side) => match side.and_then(|side| copy_in(&index.conn, &name, side, &path)) {
-            Ok(()) => Ok(Outcome::Done(Some(report))),
-            Err(_) => {
-                // The first transaction is committed: start the build file afresh.
-                index.restart_build();
-                Ok(Outcome::Retry)
+        // A side thread that panicked sends nothing: its panic is resumed at the join.
+        let side = rx_side.recv().ok();
+        let outcome = match (main, side) {
+            (Err(e), _) => Err(e),
+            (Ok(None), _) => Ok(Outcome::Done(None)),
+            (Ok(Some(report)), Some(side)) => {
+                match side.and_then(|side| copy_in(&index.conn, &name, side, &path)) {
+                    Ok(()) => Ok(Outcome::Done(Some(report))),
+                    Err(_) => {
+                        // The first transaction is committed: start the build file afresh.
+                        index.restart_build();
+                        Ok(Outcome::Retry)
+                    }
+                }
             }
-        },
-    }
+            (Ok(Some(_)), None) => Ok(Outcome::Retry),
+        };
+        (outcome, job.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    });
+    result
 }
 
 /// The `CREATE` statements of the build file's `edges` table and of its indexes.
@@ -362,7 +378,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut index = new_index(dir.path(), 1);
         FAIL_COPY.set(true);
-        let outcome = publish(&mut index, &first, &mut None).unwrap();
+        let outcome = publish(&mut index, &first, &mut None, || ()).0.unwrap();
         FAIL_COPY.set(false);
         assert!(matches!(outcome, Outcome::Retry));
         // Nothing at the index path; one build file, a fresh one without rows.
@@ -387,5 +403,31 @@ mod tests {
             .filter(|n| !n.starts_with("index.sqlite"))
             .collect();
         assert!(names.is_empty(), "{names:?}");
+    }
+
+    /// `publish_with` returns the job's value however the publication goes, and runs it on
+    /// another thread when it publishes.
+    #[test]
+    fn the_job_beside_a_publication_always_runs() {
+        let here = std::thread::current().id();
+        let elsewhere = || std::thread::current().id() != here;
+        let first = batch((0..300).map(|i| owner(i, "")), "fp1");
+        for side_min_edges in [1, usize::MAX] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut index = new_index(dir.path(), side_min_edges);
+            let (report, ran_elsewhere) = index.publish_with(first.clone(), elsewhere);
+            assert_eq!((report.unwrap().generation, ran_elsewhere), (1, true), "{side_min_edges}");
+
+            let dir = tempfile::tempdir().unwrap();
+            let mut index = new_index(dir.path(), side_min_edges);
+            index.set_publish_hook(Some(Box::new(|_| Err("stop".into()))));
+            let (report, ran_elsewhere) = index.publish_with(first.clone(), elsewhere);
+            assert!(matches!(report, Err(IndexError::Aborted { .. })) && ran_elsewhere);
+        }
+        let mut invalid = first.clone();
+        invalid.owners.push(invalid.owners[0].clone());
+        let dir = tempfile::tempdir().unwrap();
+        let (report, value) = new_index(dir.path(), 1).publish_with(invalid, || 7);
+        assert!(matches!(report, Err(IndexError::InvalidBatch { .. })) && value == 7);
     }
 }
