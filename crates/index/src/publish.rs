@@ -6,7 +6,6 @@ use crate::rows::{
     StoredOwner, STORED_COLUMNS,
 };
 use crate::schema::INDEXES;
-use crate::split::Outcome;
 use crate::{Batch, FileRecord, Index, Owner, PublishProgress, PublishReport, RESERVED_META_KEYS};
 use rusqlite::{params, OptionalExtension, Transaction, TransactionBehavior};
 use sha2::{Digest, Sha256};
@@ -40,30 +39,21 @@ impl Index {
             return (Err(e), job());
         }
         if self.staged.is_some() && crate::split::worth_it(&batch, self.side_min_edges) {
-            let mut hook = self.hook.take();
-            let (outcome, value) = crate::split::publish(self, &batch, &mut hook, job);
-            self.hook = hook;
-            let result = match outcome {
-                Err(e) => Err(e),
-                Ok(Outcome::Done(Some(report))) => self.placed(report, batch),
-                // Nothing to write (never for a new index), or on one thread after all.
-                Ok(Outcome::Done(None) | Outcome::Retry) => self.publish_here(batch),
-            };
-            return (result, value);
+            return crate::split::publish(self, &batch, job);
         }
         std::thread::scope(|s| {
             let job = s.spawn(job);
-            let result = self.publish_here(batch);
+            let result = self.publish_here(&batch);
             (result, job.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
         })
     }
 
     /// Publish a validated batch in one transaction on this thread.
-    fn publish_here(&mut self, batch: Batch) -> Result<PublishReport, IndexError> {
+    pub(crate) fn publish_here(&mut self, batch: &Batch) -> Result<PublishReport, IndexError> {
         let path = self.path.clone();
         let mut hook = self.hook.take();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(&path)?;
-        let result = write(&tx, &path, &batch, &mut hook, None);
+        let result = write(&tx, &path, batch, &mut hook, None);
         self.hook = hook;
         match result? {
             Some(report) => {
@@ -80,7 +70,11 @@ impl Index {
     }
 
     /// After `batch` was committed as `report`: put a staged index in place.
-    fn placed(&mut self, report: PublishReport, batch: Batch) -> Result<PublishReport, IndexError> {
+    pub(crate) fn placed(
+        &mut self,
+        report: PublishReport,
+        batch: &Batch,
+    ) -> Result<PublishReport, IndexError> {
         match self.place_if_staged()? {
             true => Ok(report),
             // Another index appeared at the path first: publish into that one.

@@ -18,7 +18,7 @@
 use crate::error::{IndexError, SqlContext};
 use crate::publish::{write, BULK_MIN_ROWS};
 use crate::rows::insert_edges;
-use crate::{Batch, Index, PublishHook, PublishReport};
+use crate::{Batch, Index, PublishReport};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -38,29 +38,43 @@ pub(crate) fn worth_it(batch: &Batch, min_edges: usize) -> bool {
 
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 
-/// What [`publish`] did.
+/// What the two-thread write did.
 pub(crate) enum Outcome {
-    /// Published (`None`: there was nothing to write).
+    /// Committed (`None`: there was nothing to write), not yet put in place.
     Done(Option<PublishReport>),
     /// The side database or the copy failed (say, an SQLite without the `memdb` VFS): the
-    /// build file was started afresh, and the caller publishes on one thread instead.
+    /// build file was started afresh, to be written on one thread instead.
     Retry,
 }
 
 /// Publish `batch` into the (staged, empty) build file of `index`, the edges on a second
-/// thread. An error of the main write (including a hook's abort) is returned as is, with
-/// nothing committed.
-/// `job` runs on the side thread after the edges (see [`Index::publish_with`]).
+/// thread, and put it in place. An error of the main write (including a hook's abort) is
+/// returned as is, with nothing committed. `job` runs on the side thread once the edges are
+/// written (see [`Index::publish_with`]); the build file is put in place meanwhile.
 pub(crate) fn publish<T: Send>(
     index: &mut Index,
     batch: &Batch,
-    hook: &mut Option<PublishHook>,
     job: impl FnOnce() -> T + Send,
-) -> (Result<Outcome, IndexError>, T) {
+) -> (Result<PublishReport, IndexError>, T) {
+    run(index, batch, job, |index, outcome| match outcome {
+        Err(e) => Err(e),
+        Ok(Outcome::Done(Some(report))) => index.placed(report, batch),
+        // Nothing to write (never for a new index), or on one thread after all.
+        Ok(Outcome::Done(None) | Outcome::Retry) => index.publish_here(batch),
+    })
+}
+
+/// The two-thread write, then `then` on this thread while `job` may still run.
+fn run<T: Send, R>(
+    index: &mut Index,
+    batch: &Batch,
+    job: impl FnOnce() -> T + Send,
+    then: impl FnOnce(&mut Index, Result<Outcome, IndexError>) -> R,
+) -> (R, T) {
     let path = index.path.clone();
     let schema = match edge_schema(&index.conn, &path) {
         Ok(schema) => schema,
-        Err(e) => return (Err(e), job()),
+        Err(e) => return (then(index, Err(e)), job()),
     };
     // Each owner's edge rid range, in batch order (the order the main write takes them in,
     // the table being empty).
@@ -77,7 +91,8 @@ pub(crate) fn publish<T: Send>(
         .collect();
     let name = format!("/docforge-edges-{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
     let cancel = AtomicBool::new(false);
-    let result = std::thread::scope(|s| {
+    let mut hook = index.hook.take();
+    std::thread::scope(|s| {
         // The side database is handed over as soon as it is written; the job runs after.
         let (tx_side, rx_side) = std::sync::mpsc::sync_channel(1);
         let (name_, schema_, ranges_, cancel_, path_) = (&name, &schema, &ranges, &cancel, &path);
@@ -95,7 +110,7 @@ pub(crate) fn publish<T: Send>(
                     detail: "a new index's build file already holds edges".to_string(),
                 });
             }
-            let report = write(&tx, &path, batch, hook, Some(&ranges))?;
+            let report = write(&tx, &path, batch, &mut hook, Some(&ranges))?;
             // The side database's rows name owners 1, 2, … in batch order: the ids an empty
             // table assigns.
             let (count, max): (i64, i64) = tx
@@ -132,11 +147,15 @@ pub(crate) fn publish<T: Send>(
                     }
                 }
             }
-            (Ok(Some(_)), None) => Ok(Outcome::Retry),
+            (Ok(Some(_)), None) => {
+                index.restart_build();
+                Ok(Outcome::Retry)
+            }
         };
-        (outcome, job.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-    });
-    result
+        index.hook = hook;
+        let result = then(index, outcome);
+        (result, job.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })
 }
 
 /// The `CREATE` statements of the build file's `edges` table and of its indexes.
@@ -378,7 +397,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut index = new_index(dir.path(), 1);
         FAIL_COPY.set(true);
-        let outcome = publish(&mut index, &first, &mut None, || ()).0.unwrap();
+        let outcome = run(&mut index, &first, || (), |_, outcome| outcome).0.unwrap();
         FAIL_COPY.set(false);
         assert!(matches!(outcome, Outcome::Retry));
         // Nothing at the index path; one build file, a fresh one without rows.
