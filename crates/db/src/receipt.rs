@@ -256,11 +256,13 @@ pub(crate) fn changes(pairs: &[OwnerPair<'_>]) -> ChangeSummary {
 
 /// The nodes sorted by ID; of several with one ID the last wins (as in a map).
 fn last_by_id<'a>(nodes: impl Iterator<Item = &'a Node>) -> Vec<&'a Node> {
-    let mut v: Vec<&Node> = nodes.collect();
-    v.reverse();
-    v.sort_by(|a, b| a.id.cmp(&b.id)); // stable: the last one comes first in its run
-    v.dedup_by(|later, first| later.id == first.id);
-    v
+    let nodes: Vec<&Node> = nodes.collect();
+    // Sorted as (ID, position) pairs: a comparison reads the ID without going through the
+    // node first.
+    let mut keyed: Vec<(&str, usize)> = nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(b.0).then(b.1.cmp(&a.1))); // the last one first
+    keyed.dedup_by(|later, first| later.0 == first.0);
+    keyed.into_iter().map(|(_, i)| nodes[i]).collect()
 }
 
 fn sorted_set<'a>(lists: impl Iterator<Item = Edges<'a>> + Clone) -> Vec<Triple<'a>> {
