@@ -253,44 +253,51 @@ pub(crate) fn apply(
     }
     let mut progress =
         PublishProgress { generation: next, owners_to_write: plan.to_write.len(), ..Default::default() };
+    // A new owner's row goes in after its rows, with the ranges: its id is the next one,
+    // as SQLite would assign it (the largest so far plus one).
+    let mut next_id: i64 =
+        tx.query_row("SELECT coalesce(max(id), 0) + 1 FROM owners", [], |r| r.get(0)).ctx(path)?;
     for (i, (owner, stored)) in plan.to_write.iter().enumerate() {
-        let id = match stored {
-            Some(s) => {
-                tx.prepare_cached("UPDATE owners SET digest = ?2, generation = ?3 WHERE id = ?1")
-                    .ctx(path)?
-                    .execute(params![s.id, &owner.digest[..], next as i64])
-                    .ctx(path)?;
-                record_transition(tx, path, &owner.key, "changed", Some(&s.digest), Some(&owner.digest))?;
-                s.id
-            }
-            None => {
-                tx.prepare_cached("INSERT INTO owners(key, digest, generation) VALUES (?1, ?2, ?3)")
-                    .ctx(path)?
-                    .execute(params![owner.key, &owner.digest[..], next as i64])
-                    .ctx(path)?;
-                record_transition(tx, path, &owner.key, "added", None, Some(&owner.digest))?;
-                tx.last_insert_rowid()
-            }
-        };
+        let id = stored.as_ref().map_or(next_id, |s| s.id);
         let edges = side_edges.map_or(EdgeRows::Here, |r| EdgeRows::Elsewhere(r[i]));
         let ranges = insert_fragment(tx, path, id, &owner.fragment, !bulk, edges)?;
-        tx.prepare_cached(
-            "UPDATE owners SET node_lo = ?2, node_hi = ?3, edge_lo = ?4, edge_hi = ?5, diag_lo = ?6, diag_hi = ?7, \
-             logic_lo = ?8, logic_hi = ?9 WHERE id = ?1",
-        )
-        .ctx(path)?
-        .execute(params![
-            id,
-            ranges.nodes.map(|r| r.0),
-            ranges.nodes.map(|r| r.1),
-            ranges.edges.map(|r| r.0),
-            ranges.edges.map(|r| r.1),
-            ranges.diags.map(|r| r.0),
-            ranges.diags.map(|r| r.1),
-            ranges.logic.map(|r| r.0),
-            ranges.logic.map(|r| r.1),
-        ])
-        .ctx(path)?;
+        let r = |range: Option<(i64, i64)>| (range.map(|r| r.0), range.map(|r| r.1));
+        let (n, e, d, l) = (r(ranges.nodes), r(ranges.edges), r(ranges.diags), r(ranges.logic));
+        let sql = match stored {
+            Some(_) => {
+                "UPDATE owners SET digest = ?3, generation = ?4, node_lo = ?5, node_hi = ?6, \
+                 edge_lo = ?7, edge_hi = ?8, diag_lo = ?9, diag_hi = ?10, logic_lo = ?11, logic_hi = ?12 \
+                 WHERE id = ?1"
+            }
+            None => {
+                next_id += 1;
+                "INSERT INTO owners(id, key, digest, generation, node_lo, node_hi, edge_lo, edge_hi, \
+                 diag_lo, diag_hi, logic_lo, logic_hi) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+            }
+        };
+        tx.prepare_cached(sql)
+            .ctx(path)?
+            .execute(params![
+                id,
+                owner.key,
+                &owner.digest[..],
+                next as i64,
+                n.0,
+                n.1,
+                e.0,
+                e.1,
+                d.0,
+                d.1,
+                l.0,
+                l.1
+            ])
+            .ctx(path)?;
+        match stored {
+            Some(s) => {
+                record_transition(tx, path, &owner.key, "changed", Some(&s.digest), Some(&owner.digest))?
+            }
+            None => record_transition(tx, path, &owner.key, "added", None, Some(&owner.digest))?,
+        }
         report.rows_written += fragment_rows(&owner.fragment);
         report.owners_written += 1;
         progress.owners_written = report.owners_written;
