@@ -50,12 +50,8 @@ pub(crate) fn open_build(path: &Path) -> Result<(Connection, Staged), IndexError
     let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     let build = path.with_file_name(format!("{}{}-{n}", build_prefix(path), std::process::id()));
     remove_database_files(&build)?;
-    // URIs: a first publish attaches an in-memory side database by URI (`split.rs`). The
-    // build path is absolute, so never read as one.
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_URI
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let flags =
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let result = (|| {
         let mut conn = Connection::open_with_flags(&build, flags).ctx(&build)?;
         schema::configure(&conn, &build, true)?;

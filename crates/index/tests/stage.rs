@@ -156,7 +156,9 @@ fn child_first_publish_then_hang() {
     let path = Path::new(&path);
     let mut index = Index::open(path).unwrap();
     index.set_publish_hook(Some(hang_halfway(path)));
-    let owners: Vec<_> = (0..400).map(|i| doc_owner(&format!("big{i}"), 50, "")).collect();
+    // 1,000 owners of 51 edges: enough edges for the side database (`split.rs`), whose file
+    // is then left beside the build file too.
+    let owners: Vec<_> = (0..1000).map(|i| doc_owner(&format!("big{i}"), 50, "")).collect();
     index.publish(batch(owners, "fp-child")).unwrap();
     panic!("the child should have been killed while paused");
 }
@@ -170,6 +172,7 @@ fn kill9_during_the_first_publish_leaves_no_index_and_a_swept_build_file() {
     assert_missing(&path);
     let left = others(dir.path(), &["index.paused"]);
     assert!(!left.is_empty() && left.iter().all(|n| n.starts_with(".index.sqlite.build-")), "{left:?}");
+    assert!(left.iter().any(|n| n.ends_with("-edges")), "{left:?}");
 
     // A build file of a process that still runs is left alone.
     let live = dir.path().join(format!(".index.sqlite.build-{}-0", std::os::unix::process::parent_id()));
