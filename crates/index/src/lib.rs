@@ -7,7 +7,10 @@
 //!
 //! Every publish runs in one `IMMEDIATE` transaction on a WAL database, so a reader (another
 //! connection, another process) sees either the previous generation or the new one, never a
-//! mix; an error or a killed process leaves the previous generation intact.
+//! mix; an error or a killed process leaves the previous generation intact. (A new index's
+//! first generation is written into a private build file that nobody reads until it is
+//! complete and put in place, there in two transactions when its edges are written on a
+//! second thread: see `stage.rs` and `split.rs`.)
 //!
 //! [`Index::publish_delta`] applies only the changes since a known generation ([`Delta`]),
 //! under the same transaction, no-op and identity rules; it refuses to apply a delta to any
