@@ -103,6 +103,12 @@ pub fn index(
         up_to_date: false,
     };
     print_index_report(&report, &graph.summary, started.elapsed(), json);
+    // The index closes normally (SQLite checkpoints and removes its log). The process ends
+    // next, so the analysis's memory is left to the OS instead of being freed fact by fact
+    // (~0.2 s on the standard library).
+    drop(index);
+    std::mem::forget(graph);
+    std::mem::forget(host);
     Ok(())
 }
 
