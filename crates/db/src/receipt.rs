@@ -62,8 +62,9 @@ pub(crate) fn owner_hashes(f: &docforge_model::Fragment) -> ([u8; 32], [u8; 32])
     (nodes.finish(), edges.finish())
 }
 
-/// SHA-256 over length-prefixed fields (little-endian lengths and numbers), buffered: a
-/// stable encoding, several times cheaper than hashing each item's JSON.
+/// SHA-256 over length-prefixed fields (little-endian lengths and numbers), buffered (a hash
+/// update per field costs more than the hashing itself): a stable encoding, several times
+/// cheaper than hashing each item's JSON.
 struct FieldHasher {
     hash: Sha256,
     buf: Vec<u8>,
@@ -429,36 +430,25 @@ fn hash_rows<'a>(rows: impl Iterator<Item = Row<'a>>) -> String {
     h.finish()
 }
 
-/// [`hash_rows`] one row at a time, buffered (a hash update per field costs more than the
-/// hashing itself).
-struct RowHasher {
-    hash: Sha256,
-    buf: Vec<u8>,
-}
+/// [`hash_rows`] one row at a time, through the same buffered hash as the owner digests.
+struct RowHasher(FieldHasher);
 
 impl RowHasher {
     fn new() -> Self {
-        let mut buf = Vec::with_capacity(1 << 16);
-        buf.extend_from_slice(b"docforge.generation-diff.items.v1\0");
-        RowHasher { hash: Sha256::new(), buf }
+        RowHasher(FieldHasher::new(b"docforge.generation-diff.items.v1\0"))
     }
 
     fn push(&mut self, (kind, change, a, b, c): Row<'_>) {
         for part in [kind, change, a, b] {
-            self.buf.extend_from_slice(part.as_bytes());
-            self.buf.push(0);
+            self.0.bytes(part.as_bytes());
+            self.0.bytes(&[0]);
         }
-        self.buf.extend_from_slice(c.as_bytes());
-        self.buf.push(b'\n');
-        if self.buf.len() >= 1 << 15 {
-            self.hash.update(&self.buf);
-            self.buf.clear();
-        }
+        self.0.bytes(c.as_bytes());
+        self.0.bytes(b"\n");
     }
 
-    fn finish(mut self) -> String {
-        self.hash.update(&self.buf);
-        hex::encode(self.hash.finalize())
+    fn finish(self) -> String {
+        hex::encode(self.0.finish())
     }
 }
 

@@ -43,24 +43,17 @@ impl Index {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let path = canonical_absent(path);
                 let (conn, staged) = stage::open_build(&path)?;
-                Ok(Index::writer(conn, path, Some(staged)))
+                Ok(Index::new(conn, path, false, Some(staged)))
             }
             _ => {
                 let conn = open_existing(path)?;
-                Ok(Index::writer(conn, canonical(path), None))
+                Ok(Index::new(conn, canonical(path), false, None))
             }
         }
     }
 
-    fn writer(conn: Connection, path: PathBuf, staged: Option<Staged>) -> Index {
-        Index {
-            conn,
-            path,
-            read_only: false,
-            hook: None,
-            staged,
-            side_min_edges: crate::split::SIDE_MIN_EDGES,
-        }
+    fn new(conn: Connection, path: PathBuf, read_only: bool, staged: Option<Staged>) -> Index {
+        Index { conn, path, read_only, hook: None, staged, side_min_edges: crate::split::SIDE_MIN_EDGES }
     }
 
     /// Replace a staged build file that holds part of a generation with a fresh one (best
@@ -117,9 +110,7 @@ impl Index {
         let path = canonical(path);
         schema::configure(&conn, &path, false)?;
         schema::check(&conn, &path)?;
-        let mut index = Index::writer(conn, path, None);
-        index.read_only = true;
-        Ok(index)
+        Ok(Index::new(conn, path, true, None))
     }
 
     /// Delete whatever is at `path` (database, WAL and shared-memory files) and create a fresh,

@@ -108,9 +108,6 @@ pub(crate) fn insert_fragment(
     edges: EdgeRows,
 ) -> Result<Ranges, IndexError> {
     let mut ranges = Ranges::default();
-    let extend = |range: &mut Option<(i64, i64)>, rid: i64| {
-        *range = Some(range.map_or((rid, rid), |(lo, _)| (lo, rid)));
-    };
     let mut node_stmt = tx
         .prepare_cached(
             "INSERT INTO nodes(owner, id, kind, title, path, line, col, text, attrs) \
@@ -160,6 +157,11 @@ pub(crate) fn insert_fragment(
     Ok(ranges)
 }
 
+/// Extend a rid range by the next rid.
+fn extend(range: &mut Option<(i64, i64)>, rid: i64) {
+    *range = Some(range.map_or((rid, rid), |(lo, _)| (lo, rid)));
+}
+
 /// Insert one owner's edges, with rids from `first_rid` on when given (else the next ones);
 /// returns their rid range.
 pub(crate) fn insert_edges(
@@ -184,7 +186,7 @@ pub(crate) fn insert_edges(
         let rid = stmt
             .insert(params![rid, owner, edge.source, edge.relation, class, edge.target, p, line, col, attrs])
             .ctx(path)?;
-        range = Some(range.map_or((rid, rid), |(lo, _)| (lo, rid)));
+        extend(&mut range, rid);
     }
     Ok(range)
 }
