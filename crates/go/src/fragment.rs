@@ -115,7 +115,8 @@ pub fn file_fragment(
 ) -> Fragment {
     let mut frag = Fragment::default();
     let mut seen_ids: HashMap<String, usize> = HashMap::new();
-    let mut call_edges: BTreeSet<(String, String)> = BTreeSet::new();
+    // (caller node, callee package, callee name) of the `calls` edges made so far.
+    let mut call_edges: std::collections::HashSet<(usize, &str, &str)> = std::collections::HashSet::new();
     let mut tested: BTreeSet<(String, String)> = BTreeSet::new();
     let mut lookups: HashMap<&str, Option<Arc<PackageSymbols>>> = HashMap::new();
     let file_id = format!("file:{}", file.path);
@@ -175,22 +176,25 @@ pub fn file_fragment(
         });
     }
     let mut unresolved: BTreeMap<usize, u32> = BTreeMap::new();
+    // Resolution of a selector's `x` through the file's imports, per distinct `x` (a file
+    // calls through a few imports many times).
+    let mut via_import: HashMap<&str, ImportOf<'_>> = HashMap::new();
     for call in &file.facts.calls {
         let Some(node_idx) = call.caller.and_then(|c| node_of.get(c as usize).copied().flatten()) else {
             continue;
         };
-        let caller_id = frag.nodes[node_idx].id.clone();
-        let target = match &call.shape {
+        // `Ok((package path, name))`: a call of that package-level func; `Err`: unresolved.
+        let target: Option<Result<(&str, &str), ()>> = match &call.shape {
             Callee::Ident(name) if !call.shadowed => {
                 if own.funcs.contains(name) {
-                    Some(Ok(format!("go:{import_path}::{name}")))
+                    Some(Ok((import_path, name)))
                 } else if own.declares(name) {
                     // A conversion or a call of a package-level function value.
                     (!own.types.contains(name)).then_some(Err(()))
                 } else if let Some(path) =
                     dot_import_of(file.facts, name, |s| s.funcs.contains(name), lookup, &mut lookups)
                 {
-                    Some(Ok(format!("go:{path}::{name}")))
+                    Some(Ok((path, name)))
                 } else if BUILTINS.contains(&name.as_str()) {
                     None
                 } else {
@@ -198,12 +202,13 @@ pub fn file_fragment(
                 }
             }
             Callee::Selector { x, sel } if !call.shadowed && !own.declares(x) => {
-                match import_of(file.facts, x, lookup, &mut lookups) {
+                let import = via_import
+                    .entry(x.as_str())
+                    .or_insert_with(|| import_of(file.facts, x, lookup, &mut lookups));
+                match import {
                     // unsafe.Sizeof & co. are builtins, whatever unsafe.go declares.
                     Some(("unsafe", _)) => None,
-                    Some((path, Some(syms))) if syms.funcs.contains(sel) => {
-                        Some(Ok(format!("go:{path}::{sel}")))
-                    }
+                    Some((path, Some(syms))) if syms.funcs.contains(sel) => Some(Ok((*path, sel.as_str()))),
                     Some((_, Some(syms))) if syms.types.contains(sel) => None,
                     _ => Some(Err(())),
                 }
@@ -211,13 +216,20 @@ pub fn file_fragment(
             _ => Some(Err(())),
         };
         match target {
-            Some(Ok(target)) => {
+            Some(Ok((path, name))) => {
                 let caller_decl = &file.facts.decls[call.caller.unwrap_or_default() as usize];
-                if file.test && caller_decl.kind == DeclKind::Func && is_test_func(&caller_decl.name) {
-                    tested.insert((target.clone(), caller_id.clone()));
-                }
-                if call_edges.insert((caller_id.clone(), target.clone())) {
-                    frag.edges.push(Edge::new(caller_id, "calls", target).at(loc(call.pos)));
+                let tests =
+                    file.test && caller_decl.kind == DeclKind::Func && is_test_func(&caller_decl.name);
+                let first = call_edges.insert((node_idx, path, name));
+                if first || tests {
+                    let caller_id = &frag.nodes[node_idx].id;
+                    let target = format!("go:{path}::{name}");
+                    if tests {
+                        tested.insert((target.clone(), caller_id.clone()));
+                    }
+                    if first {
+                        frag.edges.push(Edge::new(caller_id, "calls", target).at(loc(call.pos)));
+                    }
                 }
             }
             Some(Err(())) => *unresolved.entry(node_idx).or_default() += 1,
@@ -235,6 +247,9 @@ pub fn file_fragment(
 
 pub(crate) type Cache<'f> = HashMap<&'f str, Option<Arc<PackageSymbols>>>;
 
+/// The import a file-scope name refers to (its path), with the package's symbols if known.
+pub(crate) type ImportOf<'f> = Option<(&'f str, Option<Arc<PackageSymbols>>)>;
+
 fn symbols_of<'f>(
     path: &'f str,
     lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
@@ -249,7 +264,7 @@ pub(crate) fn import_of<'f>(
     x: &str,
     lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
     cache: &mut Cache<'f>,
-) -> Option<(&'f str, Option<Arc<PackageSymbols>>)> {
+) -> ImportOf<'f> {
     for imp in &facts.imports {
         let matches = match imp.name.as_deref() {
             Some(alias) => alias == x,
