@@ -9,7 +9,8 @@
 //! and one `<caller>\t-\tcomplete` line per function whose call sites were all resolved
 //! (what `call_edge_exists` needs for a negative answer); see tests/oracle/engine_cha.py.
 //! With `--implements`: the precise layer's `implements` edges as `<T id> <I id> value|pointer`
-//! (the oracle's `-implements` format); the count of `implements_unknown` edges on stderr.
+//! (the oracle's `-implements` format); the count of `implements_unknown` edges on stderr,
+//! and their `<T id> <I id>` pairs in the file `DOCFORGE_IMPLEMENTS_UNKNOWN` names, if set.
 //!
 //! This goes through the real pipeline (`project::discover`, `AnalysisHost`, the tracked
 //! queries, `graph`), so what it prints is exactly what `docforge index` publishes.
@@ -77,8 +78,17 @@ fn main() {
         ids = lines;
     }
     if implements {
-        let unknown = graph.edges().filter(|e| e.relation == "implements_unknown").count();
-        eprintln!("implements_unknown edges: {unknown}");
+        let unknown: Vec<String> = graph
+            .edges()
+            .filter(|e| e.relation == "implements_unknown")
+            .filter_map(|e| {
+                Some(format!("{} {}", e.source.strip_prefix("go:")?, e.target.strip_prefix("go:")?))
+            })
+            .collect();
+        eprintln!("implements_unknown edges: {}", unknown.len());
+        if let Some(path) = std::env::var_os("DOCFORGE_IMPLEMENTS_UNKNOWN") {
+            std::fs::write(path, unknown.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+        }
         ids = graph
             .edges()
             .filter(|e| e.relation == "implements")
