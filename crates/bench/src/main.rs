@@ -204,6 +204,26 @@ fn fmt_ms(ms: f64) -> String {
     }
 }
 
+/// `<temp>/<prefix>-<pid>` for this process, after removing every `docforge-bench…-<pid>`
+/// directory of a process that no longer runs (a bench killed before its cleanup leaves its
+/// copy of the tree or its index behind; a directory of a running process, such as the
+/// parent's copy its phase processes read, is kept).
+pub(crate) fn scratch_dir(prefix: &str) -> PathBuf {
+    let temp = std::env::temp_dir();
+    let procfs = Path::new("/proc/self").exists();
+    if let (true, Ok(entries)) = (procfs, std::fs::read_dir(&temp)) {
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str().filter(|n| n.starts_with("docforge-bench-")) else { continue };
+            let pid = name.rsplit('-').next().and_then(|p| p.parse::<u32>().ok());
+            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    temp.join(format!("{prefix}-{}", std::process::id()))
+}
+
 fn mb(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or(0.0) / 1e6
 }
@@ -214,7 +234,7 @@ fn copy_goroot() -> PathBuf {
         .output()
         .expect("go env GOROOT (or pass a corpus directory)");
     let goroot = String::from_utf8(out.stdout).unwrap().trim().to_string();
-    let dest = std::env::temp_dir().join(format!("docforge-bench-{}", std::process::id()));
+    let dest = scratch_dir("docforge-bench");
     let status =
         Command::new("cp").arg("-rL").arg(Path::new(&goroot).join("src")).arg(&dest).status().unwrap();
     assert!(status.success(), "copying {goroot}/src failed");
@@ -301,7 +321,7 @@ pub(crate) fn ms(d: Duration) -> f64 {
 
 /// Cold index, no-change re-sync, one-file edit on disk, one in-memory edit.
 fn engine(corpus: &Path) -> serde_json::Value {
-    let index_dir = std::env::temp_dir().join(format!("docforge-bench-index-{}", std::process::id()));
+    let index_dir = scratch_dir("docforge-bench-index");
     let _ = std::fs::remove_dir_all(&index_dir);
     let index_path = index_dir.join("index.sqlite");
     let cpu0 = validate::cpu_ms();
@@ -508,7 +528,7 @@ fn edits(corpus: &Path) -> serde_json::Value {
     }
     let edit_file = std::env::var("DOCFORGE_BENCH_FILE").unwrap_or_else(|_| EDIT_FILE.to_string());
     let text = std::fs::read_to_string(host.project().root.join(&edit_file)).unwrap();
-    let index_dir = std::env::temp_dir().join(format!("docforge-bench-edits-{}", std::process::id()));
+    let index_dir = scratch_dir("docforge-bench-edits");
     let mut index = std::env::var_os("DOCFORGE_BENCH_PUBLISH").map(|_| {
         let mut index = Index::recreate(&index_dir.join("index.sqlite")).unwrap();
         host.publish(&mut index).unwrap();

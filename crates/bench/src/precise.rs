@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Instant;
 
 pub fn precise(corpus: &Path) -> serde_json::Value {
-    let index_dir = std::env::temp_dir().join(format!("docforge-bench-precise-{}", std::process::id()));
+    let index_dir = crate::scratch_dir("docforge-bench-precise");
     let _ = std::fs::remove_dir_all(&index_dir);
     let t0 = Instant::now();
     let mut host = AnalysisHost::new(Project::load(corpus).unwrap(), AstPolicy::Allow);
