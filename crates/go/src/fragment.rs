@@ -3,7 +3,7 @@
 use crate::symbols::{is_test_func, BUILTINS};
 use crate::{package_symbol_id, Callee, Decl, DeclKind, FileFacts, PackageSymbols};
 use docforge_model::{Diagnostic, Edge, Fragment, Location, Node};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 /// One selected file of a package.
@@ -116,7 +116,7 @@ pub fn file_fragment(
     let mut frag = Fragment::default();
     let mut seen_ids: HashMap<String, usize> = HashMap::new();
     // (caller node, callee package, callee name) of the `calls` edges made so far.
-    let mut call_edges: std::collections::HashSet<(usize, &str, &str)> = std::collections::HashSet::new();
+    let mut call_edges: HashSet<(usize, &str, &str)> = HashSet::new();
     let mut tested: BTreeSet<(String, String)> = BTreeSet::new();
     let mut lookups: HashMap<&str, Option<Arc<PackageSymbols>>> = HashMap::new();
     let file_id = format!("file:{}", file.path);
