@@ -52,8 +52,7 @@ echo "== the oracles on a module beyond the standard library: golang.org/x/tools
 # Its imports of the standard library and of x/mod, x/sync, … are outside the tree: calls
 # into them stay unresolved, and implements pairs whose methods name their types are
 # `implements_unknown` (allowed to be missing, never to be wrong).
-xtools_version=$(cd tests/oracle && go list -m -f '{{.Version}}' golang.org/x/tools)
-xtools_src=$(go mod download -json "golang.org/x/tools@$xtools_version" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
+xtools_src=$(cd tests/oracle && go mod download golang.org/x/tools && go list -m -f '{{.Dir}}' golang.org/x/tools)
 xtools=$(mktemp -d)
 cp -r "$xtools_src/." "$xtools/"
 chmod -R u+w "$xtools"

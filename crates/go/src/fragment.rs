@@ -118,7 +118,7 @@ pub fn file_fragment(
     // (caller node, callee package, callee name) of the `calls` edges made so far.
     let mut call_edges: HashSet<(usize, &str, &str)> = HashSet::new();
     let mut tested: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut lookups: HashMap<&str, Option<Arc<PackageSymbols>>> = HashMap::new();
+    let mut imports = FileImports::new(file.facts, lookup);
     let file_id = format!("file:{}", file.path);
     let loc = |p: crate::Pos| Location::new(file.path, p.line, p.column);
     for p in &file.facts.syntax_errors {
@@ -176,9 +176,6 @@ pub fn file_fragment(
         });
     }
     let mut unresolved: BTreeMap<usize, u32> = BTreeMap::new();
-    // Resolution of a selector's `x` through the file's imports, per distinct `x` (a file
-    // calls through a few imports many times).
-    let mut via_import: HashMap<&str, ImportOf<'_>> = HashMap::new();
     for call in &file.facts.calls {
         let Some(node_idx) = call.caller.and_then(|c| node_of.get(c as usize).copied().flatten()) else {
             continue;
@@ -191,9 +188,7 @@ pub fn file_fragment(
                 } else if own.declares(name) {
                     // A conversion or a call of a package-level function value.
                     (!own.types.contains(name)).then_some(Err(()))
-                } else if let Some(path) =
-                    dot_import_of(file.facts, name, |s| s.funcs.contains(name), lookup, &mut lookups)
-                {
+                } else if let Some(path) = imports.dot_import_of(name, |s| s.funcs.contains(name)) {
                     Some(Ok((path, name)))
                 } else if BUILTINS.contains(&name.as_str()) {
                     None
@@ -202,13 +197,10 @@ pub fn file_fragment(
                 }
             }
             Callee::Selector { x, sel } if !call.shadowed && !own.declares(x) => {
-                let import = via_import
-                    .entry(x.as_str())
-                    .or_insert_with(|| import_of(file.facts, x, lookup, &mut lookups));
-                match import {
+                match imports.import_of(x) {
                     // unsafe.Sizeof & co. are builtins, whatever unsafe.go declares.
                     Some(("unsafe", _)) => None,
-                    Some((path, Some(syms))) if syms.funcs.contains(sel) => Some(Ok((*path, sel.as_str()))),
+                    Some((path, Some(syms))) if syms.funcs.contains(sel) => Some(Ok((path, sel.as_str()))),
                     Some((_, Some(syms))) if syms.types.contains(sel) => None,
                     _ => Some(Err(())),
                 }
@@ -245,58 +237,65 @@ pub fn file_fragment(
     frag
 }
 
-pub(crate) type Cache<'f> = HashMap<&'f str, Option<Arc<PackageSymbols>>>;
-
 /// The import a file-scope name refers to (its path), with the package's symbols if known.
 pub(crate) type ImportOf<'f> = Option<(&'f str, Option<Arc<PackageSymbols>>)>;
 
-fn symbols_of<'f>(
-    path: &'f str,
-    lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
-    cache: &mut Cache<'f>,
-) -> Option<Arc<PackageSymbols>> {
-    cache.entry(path).or_insert_with(|| lookup(path)).clone()
+/// One file's imports, resolved by the names the file uses them through: each imported
+/// package's symbols are looked up once, and each name's import is found once (a file calls
+/// and uses a few imports many times).
+pub(crate) struct FileImports<'f, 'l> {
+    facts: &'f FileFacts,
+    lookup: &'l dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
+    symbols: HashMap<&'f str, Option<Arc<PackageSymbols>>>,
+    by_name: HashMap<String, ImportOf<'f>>,
 }
 
-/// The import of `facts` that file-scope name `x` refers to, with its symbols if known.
-pub(crate) fn import_of<'f>(
-    facts: &'f FileFacts,
-    x: &str,
-    lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
-    cache: &mut Cache<'f>,
-) -> ImportOf<'f> {
-    for imp in &facts.imports {
-        let matches = match imp.name.as_deref() {
-            Some(alias) => alias == x,
-            None => {
-                let syms = symbols_of(&imp.path, lookup, cache);
-                match syms.as_ref().and_then(|s| s.name.as_deref()) {
+impl<'f, 'l> FileImports<'f, 'l> {
+    pub(crate) fn new(facts: &'f FileFacts, lookup: &'l dyn Fn(&str) -> Option<Arc<PackageSymbols>>) -> Self {
+        FileImports { facts, lookup, symbols: HashMap::new(), by_name: HashMap::new() }
+    }
+
+    fn symbols_of(&mut self, path: &'f str) -> Option<Arc<PackageSymbols>> {
+        let lookup = self.lookup;
+        self.symbols.entry(path).or_insert_with(|| lookup(path)).clone()
+    }
+
+    /// The import that file-scope name `x` refers to, with its symbols if known.
+    pub(crate) fn import_of(&mut self, x: &str) -> ImportOf<'f> {
+        if let Some(found) = self.by_name.get(x) {
+            return found.clone();
+        }
+        let facts = self.facts;
+        let found = facts.imports.iter().find_map(|imp| {
+            let matches = match imp.name.as_deref() {
+                Some(alias) => alias == x,
+                None => match self.symbols_of(&imp.path).as_ref().and_then(|s| s.name.as_deref()) {
                     Some(name) => name == x,
                     None => imp.path.rsplit('/').next() == Some(x),
-                }
-            }
-        };
-        if matches {
-            return Some((&imp.path, symbols_of(&imp.path, lookup, cache)));
-        }
+                },
+            };
+            matches.then(|| (imp.path.as_str(), self.symbols_of(&imp.path)))
+        });
+        self.by_name.insert(x.to_string(), found.clone());
+        found
     }
-    None
-}
 
-/// The dot-imported package whose symbols satisfy `declares`, if any (packages outside the
-/// project never do).
-pub(crate) fn dot_import_of<'f>(
-    facts: &'f FileFacts,
-    name: &str,
-    declares: impl Fn(&PackageSymbols) -> bool,
-    lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
-    cache: &mut Cache<'f>,
-) -> Option<&'f str> {
-    // A dot import brings only the package's exported names into the file.
-    if !name.chars().next().is_some_and(char::is_uppercase) {
-        return None;
+    /// The dot-imported package whose symbols satisfy `declares`, if any (packages outside
+    /// the project never do).
+    pub(crate) fn dot_import_of(
+        &mut self,
+        name: &str,
+        declares: impl Fn(&PackageSymbols) -> bool,
+    ) -> Option<&'f str> {
+        // A dot import brings only the package's exported names into the file.
+        if !name.chars().next().is_some_and(char::is_uppercase) {
+            return None;
+        }
+        let facts = self.facts;
+        facts
+            .imports
+            .iter()
+            .filter(|i| i.name.as_deref() == Some("."))
+            .find_map(|imp| self.symbols_of(&imp.path).filter(|s| declares(s)).map(|_| imp.path.as_str()))
     }
-    facts.imports.iter().filter(|i| i.name.as_deref() == Some(".")).find_map(|imp| {
-        symbols_of(&imp.path, lookup, cache).filter(|s| declares(s)).map(|_| imp.path.as_str())
-    })
 }

@@ -1,6 +1,6 @@
 //! Resolution of a file's identifier uses ([`crate::FileUses`]) to package-level symbols.
 
-use crate::fragment::{dot_import_of, import_of, Cache};
+use crate::fragment::FileImports;
 use crate::{FileFacts, FileUses, PackageSymbols, Pos};
 use std::sync::Arc;
 
@@ -33,14 +33,14 @@ pub fn resolve_uses(
     own: &PackageSymbols,
     lookup: &dyn Fn(&str) -> Option<Arc<PackageSymbols>>,
 ) -> Vec<ResolvedUse> {
-    let mut cache = Cache::new();
+    let mut imports = FileImports::new(facts, lookup);
     let mut out = Vec::new();
     for u in &uses.uses {
         let path = match u.qualifier.as_deref() {
             None if own.declares(&u.name) => Some(import_path),
-            None => dot_import_of(facts, &u.name, |s| s.declares(&u.name), lookup, &mut cache),
+            None => imports.dot_import_of(&u.name, |s| s.declares(&u.name)),
             Some(x) if own.declares(x) => None,
-            Some(x) => match import_of(facts, x, lookup, &mut cache) {
+            Some(x) => match imports.import_of(x) {
                 Some((path, Some(syms))) if syms.declares(&u.name) => Some(path),
                 _ => None,
             },
