@@ -19,6 +19,7 @@ mod lines;
 mod links;
 mod markdown;
 mod project;
+mod refdef;
 mod slug;
 mod text;
 mod toml_node;

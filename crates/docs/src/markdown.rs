@@ -4,6 +4,7 @@ use crate::facts::{DocFacts, Link, LinkKind, Section, DOCUMENT_KIND};
 use crate::front_matter::{self, Header, HeaderKind};
 use crate::lines::LineIndex;
 use crate::links::{classify_destination, normalize_label, scan_wiki_links};
+use crate::refdef::missed_definitions;
 use crate::slug::Slugger;
 use crate::text::{inline_plain_text, Summary};
 use docforge_model::{Diagnostic, Location, Node};
@@ -127,6 +128,8 @@ struct Blocks<'t> {
     inlines: Vec<TsNode<'t>>,
     /// Link reference definitions by normalised label (the first one of a label wins).
     definitions: HashMap<String, String>,
+    /// Byte ranges of definitions read from paragraph text (`crate::refdef`): no links.
+    defined: Vec<(usize, usize)>,
 }
 
 fn scan_blocks<'t>(root: TsNode<'t>, src: &str) -> Blocks<'t> {
@@ -137,6 +140,18 @@ fn scan_blocks<'t>(root: TsNode<'t>, src: &str) -> Blocks<'t> {
         } else if let Some(n) = capture(query, m, "heading") {
             b.headings.push(n);
         } else if let Some(n) = capture(query, m, "inline") {
+            let text = node_text(n, src);
+            let missed =
+                n.parent().filter(|p| p.kind() == "paragraph").and_then(|_| missed_definitions(text));
+            if let Some(lead) = missed {
+                for (label, destination) in lead.definitions {
+                    b.definitions.entry(normalize_label(label)).or_insert_with(|| destination.to_string());
+                }
+                b.defined.push((n.start_byte(), n.start_byte() + lead.consumed));
+                if text[lead.consumed..].trim().is_empty() {
+                    return; // definitions only, like a `link_reference_definition` block
+                }
+            }
             b.inlines.push(n);
         } else if let (Some(label), Some(dest)) =
             (capture(query, m, "label"), capture(query, m, "destination"))
@@ -222,8 +237,10 @@ fn section_at(heads: &[Heading], offset: usize) -> Option<usize> {
 
 fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body {
     let tree = parse_markdown(src.as_bytes());
-    let Blocks { code: mut excluded, headings: heading_nodes, inlines, definitions } =
+    let Blocks { code: mut excluded, headings: heading_nodes, inlines, definitions, defined } =
         scan_blocks(tree.block_tree().root_node(), src);
+    let in_definition = |offset: usize| defined.iter().any(|&(from, to)| (from..to).contains(&offset));
+    excluded.extend_from_slice(&defined);
 
     let heads = headings(&tree, &heading_nodes, src);
     let mut sections = build_sections(&heads, doc_id, lines);
@@ -241,6 +258,9 @@ fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body
             if let Some(n) = capture(query, m, "code") {
                 excluded.push((n.start_byte(), n.end_byte()));
             } else if let Some((offset, mut link)) = inline_link(query, m, src, path, &definitions) {
+                if in_definition(offset) {
+                    return;
+                }
                 link.location = lines.location(offset);
                 raw_links.push((offset, link));
             }

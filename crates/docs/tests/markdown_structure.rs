@@ -108,6 +108,51 @@ Again [ref].
     assert_eq!(destinations, ["first.md", "first.md", "first.md"]);
 }
 
+/// tree-sitter-md reads `[x]` / `[X]` at the start of a line as a task-list checkbox, so its
+/// block tree has no definition for them (nor for the definitions on the lines after): those
+/// are read from the paragraph text, and the definitions themselves are not links.
+#[test]
+fn definitions_of_the_label_x_are_read_too() {
+    let text = "\
+# Refs
+
+See [one][x], [two][bee], [three][X] and [x].
+
+[x]: b.md
+[bee]: c.md
+
+Inline [x]: a link, not a definition.
+
+[X]: d.md \"a second definition of the label: the first wins\"
+Then [four][bee].
+
+- [x] a task, and [five][x].
+";
+    let f = parse_markdown_document("docs/a.md", text);
+    let p = |path: &str| format!("{:?}", LinkTarget::Path { path: path.into(), fragment: None });
+    let refs = |line, column| ("docs/a#refs".to_string(), LinkKind::Reference, p("docs/b.md"), line, column);
+    let want = vec![
+        refs(3, 5),
+        ("docs/a#refs".into(), LinkKind::Reference, p("docs/c.md"), 3, 15),
+        refs(3, 27),
+        refs(3, 42),
+        refs(8, 8),
+        ("docs/a#refs".into(), LinkKind::Reference, p("docs/c.md"), 11, 6),
+        refs(13, 19),
+    ];
+    assert_eq!(link_summary(&f), want);
+    let section = &f.sections[0].text;
+    assert!(
+        section.contains("Then four") && !section.contains("b.md") && !section.contains("c.md"),
+        "{section}"
+    );
+
+    // After a definition tree-sitter-md read (any other label), an `[x]` line starts a paragraph.
+    let f = parse_markdown_document("docs/a.md", "[y][z] [x]\n\n[z]: b.md\n[x]: c.md\n");
+    let destinations: Vec<&str> = f.links.iter().map(|l| l.destination.as_str()).collect();
+    assert_eq!(destinations, ["b.md", "c.md"]);
+}
+
 #[test]
 fn code_never_produces_links() {
     let text = "\
