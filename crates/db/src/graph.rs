@@ -7,6 +7,7 @@ use crate::Db;
 use docforge_go::FileSelection;
 use docforge_model::{Diagnostic, Fragment, Location, Node, Precision};
 use docforge_project::FileKind;
+use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
 /// The rows one owner (a file, a package, …) contributes, with a digest of them, so the
@@ -15,13 +16,26 @@ use std::sync::Arc;
 pub struct OwnerFragment {
     /// Cheap to clone: the graph query clones every owner on each revision.
     pub key: Arc<str>,
+    /// Of the whole fragment: its node and edge digests (`hashes`) and its diagnostics and
+    /// Logic rows.
     pub digest: [u8; 32],
+    /// The receipt's digests of the fragment's nodes and of its edges
+    /// ([`crate::receipt::owner_hashes`]), computed once here, where the fragment is made
+    /// (on the analysis threads), instead of again at each publication.
+    pub(crate) hashes: ([u8; 32], [u8; 32]),
     pub fragment: Arc<Fragment>,
 }
 
 impl OwnerFragment {
     pub fn new(key: String, fragment: Fragment) -> Self {
-        OwnerFragment { key: key.into(), digest: fragment_digest(&fragment), fragment: Arc::new(fragment) }
+        let hashes = crate::receipt::owner_hashes(&fragment);
+        let rest = fragment_digest(&(&fragment.diagnostics, &fragment.logic));
+        let mut h = Sha256::new();
+        h.update(b"docforge.owner.v2\0");
+        for part in [&hashes.0, &hashes.1, &rest] {
+            h.update(part);
+        }
+        OwnerFragment { key: key.into(), digest: h.finalize().into(), hashes, fragment: Arc::new(fragment) }
     }
 }
 
@@ -222,4 +236,48 @@ pub fn source_fingerprint(db: &dyn Db, ws: Workspace) -> String {
         m.push_str(&format!("{rel}\tscan_error\t{msg}\n"));
     }
     sha256_hex(m.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OwnerFragment;
+    use docforge_model::{Diagnostic, Edge, Fragment, LogicRow, Node};
+
+    /// The owner digest the index compares moves with every part of the fragment (nodes and
+    /// edges through the receipt's digests, which `receipt` tests field by field), and the
+    /// receipt's digests are the ones `owner_hashes` computes.
+    #[test]
+    fn owner_digest_covers_the_whole_fragment() {
+        let base = Fragment {
+            nodes: vec![Node {
+                id: "go:m::F".into(),
+                kind: "func".into(),
+                title: "F".into(),
+                location: None,
+                text: String::new(),
+                attrs: Default::default(),
+            }],
+            edges: vec![Edge::new("go:m::F", "calls", "go:m::G")],
+            diagnostics: vec![Diagnostic::error("go_syntax_error", "x")],
+            logic: vec![LogicRow { node: "go:m::F".into(), steps: 1, json: "{}".into() }],
+        };
+        let digest = |f: &Fragment| OwnerFragment::new("k".into(), f.clone()).digest;
+        let owner = OwnerFragment::new("k".into(), base.clone());
+        assert_eq!(owner.hashes, crate::receipt::owner_hashes(&base));
+        assert_eq!(digest(&base), owner.digest);
+        type Change = fn(&mut Fragment);
+        let changes: [(&str, Change); 6] = [
+            ("node", |f| f.nodes[0].text.push('x')),
+            ("edge", |f| f.edges[0].target.push('x')),
+            ("diagnostic", |f| f.diagnostics[0].message.push('x')),
+            ("logic", |f| f.logic[0].steps = 2),
+            ("no diagnostics", |f| f.diagnostics.clear()),
+            ("no logic", |f| f.logic.clear()),
+        ];
+        for (what, change) in changes {
+            let mut f = base.clone();
+            change(&mut f);
+            assert_ne!(digest(&f), owner.digest, "{what}");
+        }
+    }
 }

@@ -46,7 +46,7 @@ pub(crate) struct Published {
 }
 
 fn all_hashes(snap: &Snapshot) -> crate::receipt::OwnerHashes {
-    snap.graph.owners().map(|o| (o.key.clone(), crate::receipt::owner_hashes(&o.fragment))).collect()
+    snap.graph.owners().map(|o| (o.key.clone(), o.hashes)).collect()
 }
 
 /// The index record of one loaded file (memoised: unchanged files yield the same `Arc`).
