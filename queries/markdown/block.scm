@@ -2,7 +2,8 @@
 ; Block-level regions that never produce links (code blocks, raw HTML).
 (fenced_code_block) @code
 (indented_code_block) @code
-(html_block) @code
+; Raw HTML: no links, but `id`/`name` anchors.
+(html_block) @html
 ; Section headings (ATX `# Title` and setext `Title\n=====`).
 (atx_heading) @heading
 (setext_heading) @heading

@@ -7,3 +7,5 @@
 (collapsed_reference_link (link_text) @text) @reference_link
 (shortcut_link (link_text) @text) @reference_link
 (uri_autolink) @autolink
+; Inline raw HTML: `id`/`name` anchors.
+(html_tag) @html

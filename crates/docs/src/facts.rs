@@ -30,6 +30,8 @@ pub struct DocFacts {
     pub node: Node,
     /// Headings in document order.
     pub sections: Vec<Section>,
+    /// HTML anchors before the first heading: fragment names that lead to the document.
+    pub anchors: Vec<String>,
     /// Links to documents, headings, wiki IDs and `go:` nodes (external URLs are not kept).
     pub links: Vec<Link>,
     /// Front-matter `[relations]`, one entry per target.
@@ -56,6 +58,9 @@ pub struct Section {
     pub location: Location,
     /// Bounded plain-text summary of the prose under this heading (up to the next heading).
     pub text: String,
+    /// Other fragment names that lead here: HTML `id`/`name` anchors and an explicit `{#id}`
+    /// (see `crate::anchors`).
+    pub anchors: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -15,9 +15,24 @@ pub struct DocIndexEntry {
     pub id_location: Location,
     /// Section slugs of the document.
     pub slugs: BTreeSet<String>,
+    /// Other fragment names (HTML anchors, `{#id}`) → the slug of the section they lead to
+    /// (`None`: the document itself). The first of a name wins.
+    pub anchors: BTreeMap<String, Option<String>>,
 }
 
 impl DocFacts {
+    /// Every anchor of the document in document order (before the first heading, then per
+    /// section), the first of a name kept.
+    fn anchor_targets(&self) -> BTreeMap<String, Option<String>> {
+        let mut out = BTreeMap::new();
+        let doc = self.anchors.iter().map(|a| (a, None));
+        let sections = self.sections.iter().flat_map(|s| s.anchors.iter().map(|a| (a, Some(&s.slug))));
+        for (name, slug) in doc.chain(sections) {
+            out.entry(name.clone()).or_insert_with(|| slug.cloned());
+        }
+        out
+    }
+
     /// This document's entry in the [`DocIndex`].
     pub fn index_entry(&self) -> DocIndexEntry {
         DocIndexEntry {
@@ -25,6 +40,7 @@ impl DocFacts {
             id: self.id.clone(),
             id_location: self.id_location.clone(),
             slugs: self.sections.iter().map(|s| s.slug.clone()).collect(),
+            anchors: self.anchor_targets(),
         }
     }
 }
@@ -138,14 +154,25 @@ impl DocIndex {
     }
 }
 
+/// A heading slug (as written, then slugified), else an anchor; each also without GitHub's
+/// `user-content-` prefix (which it puts on the IDs it renders, and links may name).
 fn section(entry: &DocIndexEntry, fragment: Option<&str>) -> Resolution {
     let Some(fragment) = fragment else { return Resolution::Found(entry.id.clone()) };
-    if entry.slugs.contains(fragment) {
-        return Resolution::Found(format!("{}#{fragment}", entry.id));
-    }
-    let slug = slugify(fragment);
-    if entry.slugs.contains(&slug) {
-        return Resolution::Found(format!("{}#{slug}", entry.id));
+    let bare = fragment.strip_prefix("user-content-").filter(|b| !b.is_empty());
+    for name in std::iter::once(fragment).chain(bare) {
+        if entry.slugs.contains(name) {
+            return Resolution::Found(format!("{}#{name}", entry.id));
+        }
+        if let Some(target) = entry.anchors.get(name) {
+            return Resolution::Found(match target {
+                Some(slug) => format!("{}#{slug}", entry.id),
+                None => entry.id.clone(),
+            });
+        }
+        let slug = slugify(name);
+        if entry.slugs.contains(&slug) {
+            return Resolution::Found(format!("{}#{slug}", entry.id));
+        }
     }
     Resolution::Missing(format!("document `{}` ({}) has no heading `#{fragment}`", entry.id, entry.path))
 }

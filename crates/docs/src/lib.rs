@@ -12,6 +12,7 @@
 //!
 //! [`project`] does both steps for a whole set of documents.
 
+mod anchors;
 mod facts;
 mod front_matter;
 mod index;

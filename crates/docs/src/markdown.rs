@@ -1,5 +1,6 @@
 //! One Markdown document → [`DocFacts`]: front matter, headings, links, summary text.
 
+use crate::anchors::{assign, heading_id, html_anchors};
 use crate::facts::{DocFacts, Link, LinkKind, Section, DOCUMENT_KIND};
 use crate::front_matter::{self, Header, HeaderKind};
 use crate::lines::LineIndex;
@@ -63,6 +64,7 @@ pub fn parse_markdown_document(path: &str, text: &str) -> DocFacts {
         id_from_path,
         id_location,
         sections: body.sections,
+        anchors: body.anchors,
         links: body.links,
         relations: header.relations,
         claims: header.claims,
@@ -88,6 +90,7 @@ fn blank_prefix(text: &str, end: usize) -> String {
 
 struct Body {
     sections: Vec<Section>,
+    anchors: Vec<String>,
     links: Vec<Link>,
     summary: String,
 }
@@ -130,6 +133,8 @@ struct Blocks<'t> {
     definitions: HashMap<String, String>,
     /// Byte ranges of definitions read from paragraph text (`crate::refdef`): no links.
     defined: Vec<(usize, usize)>,
+    /// HTML anchors of raw HTML blocks: `(start, end, name)`.
+    anchors: Vec<(usize, usize, String)>,
 }
 
 fn scan_blocks<'t>(root: TsNode<'t>, src: &str) -> Blocks<'t> {
@@ -137,6 +142,11 @@ fn scan_blocks<'t>(root: TsNode<'t>, src: &str) -> Blocks<'t> {
     run_query("block", root, src, |query, m| {
         if let Some(n) = capture(query, m, "code") {
             b.code.push((n.start_byte(), n.end_byte()));
+        } else if let Some(n) = capture(query, m, "html") {
+            b.code.push((n.start_byte(), n.end_byte()));
+            let at = n.start_byte();
+            b.anchors
+                .extend(html_anchors(node_text(n, src)).into_iter().map(|(s, e, a)| (at + s, at + e, a)));
         } else if let Some(n) = capture(query, m, "heading") {
             b.headings.push(n);
         } else if let Some(n) = capture(query, m, "inline") {
@@ -224,6 +234,7 @@ fn build_sections(heads: &[Heading], doc_id: &str, lines: &LineIndex<'_>) -> Vec
             parent: stack.last().map(|&(_, idx)| idx),
             location: lines.location(h.start),
             text: String::new(),
+            anchors: Vec::new(),
         });
         stack.push((h.level, i));
     }
@@ -237,7 +248,7 @@ fn section_at(heads: &[Heading], offset: usize) -> Option<usize> {
 
 fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body {
     let tree = parse_markdown(src.as_bytes());
-    let Blocks { code: mut excluded, headings: heading_nodes, inlines, definitions, defined } =
+    let Blocks { code: mut excluded, headings: heading_nodes, inlines, definitions, defined, mut anchors } =
         scan_blocks(tree.block_tree().root_node(), src);
     let in_definition = |offset: usize| defined.iter().any(|&(from, to)| (from..to).contains(&offset));
     excluded.extend_from_slice(&defined);
@@ -257,6 +268,10 @@ fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body
         run_query("inline", inline_root, src, |query, m| {
             if let Some(n) = capture(query, m, "code") {
                 excluded.push((n.start_byte(), n.end_byte()));
+            } else if let Some(n) = capture(query, m, "html") {
+                let at = n.start_byte();
+                anchors
+                    .extend(html_anchors(node_text(n, src)).into_iter().map(|(s, e, a)| (at + s, at + e, a)));
             } else if let Some((offset, mut link)) = inline_link(query, m, src, path, &definitions) {
                 if in_definition(offset) {
                     return;
@@ -298,7 +313,14 @@ fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body
     for (section, summary) in sections.iter_mut().zip(section_summaries) {
         section.text = summary.into_string();
     }
-    Body { sections, links, summary: doc_summary.into_string() }
+    anchors.sort_by_key(|a| a.0);
+    let ranges: Vec<(usize, usize)> = heads.iter().map(|h| (h.start, h.end)).collect();
+    let (doc_anchors, section_anchors) = assign(anchors, &ranges, src);
+    for ((section, head), mut more) in sections.iter_mut().zip(&heads).zip(section_anchors) {
+        section.anchors.extend(heading_id(&head.title).map(str::to_string));
+        section.anchors.append(&mut more);
+    }
+    Body { sections, anchors: doc_anchors, links, summary: doc_summary.into_string() }
 }
 
 /// One link match of `inline.scm` → a link with its byte offset (source/location filled

@@ -36,6 +36,7 @@ pub fn parse_toml_node(path: &str, text: &str) -> DocFacts {
         id_from_path,
         id_location,
         sections: Vec::new(),
+        anchors: Vec::new(),
         links: Vec::new(),
         relations: header.relations,
         claims: header.claims,

@@ -33,6 +33,21 @@ fn diags(f: &Fragment) -> Vec<String> {
         .collect()
 }
 
+/// Document `s` (`docs/s.md`) with `link` under its heading `# Own`, beside `docs/t.md`
+/// holding `target`: its fragment and its edges other than `contains`, with `s#own` written `s`.
+fn link_from_own_section(target: &str, link: &str) -> (Fragment, Vec<String>) {
+    let source = format!("+++\nid = \"s\"\n+++\n# Own\n{link}\n");
+    let all = docs(&[("docs/t.md", target), ("docs/s.md", &source)]);
+    let index = DocIndex::new(&all.iter().collect::<Vec<_>>());
+    let f = document_fragment(&all[1], &index, &known_go);
+    let link_edges = edges(&f)
+        .into_iter()
+        .filter(|e| !e.contains("contains"))
+        .map(|e| e.replace("s#own ", "s "))
+        .collect();
+    (f, link_edges)
+}
+
 const TARGET: &str = "+++\nid = \"t\"\n+++\n# Top\n## Part Two\n";
 
 #[test]
@@ -68,15 +83,7 @@ fn links_resolve_or_are_reported() {
         Case { link: "`[[t]]`", edge: None, diag: None },
     ];
     for case in cases {
-        let source = format!("+++\nid = \"s\"\n+++\n# Own\n{}\n", case.link);
-        let all = docs(&[("docs/t.md", TARGET), ("docs/s.md", &source)]);
-        let index = DocIndex::new(&all.iter().collect::<Vec<_>>());
-        let f = document_fragment(&all[1], &index, &known_go);
-        let link_edges: Vec<String> = edges(&f)
-            .into_iter()
-            .filter(|e| !e.contains("contains"))
-            .map(|e| e.replace("s#own ", "s "))
-            .collect();
+        let (f, link_edges) = link_from_own_section(TARGET, case.link);
         assert_eq!(
             link_edges,
             case.edge.map(|e| e.to_string()).into_iter().collect::<Vec<_>>(),
@@ -193,4 +200,34 @@ fn index_ignores_prose_edits() {
     assert_eq!(a.index_entry(), b.index_entry());
     let c = parse_markdown_document("d.md", "# B\nsome text\n");
     assert_ne!(a.index_entry(), c.index_entry());
+}
+
+/// Fragments may name HTML anchors (`id` on any element, `name` on `<a>`) and explicit
+/// `{#id}`s as well as heading slugs, with or without GitHub's `user-content-` prefix; an
+/// anchor leads to its section (see `anchors.rs`), before the first heading to the document.
+#[test]
+fn fragments_resolve_to_anchors_too() {
+    let target = "+++\nid = \"t\"\n+++\n<a name=\"doc-top\"></a>\n\nIntro.\n\n<a id='sec'></a>\n# Top\n\n\
+                  Text <span id=\"inline-anchor\"></span> here.\n\n## Using the Tool {#command}\n\n\
+                  <h3 id=\"formats\">\nFormats\n</h3>\n";
+    let cases = [
+        ("[x](t.md#doc-top)", Some("s --relates_to--> t")),
+        ("[x](t.md#sec)", Some("s --relates_to--> t#top")),
+        ("[x](t.md#inline-anchor)", Some("s --relates_to--> t#top")),
+        ("[x](t.md#command)", Some("s --relates_to--> t#using-the-tool-command")),
+        ("[x](t.md#using-the-tool-command)", Some("s --relates_to--> t#using-the-tool-command")),
+        ("[x](t.md#formats)", Some("s --relates_to--> t#using-the-tool-command")),
+        ("[x](t.md#user-content-top)", Some("s --relates_to--> t#top")),
+        ("[x](t.md#user-content-formats)", Some("s --relates_to--> t#using-the-tool-command")),
+        ("[[t#command]]", Some("s --relates_to--> t#using-the-tool-command")),
+        ("[x](t.md#Formats)", None),
+        ("[x](t.md#user-content-)", None),
+        ("[x](t.md#nope)", None),
+    ];
+    for (link, edge) in cases {
+        let (f, link_edges) = link_from_own_section(target, link);
+        assert_eq!(link_edges, edge.map(|e| e.to_string()).into_iter().collect::<Vec<_>>(), "{link}");
+        let broken = diags(&f).iter().any(|d| d.contains("broken_link"));
+        assert_eq!(broken, edge.is_none(), "{link}: {:?}", diags(&f));
+    }
 }
