@@ -247,3 +247,59 @@ fn large_document_parses() {
     assert_eq!(f.links.len(), 4 * 1500);
     assert_eq!(f.sections[1499].id, "docs/big#section-1499");
 }
+
+/// Inputs made of the characters the reference-definition and anchor readers look at (with
+/// multi-byte ones among them) never make the parser panic.
+#[test]
+fn generated_markup_never_panics() {
+    const PIECES: &[&str] = &[
+        "[x]",
+        "[X]:",
+        "]:",
+        "[",
+        "]",
+        ":",
+        " ",
+        "\t",
+        "\n",
+        "\r\n",
+        "<",
+        ">",
+        "<a id=\"",
+        "<a name='",
+        "id=",
+        "\"",
+        "'",
+        "(",
+        ")",
+        "\\",
+        "#",
+        "{#",
+        "}",
+        "# ",
+        "## ",
+        "é",
+        "→",
+        "x.md",
+        "<h3 ",
+        "</a>",
+        "user-content-",
+        "    ",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..3000 {
+        let mut doc = String::new();
+        for _ in 0..(state % 40) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            doc.push_str(PIECES[(state % PIECES.len() as u64) as usize]);
+        }
+        let f = parse_markdown_document("docs/g.md", &doc);
+        let lines = doc.split('\n').count() as u32;
+        assert!(f.links.iter().all(|l| (1..=lines).contains(&l.location.line)), "{doc:?}");
+        // Resolved against itself: its fragments name its own slugs and anchors.
+        let index = docforge_docs::DocIndex::new(&[&f]);
+        let _ = docforge_docs::document_fragment(&f, &index, &|_| false);
+    }
+}
