@@ -10,7 +10,8 @@
 //! (what `call_edge_exists` needs for a negative answer); see tests/oracle/engine_cha.py.
 //! With `--implements`: the precise layer's `implements` edges as `<T id> <I id> value|pointer`
 //! (the oracle's `-implements` format); the count of `implements_unknown` edges on stderr,
-//! and their `<T id> <I id>` pairs in the file `DOCFORGE_IMPLEMENTS_UNKNOWN` names, if set.
+//! and their `<T id> <I id>` pairs in the file `DOCFORGE_IMPLEMENTS_UNKNOWN` names, if set (with
+//! `* <id>` for each type that may be an interface: its underlying type is unresolved).
 //!
 //! This goes through the real pipeline (`project::discover`, `AnalysisHost`, the tracked
 //! queries, `graph`), so what it prints is exactly what `docforge index` publishes.
@@ -78,13 +79,21 @@ fn main() {
         ids = lines;
     }
     if implements {
-        let unknown: Vec<String> = graph
+        let mut unknown: Vec<String> = graph
             .edges()
             .filter(|e| e.relation == "implements_unknown")
             .filter_map(|e| {
                 Some(format!("{} {}", e.source.strip_prefix("go:")?, e.target.strip_prefix("go:")?))
             })
             .collect();
+        // `* <id>`: a type that may be an interface (its underlying type is unresolved), so
+        // any pair naming it as the interface is unknown.
+        unknown.extend(
+            graph
+                .nodes()
+                .filter(|n| n.attrs.get("underlying").is_some_and(|u| u == "unresolved"))
+                .filter_map(|n| Some(format!("* {}", n.id.strip_prefix("go:")?))),
+        );
         eprintln!("implements_unknown edges: {}", unknown.len());
         if let Some(path) = std::env::var_os("DOCFORGE_IMPLEMENTS_UNKNOWN") {
             std::fs::write(path, unknown.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();

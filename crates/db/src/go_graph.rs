@@ -161,8 +161,35 @@ pub fn go_file_fragment(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Op
         if let Some(calls) = crate::calls_q::file_resolved(db, pkg, file) {
             precise_calls(&mut fragment, rel, calls);
         }
+        if !is_test_file(rel) {
+            unresolved_underlying(db, pkg.ws(db), &info.import_path, &mut fragment);
+        }
     }
     Some(OwnerFragment::new(format!("gofile:{rel}"), fragment))
+}
+
+/// Mark a defined type whose underlying type the semantic layer cannot resolve (`type E
+/// fmt.Stringer` with `fmt` outside the project) `underlying = unresolved`, with the reason:
+/// it may be an interface, so no consumer may read the absence of `implements` edges into
+/// it as "nothing implements it". (Kind `type` says only that the declaration does not spell
+/// a struct or interface type.)
+fn unresolved_underlying(db: &dyn Db, ws: Workspace, import_path: &str, fragment: &mut Fragment) {
+    let prefix = format!("go:{import_path}::");
+    for node in fragment.nodes.iter_mut().filter(|n| n.kind == "type") {
+        let Some(name) = node.id.strip_prefix(prefix.as_str()) else { continue };
+        if node.attrs.get("generic").is_some_and(|g| g == "true") {
+            continue; // the semantic layer derives nothing for generic types
+        }
+        let key = crate::types_q::GoTypeName::new(db, ws, import_path.to_string(), name.to_string(), false);
+        let unresolved = match crate::types_q::named_type_info(db, key) {
+            Ok(info) => info.unresolved_underlying().map(ToString::to_string),
+            Err(u) => Some(u.to_string()),
+        };
+        if let Some(reason) = unresolved {
+            node.attrs.insert("underlying".into(), "unresolved".into());
+            node.attrs.insert("underlying_reason".into(), reason);
+        }
+    }
 }
 
 /// Replace the syntax-resolved `calls` edges of a file by the precise ones: each edge carries

@@ -359,3 +359,40 @@ fn predeclared_names_navigate_to_package_builtin() {
         (13, Some("The len built-in function returns the length of v."))
     );
 }
+
+/// A defined type declared from a type the analysis does not hold (`type Element
+/// fmt.Stringer`) may be an interface: its node says its underlying type is unresolved, with
+/// the reason, so that no consumer reads "nothing implements it" from the absence of edges.
+/// Types whose underlying type is known are not marked; a GOROOT given for navigation
+/// changes nothing in the graph.
+#[test]
+fn a_type_declared_from_an_outside_type_is_marked_unresolved() {
+    let (goroot, proj) = goroot_and_project();
+    let p = proj.path();
+    write(
+        p,
+        "a/a.go",
+        b"package a\n\nimport \"fmt\"\n\ntype Element fmt.Stringer\n\ntype Celsius float64\n\n\
+          type Reader interface{ Read() }\n\ntype Local Reader\n\ntype S struct{}\n\n\
+          func (S) String() string { return \"\" }\n",
+    );
+    let mut h = host(p, AstPolicy::Allow);
+    h.set_precise(true);
+    let marked = |h: &AnalysisHost| {
+        let g = h.analysis().graph().unwrap();
+        let mut out: Vec<String> = g
+            .nodes()
+            .filter(|n| n.attrs.get("underlying").is_some())
+            .map(|n| {
+                let reason = n.attrs.get("underlying_reason").cloned().unwrap_or_default();
+                format!("{} {} {} {reason}", n.id, n.kind, n.attrs.get("underlying").unwrap())
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let want = ["go:example.com/m/a::Element type unresolved external package: fmt.Stringer"];
+    assert_eq!(marked(&h), want);
+    h.set_goroot(Some(goroot.path()));
+    assert_eq!(marked(&h), want);
+}

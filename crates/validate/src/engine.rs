@@ -204,7 +204,8 @@ pub fn snapshot_of(
 /// `pointer_receiver`, `test`, `dir`, …) are display facts derivable from the ID or the
 /// location; every validation reads, hashes and decodes the whole snapshot, so they are left
 /// out of it (a fifth of the standard library's snapshot).
-const NODE_ATTRS: &[&str] = &["calls_resolved", "generic", "unresolved_calls"];
+const NODE_ATTRS: &[&str] =
+    &["calls_resolved", "generic", "underlying", "underlying_reason", "unresolved_calls"];
 /// The edge attributes evaluation reads.
 const EDGE_ATTRS: &[&str] = &["classification", "reason", "receiver"];
 

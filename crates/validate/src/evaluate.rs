@@ -290,6 +290,18 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
         }
         Predicate::TypeImplements => {
             let object = &targets[1];
+            if object.kind == "type" && object.attrs.get("underlying") == Some("unresolved") {
+                // Declared from a type outside the analysis (`type E fmt.Stringer`): it may
+                // be an interface, and then what implements it is unknown.
+                let why = object.attrs.get("underlying_reason").unwrap_or("unresolved underlying type");
+                return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
+                    Diagnostic::new(
+                        "implements_unknown",
+                        format!("whether `{}` is an interface is unknown: its underlying type is not resolved ({why})", object.id),
+                    )
+                    .symbol(object.id.as_ref()),
+                );
+            }
             if !matches!(subject.kind.as_ref(), "struct" | "type") || object.kind != "interface" {
                 return kind_mismatch(
                     evidence,

@@ -51,6 +51,13 @@ fn precise_graph(precision: &str, completeness: &str) -> Snapshot<'static> {
         node("a::Vague", "struct", &[]),
         node("a::List", "struct", &[("generic", "true")]),
         node("a::Lister", "interface", &[("generic", "true")]),
+        // `type Element fmt.Stringer` with `fmt` outside the analysis: maybe an interface.
+        node(
+            "a::Element",
+            "type",
+            &[("underlying", "unresolved"), ("underlying_reason", "external package: fmt.Stringer")],
+        ),
+        node("a::Celsius", "type", &[]),
         node("a::Run", "func", &resolved),
         node("a::Helper", "func", &resolved),
         node("a::(*Store).Get", "method", &resolved),
@@ -148,6 +155,9 @@ fn predicates_on_a_complete_precise_graph() {
         // The layer could not decide (an unresolved type): never a fail.
         ("type_implements", "a::Vague", Some("a::Reader"), "precise", (Cannot, Reason::AnalysisIncomplete)),
         ("type_implements", "a::Vague", Some("a::ReadWriter"), "precise", (Fail, Reason::RelationNotFound)),
+        // An object that may be an interface: never a fail; a plain defined type is no interface.
+        ("type_implements", "a::Copy", Some("a::Element"), "precise", (Cannot, Reason::AnalysisIncomplete)),
+        ("type_implements", "a::Copy", Some("a::Celsius"), "precise", (Cannot, Reason::InvalidRequest)),
         // Generic types are outside the implements model: never a fail.
         ("type_implements", "a::List", Some("a::Reader"), "precise", (Cannot, Reason::AnalysisIncomplete)),
         ("type_implements", "a::Copy", Some("a::Lister"), "precise", (Cannot, Reason::AnalysisIncomplete)),

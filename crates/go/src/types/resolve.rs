@@ -30,6 +30,17 @@ pub struct NamedInfo {
     pub(crate) incomplete: Option<Unresolved>,
 }
 
+impl NamedInfo {
+    /// Why the underlying type is unknown (`type E fmt.Stringer` with `fmt` outside the
+    /// analysis): then the type may be an interface or not.
+    pub fn unresolved_underlying(&self) -> Option<&Unresolved> {
+        match &self.underlying {
+            Type::Unresolved(u) => Some(u),
+            _ => None,
+        }
+    }
+}
+
 /// Compute what the defined type `path.name` is, in a type context of its own over
 /// `source` (whose [`SigSource::named_info`] must not lead back here, or a type whose
 /// declaration names itself through another would recurse without end).
