@@ -162,32 +162,45 @@ pub fn go_file_fragment(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Op
             precise_calls(&mut fragment, rel, calls);
         }
         if !is_test_file(rel) {
-            unresolved_underlying(db, pkg.ws(db), &info.import_path, &mut fragment);
+            underlying_facts(db, pkg.ws(db), &info.import_path, &mut fragment);
         }
     }
     Some(OwnerFragment::new(format!("gofile:{rel}"), fragment))
 }
 
-/// Mark a defined type whose underlying type the semantic layer cannot resolve (`type E
-/// fmt.Stringer` with `fmt` outside the project) `underlying = unresolved`, with the reason:
-/// it may be an interface, so no consumer may read the absence of `implements` edges into
-/// it as "nothing implements it". (Kind `type` says only that the declaration does not spell
-/// a struct or interface type.)
-fn unresolved_underlying(db: &dyn Db, ws: Workspace, import_path: &str, fragment: &mut Fragment) {
+/// What precise analysis knows of a defined type's underlying type and syntax alone does
+/// not, on its node:
+/// - `underlying = unresolved` (with `underlying_reason`) when it cannot be resolved (`type E
+///   fmt.Stringer` with `fmt` outside the project): it may be an interface, so no consumer
+///   may read the absence of `implements` edges into it as "nothing implements it";
+/// - `underlying = interface` for a type of kind `type` that is one (`type Local Reader`);
+/// - `interface_set = empty | constraint | methods` for every interface: `implements` is
+///   derived for `methods` only (every type implements an empty one; a constraint is
+///   satisfied, not implemented).
+fn underlying_facts(db: &dyn Db, ws: Workspace, import_path: &str, fragment: &mut Fragment) {
     let prefix = format!("go:{import_path}::");
-    for node in fragment.nodes.iter_mut().filter(|n| n.kind == "type") {
+    for node in fragment.nodes.iter_mut().filter(|n| n.kind == "type" || n.kind == "interface") {
         let Some(name) = node.id.strip_prefix(prefix.as_str()) else { continue };
         if node.attrs.get("generic").is_some_and(|g| g == "true") {
             continue; // the semantic layer derives nothing for generic types
         }
         let key = crate::types_q::GoTypeName::new(db, ws, import_path.to_string(), name.to_string(), false);
-        let unresolved = match crate::types_q::named_type_info(db, key) {
-            Ok(info) => info.unresolved_underlying().map(ToString::to_string),
-            Err(u) => Some(u.to_string()),
+        let info = match crate::types_q::named_type_info(db, key) {
+            Ok(info) => info,
+            Err(u) => {
+                node.attrs.insert("underlying".into(), "unresolved".into());
+                node.attrs.insert("underlying_reason".into(), u.to_string());
+                continue;
+            }
         };
-        if let Some(reason) = unresolved {
+        if let Some(u) = info.unresolved_underlying() {
             node.attrs.insert("underlying".into(), "unresolved".into());
-            node.attrs.insert("underlying_reason".into(), reason);
+            node.attrs.insert("underlying_reason".into(), u.to_string());
+        } else if let Some(set) = info.interface_set() {
+            if node.kind == "type" {
+                node.attrs.insert("underlying".into(), "interface".into());
+            }
+            node.attrs.insert("interface_set".into(), set.into());
         }
     }
 }

@@ -360,11 +360,12 @@ fn predeclared_names_navigate_to_package_builtin() {
     );
 }
 
-/// A defined type declared from a type the analysis does not hold (`type Element
-/// fmt.Stringer`) may be an interface: its node says its underlying type is unresolved, with
-/// the reason, so that no consumer reads "nothing implements it" from the absence of edges.
-/// Types whose underlying type is known are not marked; a GOROOT given for navigation
-/// changes nothing in the graph.
+/// What precise analysis adds to type nodes: a defined type declared from a type the
+/// analysis does not hold (`type Element fmt.Stringer`) may be an interface, so its node says
+/// its underlying type is unresolved, with the reason (no consumer may read "nothing
+/// implements it" from the absence of edges); a defined type of an interface says it is one;
+/// every interface says whether `implements` is derived for it (`methods`) or not (`empty`,
+/// `constraint`). Other types are not marked; a GOROOT given for navigation changes nothing.
 #[test]
 fn a_type_declared_from_an_outside_type_is_marked_unresolved() {
     let (goroot, proj) = goroot_and_project();
@@ -374,7 +375,8 @@ fn a_type_declared_from_an_outside_type_is_marked_unresolved() {
         "a/a.go",
         b"package a\n\nimport \"fmt\"\n\ntype Element fmt.Stringer\n\ntype Celsius float64\n\n\
           type Reader interface{ Read() }\n\ntype Local Reader\n\ntype S struct{}\n\n\
-          func (S) String() string { return \"\" }\n",
+          func (S) String() string { return \"\" }\n\ntype Any interface{}\n\n\
+          type Number interface{ ~int | ~float64 }\n\ntype Outer interface{ fmt.Stringer }\n",
     );
     let mut h = host(p, AstPolicy::Allow);
     h.set_precise(true);
@@ -382,16 +384,26 @@ fn a_type_declared_from_an_outside_type_is_marked_unresolved() {
         let g = h.analysis().graph().unwrap();
         let mut out: Vec<String> = g
             .nodes()
-            .filter(|n| n.attrs.get("underlying").is_some())
+            .filter(|n| n.attrs.get("underlying").is_some() || n.attrs.get("interface_set").is_some())
             .map(|n| {
-                let reason = n.attrs.get("underlying_reason").cloned().unwrap_or_default();
-                format!("{} {} {} {reason}", n.id, n.kind, n.attrs.get("underlying").unwrap())
+                let attr = |k: &str| n.attrs.get(k).cloned().unwrap_or_default();
+                let (u, set, why) = (attr("underlying"), attr("interface_set"), attr("underlying_reason"));
+                format!("{} {} [{u}] [{set}] {why}", n.id.trim_start_matches("go:example.com/m/a::"), n.kind)
             })
             .collect();
         out.sort();
         out
     };
-    let want = ["go:example.com/m/a::Element type unresolved external package: fmt.Stringer"];
+    // (An interface embedding an outside one has an incomplete method set: `methods`,
+    // with `implements_unknown` edges where it matters.)
+    let want = [
+        "Any interface [] [empty] ",
+        "Element type [unresolved] [] external package: fmt.Stringer",
+        "Local type [interface] [methods] ",
+        "Number interface [] [constraint] ",
+        "Outer interface [] [methods] ",
+        "Reader interface [] [methods] ",
+    ];
     assert_eq!(marked(&h), want);
     h.set_goroot(Some(goroot.path()));
     assert_eq!(marked(&h), want);

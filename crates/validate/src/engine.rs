@@ -205,7 +205,7 @@ pub fn snapshot_of(
 /// location; every validation reads, hashes and decodes the whole snapshot, so they are left
 /// out of it (a fifth of the standard library's snapshot).
 const NODE_ATTRS: &[&str] =
-    &["calls_resolved", "generic", "underlying", "underlying_reason", "unresolved_calls"];
+    &["calls_resolved", "generic", "interface_set", "underlying", "underlying_reason", "unresolved_calls"];
 /// The edge attributes evaluation reads.
 const EDGE_ATTRS: &[&str] = &["classification", "reason", "receiver"];
 

@@ -302,7 +302,11 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                     .symbol(object.id.as_ref()),
                 );
             }
-            if !matches!(subject.kind.as_ref(), "struct" | "type") || object.kind != "interface" {
+            // A defined type of an interface (`type Local Reader`) is one too.
+            let interface =
+                |n: &SnapNode| n.kind == "interface" || n.attrs.get("underlying") == Some("interface");
+            if !matches!(subject.kind.as_ref(), "struct" | "type") || interface(subject) || !interface(object)
+            {
                 return kind_mismatch(
                     evidence,
                     format!(
@@ -324,6 +328,20 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                     } else {
                         object.id.as_ref()
                     }),
+                );
+            }
+            if let Some(set @ ("empty" | "constraint")) = object.attrs.get("interface_set") {
+                // Derived for basic interfaces with methods only: every type implements an
+                // empty one, and a constraint is satisfied rather than implemented.
+                return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
+                    Diagnostic::new(
+                        "implements_not_derived",
+                        format!(
+                            "implements is not derived for {} interface",
+                            if set == "empty" { "an empty" } else { "a constraint" }
+                        ),
+                    )
+                    .symbol(object.id.as_ref()),
                 );
             }
             let found = view.edges("implements", &subject.id, &object.id);

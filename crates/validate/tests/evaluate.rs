@@ -58,6 +58,10 @@ fn precise_graph(precision: &str, completeness: &str) -> Snapshot<'static> {
             &[("underlying", "unresolved"), ("underlying_reason", "external package: fmt.Stringer")],
         ),
         node("a::Celsius", "type", &[]),
+        node("a::Any", "interface", &[("interface_set", "empty")]),
+        node("a::Number", "interface", &[("interface_set", "constraint")]),
+        // `type Local Reader`: an interface declared from another.
+        node("a::Local", "type", &[("underlying", "interface"), ("interface_set", "methods")]),
         node("a::Run", "func", &resolved),
         node("a::Helper", "func", &resolved),
         node("a::(*Store).Get", "method", &resolved),
@@ -76,6 +80,7 @@ fn precise_graph(precision: &str, completeness: &str) -> Snapshot<'static> {
         edge("a::Store", "implements", "a::Reader", &[("receiver", "pointer")]),
         edge("a::Store", "implements", "a::ReadWriter", &[("receiver", "pointer")]),
         edge("a::Copy", "implements", "a::Reader", &[("receiver", "value")]),
+        edge("a::Copy", "implements", "a::Local", &[("receiver", "value")]),
         edge("a::Vague", "implements_unknown", "a::Reader", &[("reason", "external type io.Reader")]),
     ];
     let inv = GoInventory { files: vec![("x.go".into(), "1".repeat(64))], ..Default::default() };
@@ -158,6 +163,13 @@ fn predicates_on_a_complete_precise_graph() {
         // An object that may be an interface: never a fail; a plain defined type is no interface.
         ("type_implements", "a::Copy", Some("a::Element"), "precise", (Cannot, Reason::AnalysisIncomplete)),
         ("type_implements", "a::Copy", Some("a::Celsius"), "precise", (Cannot, Reason::InvalidRequest)),
+        // Every type implements an empty interface; a constraint is satisfied: not derived, never a fail.
+        ("type_implements", "a::Copy", Some("a::Any"), "precise", (Cannot, Reason::AnalysisIncomplete)),
+        ("type_implements", "a::Copy", Some("a::Number"), "precise", (Cannot, Reason::AnalysisIncomplete)),
+        // A defined type of an interface is an interface: as an object, evaluated; as a subject, no.
+        ("type_implements", "a::Copy", Some("a::Local"), "precise", (Pass, Reason::PredicatePassed)),
+        ("type_implements", "b::Store", Some("a::Local"), "precise", (Fail, Reason::RelationNotFound)),
+        ("type_implements", "a::Local", Some("a::Reader"), "precise", (Cannot, Reason::InvalidRequest)),
         // Generic types are outside the implements model: never a fail.
         ("type_implements", "a::List", Some("a::Reader"), "precise", (Cannot, Reason::AnalysisIncomplete)),
         ("type_implements", "a::Copy", Some("a::Lister"), "precise", (Cannot, Reason::AnalysisIncomplete)),

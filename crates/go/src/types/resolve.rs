@@ -39,6 +39,18 @@ impl NamedInfo {
             _ => None,
         }
     }
+
+    /// What kind of interface the underlying type is: `constraint` (type terms, `comparable`,
+    /// …), `empty` (no methods, nothing unresolved: every type implements it), `methods`
+    /// (a basic interface, what `implements` is derived for); `None` when it is none.
+    pub fn interface_set(&self) -> Option<&'static str> {
+        match &self.underlying {
+            Type::Interface(it) if it.constraint => Some("constraint"),
+            Type::Interface(it) if it.methods.is_empty() && it.incomplete.is_none() => Some("empty"),
+            Type::Interface(_) => Some("methods"),
+            _ => None,
+        }
+    }
 }
 
 /// Compute what the defined type `path.name` is, in a type context of its own over
