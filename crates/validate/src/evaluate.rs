@@ -330,6 +330,17 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                     }),
                 );
             }
+            let in_test = |n: &SnapNode| n.location.as_ref().is_some_and(|l| l.path.ends_with("_test.go"));
+            if let Some(n) = [subject, object].into_iter().find(|n| in_test(n)) {
+                // Types of test files take no part in `implements` (as the oracle's build).
+                return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
+                    Diagnostic::new(
+                        "implements_not_derived",
+                        "implements is not derived for types declared in _test.go files",
+                    )
+                    .symbol(n.id.as_ref()),
+                );
+            }
             if let Some(set @ ("empty" | "constraint")) = object.attrs.get("interface_set") {
                 // Derived for basic interfaces with methods only: every type implements an
                 // empty one, and a constraint is satisfied rather than implemented.

@@ -58,6 +58,7 @@ fn precise_graph(precision: &str, completeness: &str) -> Snapshot<'static> {
             &[("underlying", "unresolved"), ("underlying_reason", "external package: fmt.Stringer")],
         ),
         node("a::Celsius", "type", &[]),
+        SnapNode { location: Some(loc("x_test.go", 5, 6)), ..node("a::Fake", "struct", &[]) },
         node("a::Any", "interface", &[("interface_set", "empty")]),
         node("a::Number", "interface", &[("interface_set", "constraint")]),
         // `type Local Reader`: an interface declared from another.
@@ -166,6 +167,8 @@ fn predicates_on_a_complete_precise_graph() {
         // Every type implements an empty interface; a constraint is satisfied: not derived, never a fail.
         ("type_implements", "a::Copy", Some("a::Any"), "precise", (Cannot, Reason::AnalysisIncomplete)),
         ("type_implements", "a::Copy", Some("a::Number"), "precise", (Cannot, Reason::AnalysisIncomplete)),
+        // Types of test files take no part in `implements`: never a fail.
+        ("type_implements", "a::Fake", Some("a::Reader"), "precise", (Cannot, Reason::AnalysisIncomplete)),
         // A defined type of an interface is an interface: as an object, evaluated; as a subject, no.
         ("type_implements", "a::Copy", Some("a::Local"), "precise", (Pass, Reason::PredicatePassed)),
         ("type_implements", "b::Store", Some("a::Local"), "precise", (Fail, Reason::RelationNotFound)),
