@@ -185,18 +185,15 @@ fn underlying_facts(db: &dyn Db, ws: Workspace, import_path: &str, fragment: &mu
             continue; // the semantic layer derives nothing for generic types
         }
         let key = crate::types_q::GoTypeName::new(db, ws, import_path.to_string(), name.to_string(), false);
-        let info = match crate::types_q::named_type_info(db, key) {
-            Ok(info) => info,
-            Err(u) => {
-                node.attrs.insert("underlying".into(), "unresolved".into());
-                node.attrs.insert("underlying_reason".into(), u.to_string());
-                continue;
-            }
+        let info = crate::types_q::named_type_info(db, key);
+        let unresolved = match info {
+            Ok(info) => info.unresolved_underlying(),
+            Err(u) => Some(u),
         };
-        if let Some(u) = info.unresolved_underlying() {
+        if let Some(u) = unresolved {
             node.attrs.insert("underlying".into(), "unresolved".into());
             node.attrs.insert("underlying_reason".into(), u.to_string());
-        } else if let Some(set) = info.interface_set() {
+        } else if let Some(set) = info.as_ref().ok().and_then(|i| i.interface_set()) {
             if node.kind == "type" {
                 node.attrs.insert("underlying".into(), "interface".into());
             }

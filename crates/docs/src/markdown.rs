@@ -105,6 +105,12 @@ fn run_query<'t>(name: &str, node: TsNode<'t>, src: &str, mut each: impl FnMut(&
     }
 }
 
+/// The anchors of a raw HTML node, at their offsets in the document.
+fn anchors_in(n: TsNode<'_>, src: &str) -> impl Iterator<Item = (usize, usize, String)> {
+    let at = n.start_byte();
+    html_anchors(node_text(n, src)).into_iter().map(move |(s, e, a)| (at + s, at + e, a))
+}
+
 fn capture<'t>(query: &Query, m: &QueryMatch<'_, 't>, name: &str) -> Option<TsNode<'t>> {
     let index = query.capture_index_for_name(name)?;
     m.captures().iter().find(|c| c.index == index).map(|c| c.node)
@@ -144,9 +150,7 @@ fn scan_blocks<'t>(root: TsNode<'t>, src: &str) -> Blocks<'t> {
             b.code.push((n.start_byte(), n.end_byte()));
         } else if let Some(n) = capture(query, m, "html") {
             b.code.push((n.start_byte(), n.end_byte()));
-            let at = n.start_byte();
-            b.anchors
-                .extend(html_anchors(node_text(n, src)).into_iter().map(|(s, e, a)| (at + s, at + e, a)));
+            b.anchors.extend(anchors_in(n, src));
         } else if let Some(n) = capture(query, m, "heading") {
             b.headings.push(n);
         } else if let Some(n) = capture(query, m, "inline") {
@@ -269,9 +273,7 @@ fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body
             if let Some(n) = capture(query, m, "code") {
                 excluded.push((n.start_byte(), n.end_byte()));
             } else if let Some(n) = capture(query, m, "html") {
-                let at = n.start_byte();
-                anchors
-                    .extend(html_anchors(node_text(n, src)).into_iter().map(|(s, e, a)| (at + s, at + e, a)));
+                anchors.extend(anchors_in(n, src));
             } else if let Some((offset, mut link)) = inline_link(query, m, src, path, &definitions) {
                 if in_definition(offset) {
                     return;

@@ -294,13 +294,11 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                 // Declared from a type outside the analysis (`type E fmt.Stringer`): it may
                 // be an interface, and then what implements it is unknown.
                 let why = object.attrs.get("underlying_reason").unwrap_or("unresolved underlying type");
-                return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
-                    Diagnostic::new(
-                        "implements_unknown",
-                        format!("whether `{}` is an interface is unknown: its underlying type is not resolved ({why})", object.id),
-                    )
-                    .symbol(object.id.as_ref()),
+                let message = format!(
+                    "whether `{}` is an interface is unknown: its underlying type is not resolved ({why})",
+                    object.id
                 );
+                return incomplete(evidence, "implements_unknown", message, &object.id);
             }
             // A defined type of an interface (`type Local Reader`) is one too.
             let interface =
@@ -318,52 +316,30 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
             let generic = |n: &SnapNode| n.attrs.get("generic") == Some("true");
             if generic(subject) || generic(object) {
                 // The semantic layer records no implements facts for generic types.
-                return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
-                    Diagnostic::new(
-                        "generic_type_unsupported",
-                        "implements is not derived for generic types or interfaces",
-                    )
-                    .symbol(if generic(subject) {
-                        subject.id.as_ref()
-                    } else {
-                        object.id.as_ref()
-                    }),
-                );
+                let symbol = if generic(subject) { &subject.id } else { &object.id };
+                let message = "implements is not derived for generic types or interfaces";
+                return incomplete(evidence, "generic_type_unsupported", message.into(), symbol);
             }
             let in_test = |n: &SnapNode| n.location.as_ref().is_some_and(|l| l.path.ends_with("_test.go"));
             if let Some(n) = [subject, object].into_iter().find(|n| in_test(n)) {
                 // Types of test files take no part in `implements` (as the oracle's build).
-                return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
-                    Diagnostic::new(
-                        "implements_not_derived",
-                        "implements is not derived for types declared in _test.go files",
-                    )
-                    .symbol(n.id.as_ref()),
-                );
+                let message = "implements is not derived for types declared in _test.go files";
+                return incomplete(evidence, "implements_not_derived", message.into(), &n.id);
             }
             if let Some(set @ ("empty" | "constraint")) = object.attrs.get("interface_set") {
                 // Derived for basic interfaces with methods only: every type implements an
                 // empty one, and a constraint is satisfied rather than implemented.
-                return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
-                    Diagnostic::new(
-                        "implements_not_derived",
-                        format!(
-                            "implements is not derived for {} interface",
-                            if set == "empty" { "an empty" } else { "a constraint" }
-                        ),
-                    )
-                    .symbol(object.id.as_ref()),
-                );
+                let article = if set == "empty" { "an empty" } else { "a constraint" };
+                let message = format!("implements is not derived for {article} interface");
+                return incomplete(evidence, "implements_not_derived", message, &object.id);
             }
             let found = view.edges("implements", &subject.id, &object.id);
             if found.is_empty() {
                 if let Some(e) = view.edges("implements_unknown", &subject.id, &object.id).first() {
                     // The answer depends on something the semantic layer could not resolve.
                     let why = e.attrs.get("reason").unwrap_or("unresolved types");
-                    return Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence).note(
-                        Diagnostic::new("implements_unknown", format!("may or may not implement: {why}"))
-                            .symbol(subject.id.as_ref()),
-                    );
+                    let message = format!("may or may not implement: {why}");
+                    return incomplete(evidence, "implements_unknown", message, &subject.id);
                 }
             }
             let class = |e: &SnapEdge| match e.attrs.get("receiver") {
@@ -388,6 +364,13 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
             call_edge(view, subject, object, evidence, negative_ok, inconclusive)
         }
     }
+}
+
+/// `cannot_evaluate` / `analysis_incomplete`: the analysis says nothing about this question,
+/// for the reason the diagnostic `code` names, about `symbol`.
+fn incomplete(evidence: Evidence, code: &str, message: String, symbol: &str) -> Verdict {
+    Verdict::new(Outcome::CannotEvaluate, Reason::AnalysisIncomplete, evidence)
+        .note(Diagnostic::new(code, message).symbol(symbol))
 }
 
 fn kind_mismatch(evidence: Evidence, message: String) -> Verdict {
