@@ -66,12 +66,9 @@ fn main() {
     let run = |phase: &str| run_phase(phase, &corpus);
     // The bar compares two phases measured seconds apart on a machine whose speed drifts:
     // the table shows the floor/engine pair of median ratio out of `pairs(5)`, and all of them.
-    let mut cold_pairs: Vec<serde_json::Value> = (0..pairs(5)).map(|_| cold_pair(&corpus)).collect();
-    cold_pairs.sort_by(|a, b| ratio_of(a).total_cmp(&ratio_of(b)));
-    let ratios: Vec<String> = cold_pairs.iter().map(|p| format!("{:.2}", ratio_of(p))).collect();
-    let best = best_ratio(&cold_pairs);
-    let median = cold_pairs.swap_remove(cold_pairs.len() / 2);
-    let (floor, engine) = (median["floor"].clone(), median["engine"].clone());
+    let cold_pairs: Vec<serde_json::Value> = (0..pairs(5)).map(|_| cold_pair(&corpus)).collect();
+    let (ratios, median, best) = summarize(&cold_pairs);
+    let (floor, engine) = (cold_pairs[median]["floor"].clone(), cold_pairs[median]["engine"].clone());
     let precise = run("precise");
     let validate = run("validate");
     if copied {
@@ -140,7 +137,7 @@ fn main() {
         "cold index / parse floor = {:.2} (median of {} pairs, each measured back to back: {})",
         f(&engine["cold_ms"]) / f(&floor["ms"]),
         ratios.len(),
-        ratios.join(" ")
+        shown(&ratios)
     );
     println!("fastest cold index / fastest parse floor of those pairs = {best:.2}");
     println!("cold precise index / cold index = {:.2}", f(&precise["cold_ms"]) / f(&engine["cold_ms"]));
@@ -179,26 +176,31 @@ fn cold(corpus: &Path) -> serde_json::Value {
     if results.len() == 1 {
         return results.remove(0);
     }
-    let mut ratios: Vec<f64> = results.iter().map(ratio_of).collect();
-    ratios.sort_by(|a, b| a.total_cmp(b));
-    let median = ratios[ratios.len() / 2];
-    let shown: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
-    let best = best_ratio(&results);
+    let (ratios, median, best) = summarize(&results);
+    let median = ratio_of(&results[median]);
     eprintln!(
         "{} pairs: ratios {} | median {median:.2} | fastest cold index / fastest floor {best:.2}",
         ratios.len(),
-        shown.join(" ")
+        shown(&ratios)
     );
     serde_json::json!({ "pairs": results, "ratios": ratios, "median_ratio": median, "best_ratio": best })
 }
 
-/// The fastest cold index over the fastest floor of `pairs`: a busy host only ever slows a
-/// run down, so each phase's best time is its least disturbed one.
-fn best_ratio(pairs: &[serde_json::Value]) -> f64 {
-    let min = |key: &dyn Fn(&serde_json::Value) -> f64| pairs.iter().map(key).fold(f64::INFINITY, f64::min);
-    let engine = min(&|p| p["engine"]["cold_ms"].as_f64().unwrap_or(f64::INFINITY));
-    let floor = min(&|p| p["floor"]["ms"].as_f64().unwrap_or(f64::INFINITY));
-    engine / floor
+/// Of floor/engine `pairs` (at least one): their ratios in ascending order, the index of the
+/// pair of median ratio, and the fastest cold index over the fastest floor (a busy host only
+/// ever slows a run down, so each phase's best time is its least disturbed one).
+fn summarize(pairs: &[serde_json::Value]) -> (Vec<f64>, usize, f64) {
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    order.sort_by(|&a, &b| ratio_of(&pairs[a]).total_cmp(&ratio_of(&pairs[b])));
+    let ratios = order.iter().map(|&i| ratio_of(&pairs[i])).collect();
+    let fastest = |phase: &str, key: &str| {
+        pairs.iter().filter_map(|p| p[phase][key].as_f64()).fold(f64::INFINITY, f64::min)
+    };
+    (ratios, order[order.len() / 2], fastest("engine", "cold_ms") / fastest("floor", "ms"))
+}
+
+fn shown(ratios: &[f64]) -> String {
+    ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" ")
 }
 
 /// `DOCFORGE_BENCH_PAIRS`, else `default` (at least one).

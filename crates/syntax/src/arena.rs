@@ -215,8 +215,7 @@ fn reserve() {
     // Address space only: pages are committed when first touched (MAP_NORESERVE). Under
     // strict overcommit accounting (mode 2) the kernel would charge the whole reservation
     // against the commit limit, starving other allocations: no arenas there.
-    let strict = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|m| m.trim() == "2");
-    if strict {
+    if strict_overcommit() {
         return;
     }
     // SAFETY: a fresh anonymous mapping; no existing memory is affected.
@@ -236,7 +235,7 @@ fn reserve() {
         // parse to parse, so each 2 MB page is zeroed once and then saves TLB misses and page
         // faults on every parse (a cold std index: 156k page faults → 122k). The advice is
         // only a hint; without it the region works the same with 4 KiB pages.
-        let base = (p as usize).div_ceil(HUGE_PAGE) * HUGE_PAGE;
+        let base = (p as usize).next_multiple_of(HUGE_PAGE);
         // SAFETY: a range of the mapping just made.
         unsafe { libc::madvise(base as *mut c_void, SLOTS * SLOT_BYTES, libc::MADV_HUGEPAGE) };
         REGION.store(base, Ordering::Release);
@@ -245,6 +244,12 @@ fn reserve() {
 
 #[cfg(not(target_os = "linux"))]
 fn reserve() {}
+
+/// Whether the kernel accounts overcommit strictly (`vm.overcommit_memory = 2`).
+#[cfg(target_os = "linux")]
+fn strict_overcommit() -> bool {
+    std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|m| m.trim() == "2")
+}
 
 /// Give the pages of `[start, start + len)` back to the system (they read as zero after).
 ///
@@ -415,7 +420,7 @@ mod tests {
 
     #[test]
     fn slots_start_on_huge_pages_and_ask_for_them() {
-        if std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|m| m.trim() == "2") {
+        if strict_overcommit() {
             return; // no arenas under strict overcommit (see `reserve`)
         }
         if !std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists() {
