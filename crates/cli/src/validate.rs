@@ -51,6 +51,9 @@ fn print_table(claims: &[docforge_db::DocClaim], results: &[ValidationResult]) {
         .zip(results)
         .map(|(c, r)| {
             let claim = match &c.object {
+                _ if c.predicate.is_empty() && c.subject.is_empty() => {
+                    "(claims that cannot be read)".to_string()
+                }
                 Some(o) => format!("{} {} -> {}", c.predicate, c.subject, o),
                 None => format!("{} {}", c.predicate, c.subject),
             };
@@ -77,4 +80,17 @@ fn print_table(claims: &[docforge_db::DocClaim], results: &[ValidationResult]) {
         count(Outcome::Fail),
         count(Outcome::CannotEvaluate)
     );
+    let mut skipped: Vec<&str> = claims
+        .iter()
+        .filter(|c| c.predicate.is_empty() && c.subject.is_empty() && !c.problems.is_empty())
+        .map(|c| c.path.as_str())
+        .collect();
+    skipped.dedup();
+    if !skipped.is_empty() {
+        outln!(
+            "{} document(s) with claims that cannot be read (not evaluated): {}",
+            skipped.len(),
+            skipped.join(", ")
+        );
+    }
 }

@@ -132,3 +132,86 @@ fn a_git_pre_commit_hook_refuses_a_commit_that_breaks_a_claim() {
     let log = git(&["log", "--oneline"]);
     assert_eq!(String::from_utf8_lossy(&log.stdout).lines().count(), 1, "only the first commit exists");
 }
+
+/// Writes `docs/claims.md` with `front_matter` and runs `docforge validate --json`.
+fn with_front_matter(root: &Path, front_matter: &str) -> Output {
+    fs::write(root.join("docs/claims.md"), format!("+++\nid = \"claims\"\n{front_matter}+++\n# Claims\n"))
+        .unwrap();
+    run(root, true)
+}
+
+#[test]
+fn a_claim_the_strict_decoder_would_refuse_is_never_evaluated_leniently() {
+    let dir = copy("validate/mod");
+    let root = dir.path();
+    let claim = |extra: &str| {
+        format!("[[claims]]\npredicate = \"symbol_exists\"\nsubject = \"example.com/v/b::Help\"\n{extra}")
+    };
+    #[rustfmt::skip]
+    let cases: Vec<(String, &str)> = vec![
+        // A misspelt precision would otherwise run at the predicate's minimum and pass.
+        (claim("requried_precision = \"precise\"\n"), "unknown claim key `requried_precision`"),
+        (claim("repo = \"/elsewhere\"\n"), "unknown claim key `repo`"),
+        (claim("language = \"go\"\n"), "unknown claim key `language`"),
+        (claim("required_precision = true\n"), "`claims.required_precision` must be a string"),
+        // Claims under another key, or in a shape that cannot be read, are reported, not skipped.
+        ("[[claim]]\npredicate = \"symbol_exists\"\nsubject = \"example.com/v/b::Help\"\n".into(), "the front matter table `claim`"),
+        ("[[Claims]]\npredicate = \"symbol_exists\"\nsubject = \"example.com/v/b::Help\"\n".into(), "the front matter table `Claims`"),
+        ("[[checks]]\npredicate = \"symbol_exists\"\nsubject = \"example.com/v/b::Help\"\n".into(), "the front matter table `checks`"),
+        ("claims = \"symbol_exists example.com/v/b::Help\"\n".into(), "`claims` given as string"),
+        ("[[claims]\npredicate = \"symbol_exists\"\n".into(), "front matter that is not valid TOML"),
+    ];
+    let before = tree_of(root);
+    for (front_matter, message) in cases {
+        let out = with_front_matter(root, &front_matter);
+        assert_eq!(out.status.code(), Some(2), "{front_matter}");
+        assert_eq!(
+            outcomes(&out),
+            [("cannot_evaluate".to_string(), "invalid_request".to_string())],
+            "{front_matter}"
+        );
+        let docs: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let said = docs[0]["evaluation"]["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(said.contains(message) && said.contains("docs/claims.md:"), "{front_matter}: {said}");
+        // The table says how many documents had claims it could not read.
+        let table = String::from_utf8(run(root, false).stdout).unwrap();
+        if front_matter.starts_with("[[claims]]\npredicate") {
+            assert!(table.contains("1 claims: 0 pass, 0 fail, 1 cannot_evaluate"), "{table}");
+        } else {
+            assert!(
+                table.contains(
+                    "1 document(s) with claims that cannot be read (not evaluated): docs/claims.md"
+                ),
+                "{table}"
+            );
+        }
+    }
+    // The well-formed claim passes; an unrelated table with no claim-like name or keys is
+    // only an attribute.
+    let out = with_front_matter(root, &format!("{}[owner]\nname = \"x\"\n", claim("")));
+    assert_eq!(out.status.code(), Some(0));
+    fs::write(
+        root.join("docs/claims.md"),
+        fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/validate/mod/docs/claims.md"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(tree_of(root), before, "nothing is written");
+}
+
+fn tree_of(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.display().to_string(), fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -105,12 +105,49 @@ fn invalid_invocations() {
             "{}".as_ref(),
         ],
     ];
-    for args in cases {
+    // A flag's value is data, and with --json a help flag is no request for usage: exit 0
+    // would read as a pass.
+    let root = dir.path().as_os_str();
+    let good = exists("example.com/v/b::Help");
+    let help_cases: Vec<Vec<&OsStr>> = vec![
+        vec!["--json".as_ref(), "--repo".as_ref(), root, "--binding-json".as_ref(), "-h".as_ref()],
+        vec!["--json".as_ref(), "--repo".as_ref(), root, "--binding-json".as_ref(), "--help".as_ref()],
+        vec![
+            "--json".as_ref(),
+            "--repo".as_ref(),
+            "--help".as_ref(),
+            "--binding-json".as_ref(),
+            good.as_ref(),
+        ],
+        vec![
+            "--repo".as_ref(),
+            root,
+            "--binding-json".as_ref(),
+            good.as_ref(),
+            "--json".as_ref(),
+            "--help".as_ref(),
+        ],
+        vec![
+            "-h".as_ref(),
+            "--json".as_ref(),
+            "--repo".as_ref(),
+            root,
+            "--binding-json".as_ref(),
+            good.as_ref(),
+        ],
+    ];
+    for args in cases.into_iter().chain(help_cases) {
         let out = gograph().arg("validate").args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(stdout.lines().count(), 1, "{args:?}: one document, no usage prose: {stdout}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
         is(&v, "cannot_evaluate", "invalid_request");
     }
+    // Without --json, help is usage for a person.
+    let out = gograph().args(["validate", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Usage: gograph validate"));
 }
 
 #[test]
@@ -431,16 +468,18 @@ fn exact_case_sensitive_resolution_ambiguity_and_package_name_collisions() {
     let dir = built();
     let root = dir.path();
     is(&validate(root, &exists("example.com/v/b::help")), "fail", "symbol_not_found");
-    is(&validate(root, &exists("example.com/V/b::Help")), "fail", "symbol_not_found");
+    // Module paths are case-sensitive: another module's ID binds nothing here.
+    is(&validate(root, &exists("example.com/V/b::Help")), "cannot_evaluate", "repository_mismatch");
     is(&validate(root, &exists("example.com/v/a::(Store).Get")), "fail", "symbol_not_found");
     is(&validate(root, &exists("example.com/v/a::(*Store).Get")), "pass", "predicate_passed");
     let imports = |object: &str| binding("package_imports", "example.com/v/a", Some(object), "ast");
     is(&validate(root, &imports("example.com/v/x/util")), "pass", "predicate_passed");
     is(&validate(root, &imports("example.com/v/y/util")), "fail", "relation_not_found");
     is(&validate(root, &imports("util")), "fail", "relation_not_found");
+    // A path of the module that names no selected package: absence is not established.
     is(
         &validate(root, &binding("package_imports", "example.com/v/z", Some("example.com/v/b"), "ast")),
-        "fail",
+        "cannot_evaluate",
         "package_not_found",
     );
     // The same function declared twice: two records for one ID.

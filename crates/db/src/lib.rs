@@ -44,7 +44,7 @@ pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
 pub use salsa::Cancelled;
 pub use uses_q::UseSite;
-pub use validation::{doc_claims, go_inventory, DocClaim, GoInventory};
+pub use validation::{doc_claims, go_inventory, go_sites, DocClaim, GoInventory, GoSites, ImportSite};
 
 pub use docforge_syntax::alloc::release_free_memory;
 pub use docforge_syntax::{AstGate, AstPolicy, GateCounters};

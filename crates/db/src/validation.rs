@@ -132,6 +132,69 @@ impl GoInventory {
     }
 }
 
+/// What validation reads of the Go declarations beyond the graph's rows: every import site
+/// (the graph has one `imports` edge per imported path) and every `func init` (which has no
+/// package-level identity, so no node).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoSites {
+    pub imports: Vec<ImportSite>,
+    /// `(package import path, location)` of each `func init` declaration.
+    pub inits: Vec<(String, Location)>,
+}
+
+/// One import declaration: `package` imports `target` (resolved as the graph resolves it:
+/// GOROOT's vendored copies included) at `location`, in a `_test.go` file when `test`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ImportSite {
+    pub package: String,
+    pub target: String,
+    pub location: Location,
+    pub test: bool,
+}
+
+/// The import sites and `init` functions of every package, in package then file order.
+pub fn go_sites(analysis: &Analysis) -> Cancellable<GoSites> {
+    use crate::go_q::{dir_packages, is_test_file, GoDir};
+    let (db, ws) = analysis.parts();
+    salsa::Cancelled::catch(std::panic::AssertUnwindSafe(|| {
+        let mut out = GoSites::default();
+        for dir in crate::assemble::all_dirs(db, ws).keys() {
+            for info in &dir_packages(db, GoDir::new(db, ws, dir.clone())).packages {
+                let mut resolved = std::collections::HashMap::new();
+                for &file in &info.files {
+                    let Some(facts) = crate::go_q::go_facts(db, ws, file).as_ref() else { continue };
+                    let rel = file.rel(db);
+                    let test = is_test_file(rel);
+                    for imp in &facts.imports {
+                        let target = resolved
+                            .entry(imp.path.clone())
+                            .or_insert_with(|| {
+                                crate::go_graph::resolve_import(db, ws, info, &imp.path)
+                                    .map_or_else(|| imp.path.clone(), |p| p.import_path(db).clone())
+                            })
+                            .clone();
+                        out.imports.push(ImportSite {
+                            package: info.import_path.clone(),
+                            target,
+                            location: Location::new(rel, imp.pos.line, imp.pos.column),
+                            test,
+                        });
+                    }
+                    for d in &facts.decls {
+                        if d.kind == docforge_go::DeclKind::Func && d.name == "init" && d.receiver.is_none() {
+                            out.inits.push((
+                                info.import_path.clone(),
+                                Location::new(rel, d.pos.line, d.pos.column),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }))
+}
+
 /// One `[[claims]]` entry with the document that states it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DocClaim {
@@ -142,6 +205,9 @@ pub struct DocClaim {
     pub object: Option<String>,
     pub required_precision: Option<String>,
     pub location: Location,
+    /// Why the entry is invalid before its values are read (unknown keys, wrong types, a
+    /// claims-like table under another key); such a claim is never evaluated.
+    pub problems: Vec<String>,
 }
 
 /// Every claim of every document, in document path order, then claim order.
@@ -163,6 +229,7 @@ pub fn doc_claims(analysis: &Analysis) -> Cancellable<Vec<DocClaim>> {
                     object: c.object.clone(),
                     required_precision: c.required_precision.clone(),
                     location: c.location.clone(),
+                    problems: c.problems.clone(),
                 });
             }
         }

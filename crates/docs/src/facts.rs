@@ -123,6 +123,11 @@ pub struct Claim {
     /// `ast` or `precise` when valid; kept as written otherwise.
     pub required_precision: Option<String>,
     pub location: Location,
+    /// What makes the entry invalid before its values are checked: keys that are not claim
+    /// fields, values of the wrong type, or a claims-like table under another key (`[[claim]]`)
+    /// or front matter that is not TOML, whose entries cannot be read. A claim with problems
+    /// is never evaluated (`invalid_request`).
+    pub problems: Vec<String>,
 }
 
 impl DocFacts {

@@ -91,6 +91,10 @@ pub(crate) fn parse_header(toml_src: &str, base: usize, lines: &LineIndex<'_>, k
             r.header
                 .diagnostics
                 .push(Diagnostic::error("front_matter_invalid", message).at(lines.location(at)));
+            if toml_src.contains("claims") {
+                // Claims may be in there: say so rather than validate nothing.
+                r.unreadable_claims("front matter that is not valid TOML".into(), lines.location(at));
+            }
         }
     }
     r.header
@@ -139,6 +143,17 @@ impl Reader<'_, '_> {
                 "tags" => self.read_tags(value),
                 "relations" => self.read_relations(value),
                 "claims" => self.read_claims(value),
+                _ if claims_like(name, value.get_ref()) => {
+                    let message = format!(
+                        "front matter table `{name}` looks like claims but only `[[claims]]` is read: its entries are not evaluated"
+                    );
+                    let d = Diagnostic::error("claims_key_unknown", message).at(self.loc(key));
+                    self.header.diagnostics.push(d);
+                    self.unreadable_claims(
+                        format!("the front matter table `{name}` (not `[[claims]]`)"),
+                        self.loc(key),
+                    );
+                }
                 _ => {
                     let message = format!("unknown front matter key `{name}` (kept as an attribute)");
                     let d = Diagnostic::warning("front_matter_unknown_key", message).at(self.loc(key));
@@ -227,14 +242,28 @@ impl Reader<'_, '_> {
         }
     }
 
+    /// A claim entry that cannot be read at all (`what` says where it would be): validation
+    /// reports it as invalid instead of skipping it.
+    fn unreadable_claims(&mut self, what: String, location: Location) {
+        let problem = format!("claims in {what} cannot be read; write them as [[claims]] tables");
+        self.header.claims.push(Claim { location, problems: vec![problem], ..Claim::default() });
+    }
+
     fn read_claims(&mut self, value: &Spanned<DeValue<'_>>) {
+        let want = "an array of tables ([[claims]])";
         let DeValue::Array(items) = value.get_ref() else {
-            return self.wrong_type("claims", "an array of tables ([[claims]])", value);
+            self.wrong_type("claims", want, value);
+            let what = format!("`claims` given as {}", value.get_ref().type_str());
+            return self.unreadable_claims(what, self.loc(value));
         };
         for item in items {
             match item.get_ref() {
                 DeValue::Table(table) => self.read_claim(table, self.loc(item)),
-                _ => self.wrong_type("claims", "an array of tables ([[claims]])", item),
+                _ => {
+                    self.wrong_type("claims", want, item);
+                    let what = format!("a `claims` entry given as {}", item.get_ref().type_str());
+                    self.unreadable_claims(what, self.loc(item));
+                }
             }
         }
     }
@@ -244,15 +273,27 @@ impl Reader<'_, '_> {
         for (key, value) in table {
             let name = key.get_ref().as_ref();
             let key_name = format!("claims.{name}");
-            match name {
-                "predicate" => claim.predicate = self.string(&key_name, value).unwrap_or_default(),
-                "subject" => claim.subject = self.string(&key_name, value).unwrap_or_default(),
-                "object" => claim.object = self.string(&key_name, value),
-                "required_precision" => claim.required_precision = self.string(&key_name, value),
-                _ => {
-                    let message = format!("unknown claim key `{name}` (ignored by validation)");
-                    let d = Diagnostic::warning("front_matter_unknown_key", message).at(self.loc(key));
+            let slot = match name {
+                "predicate" => Some(&mut claim.predicate),
+                "subject" => Some(&mut claim.subject),
+                "object" => claim.object.insert(String::new()).into(),
+                "required_precision" => claim.required_precision.insert(String::new()).into(),
+                _ => None,
+            };
+            match slot {
+                Some(slot) => match self.string(&key_name, value) {
+                    Some(text) => *slot = text,
+                    None => claim.problems.push(format!("`{key_name}` must be a string")),
+                },
+                None => {
+                    // A misspelt field (`requried_precision`) must not leave the claim to be
+                    // evaluated without it.
+                    let message = format!(
+                        "unknown claim key `{name}` (a claim has predicate, subject, object, required_precision): the claim is invalid"
+                    );
+                    let d = Diagnostic::error("claim_invalid", message).at(self.loc(key));
                     self.header.diagnostics.push(d);
+                    claim.problems.push(format!("unknown claim key `{name}`"));
                 }
             }
         }
@@ -262,6 +303,45 @@ impl Reader<'_, '_> {
         }
         self.header.claims.push(claim);
     }
+}
+
+/// Whether an unknown front-matter key holds what looks like claims: a table or an array of
+/// tables under a name close to `claims` (`claim`, `Claims`, `clams`), or whose tables have a
+/// `predicate`.
+fn claims_like(name: &str, value: &DeValue<'_>) -> bool {
+    let tables: Vec<&DeTable<'_>> = match value {
+        DeValue::Table(t) => vec![t],
+        DeValue::Array(items) => items
+            .iter()
+            .filter_map(|i| match i.get_ref() {
+                DeValue::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => return false,
+    };
+    if tables.is_empty() {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    let near = lower.starts_with("claim") || edit_distance(&lower, "claims") <= 2;
+    near || tables.iter().any(|t| t.iter().any(|(k, _)| k.get_ref().as_ref() == "predicate"))
+}
+
+/// Levenshtein distance (short ASCII keys).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(cur) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Loose checks of one claim against the closed v1 predicate set.

@@ -201,9 +201,11 @@ predicate = "call_edge_exists"
             object: Some("m/b::I".into()),
             required_precision: Some("precise".into()),
             location: Location::new("d.md", 2, 1),
+            problems: vec![],
         }
     );
     assert_eq!(f.claims[2].predicate, "reaches");
+    assert_eq!(f.claims[2].problems, ["unknown claim key `note`"], "an unknown key makes the claim invalid");
     let got: Vec<(&str, &str, u32)> = f
         .diagnostics
         .iter()
@@ -211,7 +213,7 @@ predicate = "call_edge_exists"
         .collect();
     let want_fragments = [
         ("claim_invalid", "`symbol_exists` claims take no `object`", 8),
-        ("front_matter_unknown_key", "`note`", 18),
+        ("claim_invalid", "unknown claim key `note`", 18),
         ("claim_invalid", "unknown claim predicate `reaches`", 13),
         ("claim_invalid", "`required_precision` must be `ast` or `precise`, found `exact`", 13),
         ("claim_invalid", "claim has no `subject`", 20),

@@ -52,7 +52,7 @@ fn signature_line(d: &Decl) -> String {
 /// Nodes: the package (`go:<ip>`) and its symbols (`go:<symbol id>`); file nodes are not
 /// produced here (the project inventory owns them). Edges: `file:<path> defines symbol`,
 /// `package contains file:<path>`, `package imports go:<path>` (one per imported path, at its
-/// first import), `calls` for syntax-resolved calls (one per caller/callee pair, at the first
+/// first import outside `_test.go` files, else at its first with `test_only = true`), `calls` for syntax-resolved calls (one per caller/callee pair, at the first
 /// call site) and `callee tested_by TestXxx/BenchmarkXxx/FuzzXxx/ExampleXxx` for test files.
 /// Every func/method node carries `unresolved_calls`: call sites syntax could not resolve
 /// (method calls, calls of function values, calls into unknown packages); builtins
@@ -75,7 +75,8 @@ pub fn package_fragment(
 }
 
 /// The package's own rows: its node, `contains` edges to its files and `imports` edges (one
-/// per imported path, at its first import in file order).
+/// per imported path, at its first import in file order outside `_test.go` files; a path
+/// only test files import has its first import and `test_only = true`).
 pub fn package_node_fragment(import_path: &str, files: &[PackageFile<'_>], own: &PackageSymbols) -> Fragment {
     let pkg_id = format!("go:{import_path}");
     let mut frag = Fragment::default();
@@ -91,13 +92,27 @@ pub fn package_node_fragment(import_path: &str, files: &[PackageFile<'_>], own: 
         pkg.attrs.insert("name".into(), name.clone());
     }
     frag.nodes.push(pkg);
-    let mut imported: BTreeSet<&str> = BTreeSet::new();
+    // Imported path -> its edge: at the first import outside test files, else at the first.
+    let mut imported: HashMap<&str, usize> = HashMap::new();
     for file in files {
         frag.edges.push(Edge::new(&pkg_id, "contains", format!("file:{}", file.path)));
         for imp in &file.facts.imports {
-            if imported.insert(&imp.path) {
-                let at = Location::new(file.path, imp.pos.line, imp.pos.column);
-                frag.edges.push(Edge::new(&pkg_id, "imports", format!("go:{}", imp.path)).at(at));
+            let at = Location::new(file.path, imp.pos.line, imp.pos.column);
+            match imported.get(imp.path.as_str()) {
+                None => {
+                    imported.insert(&imp.path, frag.edges.len());
+                    let mut edge = Edge::new(&pkg_id, "imports", format!("go:{}", imp.path)).at(at);
+                    if file.test {
+                        edge = edge.with_attr("test_only", "true");
+                    }
+                    frag.edges.push(edge);
+                }
+                Some(&i) if !file.test && frag.edges[i].attrs.get("test_only").is_some() => {
+                    let e = &mut frag.edges[i];
+                    e.attrs.remove("test_only");
+                    e.location = Some(at);
+                }
+                Some(_) => {}
             }
         }
     }

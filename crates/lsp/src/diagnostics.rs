@@ -8,9 +8,7 @@ use crate::roots::Folder;
 use crate::server::{lock, Shared};
 use docforge_db::{doc_claims, extent, Analysis, Cancellable, Cancelled, DocClaim, Graph, Span};
 use docforge_model::Severity;
-use docforge_validate::{
-    claim_binding_json, decode_binding, evaluate, snapshot_of, GraphView, Outcome, Reason, SystemClock,
-};
+use docforge_validate::{claim_request, evaluate, snapshot_of, GraphView, Outcome, Reason, SystemClock};
 use lsp_types::notification::{Progress, PublishDiagnostics};
 use lsp_types::{
     Diagnostic, DiagnosticSeverity, NumberOrString, ProgressParams, ProgressParamsValue,
@@ -311,7 +309,7 @@ pub(crate) fn claim_outcomes(
                 let view = GraphView::new(&snapshot);
                 claims
                     .into_iter()
-                    .map(|claim| match decode_binding(&claim_binding_json(&claim)) {
+                    .map(|claim| match claim_request(&claim).binding {
                         Ok(binding) => {
                             let v = evaluate(&view, &binding);
                             let detail =

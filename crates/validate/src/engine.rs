@@ -8,7 +8,7 @@ use crate::snapshot::{
     build_meta, Attrs, SnapDiagnostic, SnapEdge, SnapLocation, SnapNode, Snapshot, GRAPH_SCHEMA_VERSION,
 };
 use crate::validator::{Clock, GraphAccessError, GraphRead, RepositoryAccess, SourceState};
-use docforge_db::{go_inventory, Analysis, AnalysisHost, AstPolicy, DocClaim};
+use docforge_db::{go_inventory, go_sites, Analysis, AnalysisHost, AstPolicy, DocClaim};
 use docforge_model::Precision;
 use docforge_project::Project;
 use std::path::{Path, PathBuf};
@@ -142,6 +142,7 @@ pub fn snapshot_of(
     if !s.completeness.complete {
         warnings.push(format!("the graph is partial: {}", s.completeness.reasons.join(", ")));
     }
+    let sites = go_sites(analysis).map_err(|_| "analysis cancelled".to_string())?;
     let bare = |id: &str| id.strip_prefix("go:").map(str::to_string);
     let mut nodes: Vec<SnapNode> = graph
         .nodes()
@@ -154,10 +155,29 @@ pub fn snapshot_of(
             })
         })
         .collect();
+    // `func init` has no package-level identity (no graph node), but a package declares it:
+    // one record per declaration, so several are `symbol_ambiguous`, one is found.
+    nodes.extend(sites.inits.iter().map(|(package, at)| SnapNode {
+        id: format!("{package}::init").into(),
+        kind: "func".into(),
+        location: Some(SnapLocation::of(at)),
+        attrs: [("init", "true")].into_iter().collect(),
+    }));
     nodes.sort_by(|a, b| (&a.id, &a.kind).cmp(&(&b.id, &b.kind)));
+    // Imports: one record per import declaration (the graph keeps one edge per imported
+    // path), classified, so evidence names every site and test files never satisfy it.
+    let imports = sites.imports.iter().map(|i| SnapEdge {
+        source: i.package.clone().into(),
+        relation: "imports".into(),
+        target: i.target.clone().into(),
+        location: Some(SnapLocation::of(&i.location)),
+        attrs: [("classification", if i.test { "test_import" } else { "direct_import" })]
+            .into_iter()
+            .collect(),
+    });
     let mut edges: Vec<SnapEdge> = graph
         .edges()
-        .filter(|e| matches!(e.relation.as_str(), "imports" | "calls" | "implements" | "implements_unknown"))
+        .filter(|e| matches!(e.relation.as_str(), "calls" | "implements" | "implements_unknown"))
         .filter_map(|e| {
             Some(SnapEdge {
                 source: bare(&e.source)?.into(),
@@ -167,6 +187,7 @@ pub fn snapshot_of(
                 attrs: kept(e.attrs.to_map(), EDGE_ATTRS),
             })
         })
+        .chain(imports)
         .collect();
     edges.sort_by(|a, b| {
         (&a.source, &a.relation, &a.target, &a.location).cmp(&(
@@ -204,14 +225,34 @@ pub fn snapshot_of(
 /// `pointer_receiver`, `test`, `dir`, …) are display facts derivable from the ID or the
 /// location; every validation reads, hashes and decodes the whole snapshot, so they are left
 /// out of it (a fifth of the standard library's snapshot).
-const NODE_ATTRS: &[&str] =
-    &["calls_resolved", "generic", "interface_set", "underlying", "underlying_reason", "unresolved_calls"];
+const NODE_ATTRS: &[&str] = &[
+    "calls_resolved",
+    "generic",
+    "init",
+    "interface_set",
+    "underlying",
+    "underlying_reason",
+    "unresolved_calls",
+];
 /// The edge attributes evaluation reads.
 const EDGE_ATTRS: &[&str] = &["classification", "reason", "receiver"];
 
 fn kept(mut attrs: std::collections::BTreeMap<String, String>, keep: &[&str]) -> Attrs<'static> {
     attrs.retain(|k, _| keep.contains(&k.as_str()));
     attrs.into()
+}
+
+/// The request a claim stands for: its binding document ([`claim_binding_json`]), refused as
+/// `invalid_request` when the claim has problems beyond its values (an unknown key such as a
+/// misspelt `required_precision`, a value of the wrong type, claims that cannot be read).
+pub fn claim_request(claim: &DocClaim) -> crate::Received {
+    let bytes = claim_binding_json(claim);
+    if claim.problems.is_empty() {
+        crate::Received::from_bytes(&bytes)
+    } else {
+        let at = format!("{}:{}", claim.location.path, claim.location.line);
+        crate::Received::refused(&bytes, format!("invalid claim at {at}: {}", claim.problems.join("; ")))
+    }
 }
 
 /// The binding document a claim stands for: reference kinds follow the predicate; a claim

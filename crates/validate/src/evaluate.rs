@@ -156,6 +156,14 @@ impl<'a> GraphView<'a> {
         }
     }
 
+    /// Whether the package of `r` (the reference itself, or a symbol's package) is one of the
+    /// snapshot's selected packages.
+    fn selects_package_of(&self, r: &Reference) -> bool {
+        let id = package_of(r);
+        let package = Reference { kind: RefKind::Package, id: id.to_string() };
+        !matches!(self.lookup(&package), Lookup::Missing)
+    }
+
     fn edges(&self, relation: &str, source: &str, target: &str) -> Vec<SnapEdge<'a>> {
         let want = (source, relation, target);
         match &self.records {
@@ -209,6 +217,46 @@ fn resolved(n: &SnapNode) -> Resolved {
     }
 }
 
+/// The import path a reference names or whose symbol it names.
+fn package_of(r: &Reference) -> &str {
+    match r.kind {
+        RefKind::Package => &r.id,
+        RefKind::Symbol => r.id.split_once("::").map_or(r.id.as_str(), |(p, _)| p),
+    }
+}
+
+/// Whether `path` is an import path of the module `module` (the standard library's module
+/// `std` holds the paths whose first element has no dot).
+fn in_module(path: &str, module: &str) -> bool {
+    if module == "std" {
+        return !path.split('/').next().unwrap_or(path).contains('.');
+    }
+    path == module || path.strip_prefix(module).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// A reference whose package is not selected: the contract binds only in-repository symbols
+/// of the analysed build, so its absence is never a `fail`. A path of none of the
+/// repository's modules (the standard library, a dependency) is `repository_mismatch`; a path
+/// of one of them that names no selected package (no such directory, or one whose files the
+/// build context excludes, or a nested module required from elsewhere) is the reference's
+/// not-found reason, with outcome `cannot_evaluate`.
+fn outside_selection(view: &GraphView<'_>, r: &Reference, evidence: Evidence) -> Verdict {
+    let path = package_of(r);
+    let modules = &view.snap.build.modules;
+    if modules.iter().any(|m| in_module(path, &m.path)) {
+        let message = format!(
+            "no selected package has the import path {path:?}: absence outside the analysed packages is not established"
+        );
+        return Verdict::new(Outcome::CannotEvaluate, not_found_reason(r), evidence)
+            .note(Diagnostic::new("package_not_selected", message).symbol(&r.id));
+    }
+    let message = format!(
+        "{path:?} is not a package of this repository's modules: v1 binds only in-repository symbols"
+    );
+    Verdict::new(Outcome::CannotEvaluate, Reason::RepositoryMismatch, evidence)
+        .note(Diagnostic::new("outside_repository", message).symbol(&r.id))
+}
+
 fn not_found_reason(r: &Reference) -> Reason {
     match r.kind {
         RefKind::Symbol => Reason::SymbolNotFound,
@@ -258,6 +306,7 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                 // library, a dependency): the import edge itself is the evidence.
                 break;
             }
+            Lookup::Missing if !view.selects_package_of(r) => return outside_selection(view, r, evidence),
             Lookup::Missing => {
                 let d = Diagnostic::new(not_found_reason(r).as_str(), "no graph record has this exact ID")
                     .symbol(&r.id);
@@ -285,8 +334,17 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                     locations: vec![],
                 });
             }
+            // Direct imports of the package's build (`go list`'s `Imports`); an import in a
+            // `_test.go` file is evidence under its own classification, never a pass.
             let found = view.edges("imports", &subject.id, &object.id);
-            relation_verdict(binding, evidence, &found, |_| "direct_import".into(), negative_ok, inconclusive)
+            let class = |e: &SnapEdge| e.attrs.get("classification").unwrap_or("direct_import").to_string();
+            let direct = |e: &SnapEdge| class(e) == "direct_import";
+            let v = relation_verdict(binding, evidence, &found, class, direct, negative_ok, inconclusive);
+            if v.outcome != Outcome::Pass && !found.is_empty() {
+                let message = "only _test.go files import it: test imports are not the package's imports";
+                return v.note(Diagnostic::new("test_import_only", message).symbol(subject.id.as_ref()));
+            }
+            v
         }
         Predicate::TypeImplements => {
             let object = &targets[1];
@@ -347,7 +405,7 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                 Some("pointer") => "pointer_method_set".to_string(),
                 _ => "method_set".to_string(),
             };
-            relation_verdict(binding, evidence, &found, class, negative_ok, inconclusive)
+            relation_verdict(binding, evidence, &found, class, |_| true, negative_ok, inconclusive)
         }
         Predicate::CallEdgeExists => {
             let object = &targets[1];
@@ -361,7 +419,7 @@ pub fn evaluate(view: &GraphView<'_>, binding: &Binding) -> Verdict {
                     ),
                 );
             }
-            call_edge(view, subject, object, evidence, negative_ok, inconclusive)
+            call_edge(view, binding, subject, object, evidence, negative_ok, inconclusive)
         }
     }
 }
@@ -378,27 +436,49 @@ fn kind_mismatch(evidence: Evidence, message: String) -> Verdict {
         .note(Diagnostic::new("predicate_kind_mismatch", message))
 }
 
-fn matched(binding: &Binding, e: &SnapEdge, classification: String) -> MatchedRelation {
-    MatchedRelation {
-        kind: binding.predicate.as_str(),
-        subject_id: e.source.to_string(),
-        object_id: e.target.to_string(),
-        classification,
-        locations: e.location.iter().map(SourceLocation::of).collect(),
+/// The matched relations of `found`: one per classification, with every location.
+fn matched(
+    binding: &Binding,
+    found: &[&SnapEdge],
+    class: impl Fn(&SnapEdge) -> String,
+) -> Vec<MatchedRelation> {
+    let mut out: Vec<MatchedRelation> = Vec::new();
+    for e in found {
+        let classification = class(e);
+        let locations = e.location.iter().map(SourceLocation::of);
+        match out.iter_mut().find(|m| m.classification == classification) {
+            Some(m) => m.locations.extend(locations),
+            None => out.push(MatchedRelation {
+                kind: binding.predicate.as_str(),
+                subject_id: e.source.to_string(),
+                object_id: e.target.to_string(),
+                classification,
+                locations: locations.collect(),
+            }),
+        }
     }
+    for m in &mut out {
+        m.locations.sort();
+        m.locations.dedup();
+    }
+    out.sort();
+    out
 }
 
+/// Pass when `found` holds an edge `satisfies` accepts; otherwise absence, conclusive only
+/// when `negative_ok`. Every found edge is evidence, under its classification.
 fn relation_verdict(
     binding: &Binding,
     mut evidence: Evidence,
     found: &[SnapEdge],
     class: impl Fn(&SnapEdge) -> String,
+    satisfies: impl Fn(&SnapEdge) -> bool,
     negative_ok: bool,
     inconclusive: impl Fn() -> Diagnostic,
 ) -> Verdict {
-    if !found.is_empty() {
-        evidence.matched_relations = found.iter().map(|e| matched(binding, e, class(e))).collect();
-        evidence.matched_relations.sort();
+    let all: Vec<&SnapEdge> = found.iter().collect();
+    evidence.matched_relations = matched(binding, &all, class);
+    if found.iter().any(satisfies) {
         return Verdict::new(Outcome::Pass, Reason::PredicatePassed, evidence);
     }
     if negative_ok {
@@ -410,6 +490,7 @@ fn relation_verdict(
 
 fn call_edge(
     view: &GraphView<'_>,
+    binding: &Binding,
     subject: &SnapNode,
     object: &SnapNode,
     mut evidence: Evidence,
@@ -422,19 +503,8 @@ fn call_edge(
         .iter()
         .filter(|e| matches!(class(e).as_str(), "resolved_static" | "cha_possible_target"))
         .collect();
-    let binding_kind = "call_edge_exists";
     if !counted.is_empty() {
-        evidence.matched_relations = counted
-            .iter()
-            .map(|e| MatchedRelation {
-                kind: binding_kind,
-                subject_id: e.source.to_string(),
-                object_id: e.target.to_string(),
-                classification: class(e),
-                locations: e.location.iter().map(SourceLocation::of).collect(),
-            })
-            .collect();
-        evidence.matched_relations.sort();
+        evidence.matched_relations = matched(binding, &counted, class);
         return Verdict::new(Outcome::Pass, Reason::PredicatePassed, evidence);
     }
     if !negative_ok {

@@ -28,7 +28,7 @@ pub use binding::{
 pub use clock::{rfc3339, FixedClock, SystemClock};
 pub use docforge_project::RACY_WINDOW;
 pub use engine::{
-    build_snapshot, claim_binding_json, current_sources, snapshot_of, Built, DiskRepository,
+    build_snapshot, claim_binding_json, claim_request, current_sources, snapshot_of, Built, DiskRepository,
     PRECISE_UNAVAILABLE,
 };
 pub use evaluate::{evaluate, GraphView, Verdict};
@@ -44,8 +44,8 @@ pub use report::{
     Resolved, SourceLocation, ValidationResult, MAX_DIAGNOSTICS, MAX_MESSAGE_BYTES, RESULT_SCHEMA,
 };
 pub use snapshot::{
-    build_meta, Attrs, BuildMeta, FileRecord, SnapDiagnostic, SnapEdge, SnapLocation, SnapNode, Snapshot,
-    SnapshotError, GRAPH_DIR, GRAPH_FILE, GRAPH_SCHEMA_VERSION,
+    build_meta, Attrs, BuildMeta, FileRecord, ModuleRecord, SnapDiagnostic, SnapEdge, SnapLocation, SnapNode,
+    Snapshot, SnapshotError, GRAPH_DIR, GRAPH_FILE, GRAPH_SCHEMA_VERSION,
 };
 pub use store::{
     graph_rel, hash_graph, publish_graph, read_graph, read_graph_index, write_graph, MAX_GRAPH_BYTES,

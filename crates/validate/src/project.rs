@@ -2,9 +2,7 @@
 //! fresh in-memory snapshot of the sources (nothing is written). Shared by `docforge
 //! validate`, the MCP `docforge_validate_project` tool and the LSP's claim diagnostics.
 
-use crate::{
-    build_snapshot, claim_binding_json, DiskRepository, Received, SystemClock, ValidationResult, Validator,
-};
+use crate::{build_snapshot, claim_request, DiskRepository, SystemClock, ValidationResult, Validator};
 use docforge_db::{doc_claims, DocClaim};
 use std::path::Path;
 
@@ -23,7 +21,6 @@ pub struct ProjectValidation {
 pub fn validate_project(root: &Path, version: &str, threads: usize) -> Result<ProjectValidation, String> {
     let probe = build_snapshot(root, false, version, &SystemClock, threads)?;
     let claims = doc_claims(&probe.host.analysis()).map_err(|_| "analysis cancelled".to_string())?;
-    let bindings: Vec<Vec<u8>> = claims.iter().map(claim_binding_json).collect();
     let wants_precise = claims.iter().any(|c| {
         c.required_precision.as_deref() == Some("precise")
             || matches!(c.predicate.as_str(), "call_edge_exists" | "type_implements")
@@ -32,6 +29,6 @@ pub fn validate_project(root: &Path, version: &str, threads: usize) -> Result<Pr
         if wants_precise { build_snapshot(root, true, version, &SystemClock, threads)? } else { probe };
     let repo = DiskRepository::with_graph(&built.host.project().root, built.snapshot.encode());
     let validator = Validator { repo: &repo, clock: &SystemClock, version, pause: None };
-    let results = validator.validate_all(bindings.iter().map(|b| Received::from_bytes(b)).collect());
+    let results = validator.validate_all(claims.iter().map(claim_request).collect());
     Ok(ProjectValidation { claims, results, warnings: built.warnings.clone() })
 }

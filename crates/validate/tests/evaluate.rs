@@ -73,7 +73,20 @@ fn precise_graph(precision: &str, completeness: &str) -> Snapshot<'static> {
         node("a::Dup", "func", &[]),
     ];
     let edges = vec![
-        edge("a", "imports", "a/util", &[]),
+        edge("a", "imports", "a/util", &[("classification", "direct_import")]),
+        SnapEdge {
+            location: Some(loc("y.go", 4, 2)),
+            ..edge("a", "imports", "a/util", &[("classification", "direct_import")])
+        },
+        SnapEdge {
+            location: Some(loc("x_test.go", 3, 2)),
+            ..edge("a", "imports", "a/util", &[("classification", "test_import")])
+        },
+        // Imported by a test file only.
+        SnapEdge {
+            location: Some(loc("x_test.go", 4, 2)),
+            ..edge("a", "imports", "b/util", &[("classification", "test_import")])
+        },
         edge("a::Run", "calls", "a::Helper", &[("classification", "resolved_static")]),
         edge("a::Dispatch", "calls", "a::(*Store).Get", &[("classification", "cha_possible_target")]),
         edge("a::Forward", "calls", "a::(*Store).Get", &[("classification", "synthetic")]),
@@ -84,7 +97,11 @@ fn precise_graph(precision: &str, completeness: &str) -> Snapshot<'static> {
         edge("a::Copy", "implements", "a::Local", &[("receiver", "value")]),
         edge("a::Vague", "implements_unknown", "a::Reader", &[("reason", "external type io.Reader")]),
     ];
-    let inv = GoInventory { files: vec![("x.go".into(), "1".repeat(64))], ..Default::default() };
+    let inv = GoInventory {
+        files: vec![("x.go".into(), "1".repeat(64))],
+        modules: vec![(String::new(), M.into())],
+        ..Default::default()
+    };
     let mut build = build_meta(&inv, &SelectionPolicy::default());
     build.precision = precision.into();
     build.completeness = completeness.into();
@@ -147,9 +164,15 @@ fn predicates_on_a_complete_precise_graph() {
         ("symbol_exists", "a::Missing", None, "ast", (Fail, Reason::SymbolNotFound)),
         ("symbol_exists", "a::Dup", None, "ast", (Cannot, Reason::SymbolAmbiguous)),
         ("package_imports", "a", Some("a/util"), "ast", (Pass, Reason::PredicatePassed)),
+        // `go list`'s Imports: an import in a _test.go file is not the package's.
         ("package_imports", "a", Some("b/util"), "ast", (Fail, Reason::RelationNotFound)),
+        ("package_imports", "a", Some("b"), "ast", (Fail, Reason::RelationNotFound)),
         ("package_imports", "b", Some("a/util"), "ast", (Fail, Reason::RelationNotFound)),
-        ("package_imports", "c", Some("a/util"), "ast", (Fail, Reason::PackageNotFound)),
+        // A package of the module that is not selected: absence outside the analysed
+        // packages is never a fail.
+        ("package_imports", "c", Some("a/util"), "ast", (Cannot, Reason::PackageNotFound)),
+        ("symbol_exists", "c::Gone", None, "ast", (Cannot, Reason::SymbolNotFound)),
+        ("type_implements", "a::Store", Some("c::Reader"), "precise", (Cannot, Reason::SymbolNotFound)),
         ("type_implements", "a::Store", Some("a::Reader"), "precise", (Pass, Reason::PredicatePassed)),
         ("type_implements", "a::Store", Some("a::ReadWriter"), "precise", (Pass, Reason::PredicatePassed)),
         ("type_implements", "a::Copy", Some("a::Reader"), "precise", (Pass, Reason::PredicatePassed)),
@@ -289,4 +312,84 @@ fn imports_of_packages_outside_the_repository() {
     let os = doc.replace("\"fmt\"", "\"os\"");
     let v = evaluate(&GraphView::new(&g), &decode_binding(os.as_bytes()).unwrap());
     assert_eq!((v.outcome, v.reason), (Fail, Reason::RelationNotFound));
+}
+
+#[test]
+fn references_outside_the_selected_packages_are_never_a_fail() {
+    let g = precise_graph("precise", "complete");
+    let r = |kind: &str, id: &str| format!(r#"{{"language":"go","kind":"{kind}","id":"{id}"}}"#);
+    let doc = |predicate: &str, kind: &str, subject: &str, object: Option<&str>, precision: &str| {
+        let object = object.map(|o| format!(r#","object":{}"#, r(kind, o))).unwrap_or_default();
+        format!(
+            r#"{{"schema_version":"gograph.binding.v1","predicate":"{predicate}","subject":{}{object},"required_precision":"{precision}"}}"#,
+            r(kind, subject)
+        )
+    };
+    let store = format!("{M}/a::Store");
+    let run = format!("{M}/a::Run");
+    #[rustfmt::skip]
+    let cases: Vec<(String, Want, &str)> = vec![
+        // The object is outside the repository: the repository's type may well implement it.
+        (doc("type_implements", "symbol", &store, Some("net/http::Handler"), "precise"), (Cannot, Reason::RepositoryMismatch), "outside_repository"),
+        (doc("symbol_exists", "symbol", "fmt::Println", None, "ast"), (Cannot, Reason::RepositoryMismatch), "outside_repository"),
+        // A subject outside the repository (an external object stays evidence-based).
+        (doc("package_imports", "package", "net/http", Some("fmt"), "ast"), (Cannot, Reason::RepositoryMismatch), "outside_repository"),
+        (doc("call_edge_exists", "symbol", &run, Some("strings::ToUpper"), "precise"), (Cannot, Reason::RepositoryMismatch), "outside_repository"),
+        (doc("call_edge_exists", "symbol", "strings::ToUpper", Some(&run), "precise"), (Cannot, Reason::RepositoryMismatch), "outside_repository"),
+        // A module path that shares a prefix is another module.
+        (doc("symbol_exists", "symbol", "example.com/mother::X", None, "ast"), (Cannot, Reason::RepositoryMismatch), "outside_repository"),
+        // Under the module's path, but no selected package.
+        (doc("symbol_exists", "symbol", &format!("{M}/gone::X"), None, "ast"), (Cannot, Reason::SymbolNotFound), "package_not_selected"),
+        (doc("package_imports", "package", &format!("{M}/gone"), Some("fmt"), "ast"), (Cannot, Reason::PackageNotFound), "package_not_selected"),
+    ];
+    for (doc, want, code) in cases {
+        let v = evaluate(&GraphView::new(&g), &decode_binding(doc.as_bytes()).unwrap());
+        assert_eq!((v.outcome, v.reason), want, "{doc}");
+        assert_eq!(v.diagnostics[0].code, code, "{doc}");
+    }
+    // The standard library as the repository: its packages are in-repository.
+    let mut std = g.clone();
+    std.build.modules = vec![docforge_validate::ModuleRecord { dir: String::new(), path: "std".into() }];
+    let v = evaluate(
+        &GraphView::new(&std),
+        &decode_binding(doc("symbol_exists", "symbol", "fmt::Println", None, "ast").as_bytes()).unwrap(),
+    );
+    assert_eq!(
+        (v.outcome, v.reason, v.diagnostics[0].code.as_str()),
+        (Cannot, Reason::SymbolNotFound, "package_not_selected")
+    );
+}
+
+#[test]
+fn import_evidence_names_every_site_and_test_imports_never_satisfy() {
+    let g = precise_graph("ast", "complete");
+    let view = GraphView::new(&g);
+    let eval = |doc: String| evaluate(&view, &decode_binding(doc.as_bytes()).unwrap());
+    let both = eval(binding("package_imports", "a", Some("a/util"), "ast"));
+    assert_eq!((both.outcome, both.reason), (Pass, Reason::PredicatePassed));
+    type Sites<'a> = Vec<(&'a str, Option<u32>)>;
+    let m: Vec<(&str, Sites)> = both
+        .evidence
+        .matched_relations
+        .iter()
+        .map(|m| (m.classification.as_str(), m.locations.iter().map(|l| (l.path.as_str(), l.line)).collect()))
+        .collect();
+    assert_eq!(
+        m,
+        [
+            ("direct_import", vec![("x.go", Some(7)), ("y.go", Some(4))]),
+            ("test_import", vec![("x_test.go", Some(3))])
+        ]
+    );
+    let test_only = eval(binding("package_imports", "a", Some("b/util"), "ast"));
+    assert_eq!((test_only.outcome, test_only.reason), (Fail, Reason::RelationNotFound));
+    assert_eq!(test_only.evidence.matched_relations[0].classification, "test_import");
+    assert_eq!(test_only.diagnostics[0].code, "test_import_only");
+    // On a partial graph the same absence is inconclusive, with the same evidence.
+    let partial = precise_graph("ast", "partial");
+    let v = evaluate(
+        &GraphView::new(&partial),
+        &decode_binding(binding("package_imports", "a", Some("b/util"), "ast").as_bytes()).unwrap(),
+    );
+    assert_eq!((v.outcome, v.reason), (Cannot, Reason::RelationNotFound));
 }

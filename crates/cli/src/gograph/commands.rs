@@ -203,11 +203,13 @@ struct Invocation {
     repo: Option<OsString>,
     binding: Option<OsString>,
     json: bool,
+    /// `--help`/`-h` in a flag's place (a flag's value is data, whatever it spells).
+    help: bool,
     problem: Option<String>,
 }
 
 fn parse(args: Vec<OsString>) -> Invocation {
-    let mut inv = Invocation { repo: None, binding: None, json: false, problem: None };
+    let mut inv = Invocation { repo: None, binding: None, json: false, help: false, problem: None };
     let mut it = args.into_iter();
     let problem = |inv: &mut Invocation, p: String| {
         inv.problem.get_or_insert(p);
@@ -234,6 +236,13 @@ fn parse(args: Vec<OsString>) -> Invocation {
                     Some(v) => *slot = Some(v),
                 }
             }
+            "--help" | "-h" if inline.is_none() => {
+                inv.help = true;
+                problem(
+                    &mut inv,
+                    format!("unexpected argument {flag:?} (--json asks for a validation, not usage)"),
+                );
+            }
             _ => problem(&mut inv, format!("unexpected argument {:?}", arg.to_string_lossy())),
         }
     }
@@ -248,11 +257,13 @@ fn parse(args: Vec<OsString>) -> Invocation {
 
 pub fn validate(args: Vec<OsString>) -> u8 {
     use std::os::unix::ffi::OsStrExt;
-    if args.iter().any(|a| a == "--help" || a == "-h") {
+    let inv = parse(args);
+    if inv.help && !inv.json {
+        // Usage only for a person: with --json every invocation answers with one
+        // gograph.validation.v1 document (exit 0 would read as a pass).
         outln!("Usage: gograph validate --repo PATH --binding-json JSON --json\n\n{}", crate::EXIT_HELP);
         return 0;
     }
-    let inv = parse(args);
     if !inv.json {
         eprintln!("gograph: validate requires --json (v1 has no human rendering)");
         return 2;
