@@ -21,9 +21,9 @@ pub fn validate(corpus: &Path) -> serde_json::Value {
     // For profiling the validation alone: keep a snapshot an earlier run wrote for this tree
     // (a stale one makes the outcome `CannotEvaluate`, printed below).
     if std::env::var_os("DOCFORGE_BENCH_REUSE_GRAPH").is_none() || read_graph(&root).is_err() {
-        let built = build_snapshot(&root, false, "bench", &clock, THREADS).unwrap();
+        let mut built = build_snapshot(&root, false, "bench", &clock, THREADS).unwrap();
         drop(built.host);
-        publish_graph(&root, &built.snapshot).unwrap();
+        publish_graph(&root, &mut built.snapshot).unwrap();
     }
 
     let (files, _) = selected_go_files(corpus);

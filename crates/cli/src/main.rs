@@ -3,6 +3,7 @@
 
 mod commands;
 mod output;
+mod staged;
 mod stdout;
 mod validate;
 
@@ -92,6 +93,10 @@ enum Command {
         /// Print a JSON array of gograph.validation.v1 results instead of a table.
         #[arg(long)]
         json: bool,
+        /// Validate the content staged in the Git index (what `git commit` records) instead of
+        /// the working tree: the pre-commit hook's mode.
+        #[arg(long)]
+        staged: bool,
     },
     /// Serve the MCP read surface over stdio, bound to --project-root (required).
     Mcp {
@@ -279,7 +284,7 @@ fn main() -> ExitCode {
         Command::Node { id, json } => commands::node(&root, &id, json),
         Command::Logic { id, json } => commands::logic(&root, &id, json),
         Command::Version { json } => commands::version(json),
-        Command::Validate { json } => return ExitCode::from(validate::validate(&root, json)),
+        Command::Validate { json, staged } => return ExitCode::from(validate::validate(&root, json, staged)),
         Command::Mcp { .. } => unreachable!("handled above"),
         Command::Coord { command } => return docforge_coord::run(command),
         Command::Lsp { .. } => unreachable!("handled above"),

@@ -2,7 +2,8 @@
 //! evaluator as `gograph validate`, against a fresh in-memory snapshot of the sources (no
 //! prior `gograph build` needed; nothing is written). The snapshot is fingerprinted when it
 //! is built and the sources are checked again before and after evaluation, so a change
-//! during the run yields `cannot_evaluate`/`graph_stale`, never a mixed result.
+//! during the run yields `cannot_evaluate`/`graph_stale`, never a mixed result. With
+//! `--staged`, the project is the Git index's content ([`crate::staged`]).
 
 use crate::stdout::outln;
 use docforge_validate::{validate_project, Outcome, ProjectValidation, ValidationResult};
@@ -10,8 +11,8 @@ use std::path::Path;
 
 /// Exit code: 0 all pass, 1 any fail, 2 any cannot_evaluate and none fails (also when the
 /// project cannot be analysed at all).
-pub fn validate(root: &Path, json: bool) -> u8 {
-    match run(root, json) {
+pub fn validate(root: &Path, json: bool, staged: bool) -> u8 {
+    match run(root, json, staged) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("docforge: {e}");
@@ -20,10 +21,25 @@ pub fn validate(root: &Path, json: bool) -> u8 {
     }
 }
 
-fn run(root: &Path, json: bool) -> Result<u8, String> {
+fn run(root: &Path, json: bool, staged: bool) -> Result<u8, String> {
     let version = env!("DOCFORGE_BUILD_ID");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let ProjectValidation { claims, results, warnings } = validate_project(root, version, threads)?;
+    let ProjectValidation { claims, results, warnings } = if staged {
+        let shown =
+            std::fs::canonicalize(root).map_err(|e| format!("project root {}: {e}", root.display()))?;
+        let copy = crate::staged::checkout(&shown)?;
+        if !json {
+            eprintln!("docforge: validating the content staged in the Git index");
+        }
+        let mut v = validate_project(&copy.root, version, threads)?;
+        // The results describe the project (its staged content), not the temporary copy.
+        for r in &mut v.results {
+            r.repository.root = shown.display().to_string();
+        }
+        v
+    } else {
+        validate_project(root, version, threads)?
+    };
     if json {
         let docs: Vec<&ValidationResult> = results.iter().collect();
         outln!("{}", serde_json::to_string(&docs).expect("results serialise"));

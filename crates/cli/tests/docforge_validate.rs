@@ -113,8 +113,11 @@ fn a_git_pre_commit_hook_refuses_a_commit_that_breaks_a_claim() {
     assert!(git(&["init", "-q"]).status.success());
     let bin = Path::new(docforge()).parent().unwrap().display().to_string();
     let hook = root.join(".git/hooks/pre-commit");
-    fs::write(&hook, format!("#!/bin/sh\nexec \"{bin}/docforge\" validate --project-root \"$(git rev-parse --show-toplevel)\"\n"))
-        .unwrap();
+    fs::write(
+        &hook,
+        format!("#!/bin/sh\nexec \"{bin}/docforge\" validate --staged --project-root \"$(git rev-parse --show-toplevel)\"\n"),
+    )
+    .unwrap();
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
     git(&["add", "-A"]);
@@ -131,6 +134,44 @@ fn a_git_pre_commit_hook_refuses_a_commit_that_breaks_a_claim() {
     assert!(said.contains("relation_not_found"), "{said}");
     let log = git(&["log", "--oneline"]);
     assert_eq!(String::from_utf8_lossy(&log.stdout).lines().count(), 1, "only the first commit exists");
+    // What counts is what the commit records: a staged rename that breaks a claim is refused
+    // even though the working tree still has the old code...
+    git(&["checkout", "--", "."]);
+    git(&["reset", "-q"]);
+    let b = fs::read_to_string(root.join("b/b.go")).unwrap();
+    fs::write(root.join("b/b.go"), b.replace("func Help()", "func Helper()")).unwrap();
+    git(&["add", "b/b.go"]);
+    fs::write(root.join("b/b.go"), &b).unwrap();
+    let refused = git(&["commit", "-qm", "rename Help"]);
+    assert!(!refused.status.success(), "the staged rename breaks the claim");
+    let said =
+        String::from_utf8_lossy(&refused.stderr).into_owned() + &String::from_utf8_lossy(&refused.stdout);
+    assert!(said.contains("example.com/v/b::Help") && said.contains("symbol_not_found"), "{said}");
+    // ... and a commit that keeps the claims is accepted while the working tree breaks them.
+    git(&["reset", "-q"]);
+    fs::write(root.join("docs/extra.md"), "# Extra\n").unwrap();
+    git(&["add", "docs/extra.md"]);
+    fs::write(root.join("b/b.go"), b.replace("func Help()", "func Helper()")).unwrap();
+    let kept = git(&["commit", "-qm", "add a document"]);
+    assert!(kept.status.success(), "{}", String::from_utf8_lossy(&kept.stderr));
+    assert_eq!(
+        fs::read_to_string(root.join("b/b.go")).unwrap(),
+        b.replace("func Help()", "func Helper()"),
+        "the working tree is untouched"
+    );
+    // Outside a Git work tree --staged is a clear error.
+    let plain = copy("validate/mod");
+    let out = Command::new(docforge())
+        .args(["validate", "--staged", "--project-root"])
+        .arg(plain.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("git rev-parse"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Writes `docs/claims.md` with `front_matter` and runs `docforge validate --json`.

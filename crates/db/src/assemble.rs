@@ -164,6 +164,10 @@ pub fn graph(db: &dyn Db, ws: Workspace) -> Arc<Graph> {
         if kind.is_go_side() && status.starts_with("refused:") {
             *c.go_errors.entry("go_file_refused".into()).or_default() += 1;
         }
+        if kind.is_go_side() && status == &format!("excluded:{}", docforge_project::EXCLUDED_BY_CONFIG) {
+            // The go command compiles it: what the graph lacks of it is not absence.
+            *c.go_errors.entry("go_file_excluded_by_config".into()).or_default() += 1;
+        }
     }
     if !inventory.scan_errors.is_empty() {
         *c.go_errors.entry("scan_error".into()).or_default() += inventory.scan_errors.len();

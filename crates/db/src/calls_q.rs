@@ -57,6 +57,9 @@ pub struct ResolvedFunc {
     pub edges: BTreeMap<String, (Classification, Pos)>,
     /// Call sites outside the static call model, by reason.
     pub unresolved: BTreeMap<String, u32>,
+    /// The sites whose callee is undefined ([`docforge_go::calls::Reason::Undefined`]: the
+    /// code does not type-check), with what is undefined.
+    pub undefined: Vec<(Pos, String)>,
 }
 
 impl ResolvedFunc {
@@ -94,7 +97,12 @@ pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<A
     let mut out = Vec::new();
     for f in resolve_calls(db, pkg, file)? {
         let Some(caller) = f.caller else { continue };
-        let statics = ResolvedFunc { caller, edges: BTreeMap::new(), unresolved: BTreeMap::new() };
+        let statics = ResolvedFunc {
+            caller,
+            edges: BTreeMap::new(),
+            unresolved: BTreeMap::new(),
+            undefined: Vec::new(),
+        };
         let mut sites = FuncSites { statics, interface_calls: Vec::new() };
         for site in f.sites {
             match site.target {
@@ -108,8 +116,11 @@ pub fn file_calls(db: &dyn Db, pkg: GoPackage<'_>, file: SourceFile) -> Option<A
                 CallTarget::Interface { iface, method } => {
                     sites.interface_calls.push((iface, method, site.pos))
                 }
-                CallTarget::Unresolved { reason, .. } => {
+                CallTarget::Unresolved { reason, detail } => {
                     *sites.statics.unresolved.entry(reason.as_str().into()).or_default() += 1;
+                    if reason == docforge_go::calls::Reason::Undefined {
+                        sites.statics.undefined.push((site.pos, detail));
+                    }
                 }
                 CallTarget::Builtin(_)
                 | CallTarget::Conversion

@@ -219,6 +219,15 @@ fn precise_calls(fragment: &mut Fragment, rel: &str, calls: &[crate::calls_q::Re
         let attrs = &mut fragment.nodes[i].attrs;
         attrs.insert("unresolved_calls".into(), f.unresolved_count().to_string());
         attrs.insert("calls_resolved".into(), f.complete().to_string());
+        for (pos, what) in &f.undefined {
+            // go/types would reject the package: negative answers about it are not established.
+            let message = format!("{what}: undefined (the package does not type-check)");
+            fragment.diagnostics.push(
+                docforge_model::Diagnostic::error("go_type_error", message)
+                    .at(docforge_model::Location::new(rel, pos.line, pos.column))
+                    .on(&caller),
+            );
+        }
         for (callee, (class, pos)) in &f.edges {
             fragment.edges.push(
                 Edge::new(&caller, "calls", format!("go:{callee}"))

@@ -4,7 +4,7 @@ use crate::inputs::{Content, SourceFile, Workspace};
 use crate::Db;
 use docforge_go::{FileFacts, FileSelection};
 use docforge_model::{Diagnostic, Location, Severity};
-use docforge_project::FileKind;
+use docforge_project::{FileKind, Surroundings};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -47,17 +47,44 @@ fn text_of(content: &Content) -> Option<std::borrow::Cow<'_, str>> {
 
 #[salsa::tracked(returns(ref))]
 pub fn go_modules(db: &dyn Db, ws: Workspace) -> Modules {
-    // Only module files' paths and contents are read: an edit of any other file does not
-    // re-execute this query.
-    let module_files =
-        ws.files(db).iter().filter(|f| matches!(f.kind(db), FileKind::GoMod | FileKind::GoWork));
-    modules_of(module_files.map(|&file| (file.rel(db).as_str(), file.kind(db), file.content(db))))
+    // Only module files' contents are read (and the other Go files' paths): an edit of any
+    // other file does not re-execute this query.
+    let files = ws.files(db);
+    let module_files = files.iter().filter(|f| matches!(f.kind(db), FileKind::GoMod | FileKind::GoWork));
+    let go_files = files.iter().filter(|f| f.kind(db) == FileKind::Go).map(|f| f.rel(db).as_str());
+    modules_of(
+        module_files.map(|&file| (file.rel(db).as_str(), file.kind(db), file.content(db))),
+        go_files,
+        &ws.inventory(db).surroundings,
+    )
 }
 
 /// The modules of a set of loaded files (`go.mod`/`go.work` are read, the rest ignored): what
-/// [`go_modules`] computes, for a scan that reads the files itself.
-pub fn modules_of<'a>(files: impl IntoIterator<Item = (&'a str, FileKind, &'a Content)>) -> Modules {
+/// [`go_modules`] computes, for a scan that reads the files itself. `go_files` are the loaded
+/// `.go` files' paths and `around` what the walk saw around them: every way the go command
+/// would read a tree outside the root is an `*_outside_root` error — a `go.work` `use` or
+/// `go.mod` directory `replace` that is absolute, climbs out with `..` or passes a symlink, a
+/// `go.work` enclosing the root, a Go file whose module root lies outside the Go roots.
+pub fn modules_of<'a>(
+    files: impl IntoIterator<Item = (&'a str, FileKind, &'a Content)>,
+    go_files: impl IntoIterator<Item = &'a str>,
+    around: &Surroundings,
+) -> Modules {
     let mut out = Modules::default();
+    // Why a local path written in `base`'s go.mod/go.work reaches outside the analysed tree.
+    let outside = |base: &str, path: &str| -> Option<String> {
+        if path.starts_with('/') {
+            return Some("an absolute path (machine-local; the analysis reads only the root)".into());
+        }
+        let Some(at) = normalized(&format!("{base}/{path}")) else {
+            return Some("outside the project root".into());
+        };
+        around
+            .links
+            .iter()
+            .find(|l| at == **l || at.starts_with(&format!("{l}/")))
+            .map(|l| format!("reached through the symlink {l:?}, which the analysis does not follow"))
+    };
     for (rel, kind, content) in files {
         if !matches!(kind, FileKind::GoMod | FileKind::GoWork) {
             continue;
@@ -66,40 +93,31 @@ pub fn modules_of<'a>(files: impl IntoIterator<Item = (&'a str, FileKind, &'a Co
         let Some(text) = text_of(content) else { continue };
         let loc = Location::new(rel.clone(), 1, 1);
         match kind {
-            FileKind::GoMod => {
-                match docforge_go::parse_go_mod(&text) {
-                    Ok(m) => {
-                        let base = dir_of(&rel);
-                        for r in m
-                            .local_replaces
-                            .iter()
-                            .filter(|r| r.starts_with('/') || !stays_inside(&format!("{base}/{r}")))
-                        {
-                            out.diagnostics.push(
+            FileKind::GoMod => match docforge_go::parse_go_mod(&text) {
+                Ok(m) => {
+                    let base = dir_of(&rel);
+                    for (r, why) in m.local_replaces.iter().filter_map(|r| Some((r, outside(base, r)?))) {
+                        out.diagnostics.push(
                             Diagnostic::error(
                                 "go_replace_outside_root",
-                                format!("go.mod replaces a module with {r:?}, which is outside the project root"),
+                                format!("go.mod replaces a module with {r:?}: {why}"),
                             )
                             .at(loc.clone()),
                         );
-                        }
-                        out.modules.push(Module { dir: base.to_string(), path: m.module })
                     }
-                    Err(e) => out.diagnostics.push(Diagnostic::error("go_mod_invalid", e).at(loc)),
+                    out.modules.push(Module { dir: base.to_string(), path: m.module })
                 }
-            }
+                Err(e) => out.diagnostics.push(Diagnostic::error("go_mod_invalid", e).at(loc)),
+            },
             _ => match docforge_go::parse_go_work(&text) {
                 Ok(w) => {
                     let base = dir_of(&rel);
                     // Members inside the root are found through their own go.mod; only a
-                    // member outside the root needs saying.
-                    for u in w.uses.iter().filter(|u| !stays_inside(&format!("{base}/{u}"))) {
+                    // member outside what the analysis reads needs saying.
+                    for (u, why) in w.uses.iter().filter_map(|u| Some((u, outside(base, u)?))) {
                         out.diagnostics.push(
-                            Diagnostic::error(
-                                "go_work_outside_root",
-                                format!("go.work uses {u:?}, which is outside the project root"),
-                            )
-                            .at(loc.clone()),
+                            Diagnostic::error("go_work_outside_root", format!("go.work uses {u:?}: {why}"))
+                                .at(loc.clone()),
                         );
                     }
                 }
@@ -109,21 +127,38 @@ pub fn modules_of<'a>(files: impl IntoIterator<Item = (&'a str, FileKind, &'a Co
     }
     out.modules
         .sort_by_key(|m| (if m.dir.is_empty() { 0 } else { m.dir.matches('/').count() + 1 }, m.dir.clone()));
+    for e in around.enclosing.iter().filter(|e| e.ends_with("go.work")) {
+        out.diagnostics.push(Diagnostic::error(
+            "go_work_outside_root",
+            format!("{e} encloses the Go sources: the go command builds them in that workspace, whose modules lie outside the analysed tree"),
+        ));
+    }
+    if let Some(e) = around.enclosing.iter().find(|e| e.ends_with("go.mod")) {
+        let mut loose = go_files.into_iter().map(dir_of).filter(|d| out.module_of(d).is_none());
+        if let Some(dir) = loose.next() {
+            let shown = if dir.is_empty() { "." } else { dir };
+            out.diagnostics.push(Diagnostic::error(
+                "go_module_outside_root",
+                format!("{shown} has no go.mod of its own inside the Go roots: its module is the one of {e}, whose root lies outside them"),
+            ));
+        }
+    }
     out
 }
 
-/// Whether a relative path (`a/./b/../c`) stays inside the root.
-fn stays_inside(path: &str) -> bool {
-    let mut depth = 0usize;
+/// A relative path (`a/./b/../c`) as `a/c`; `None` when it climbs out of the root.
+fn normalized(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
     for c in path.split('/') {
         match c {
             "" | "." => {}
-            ".." if depth == 0 => return false,
-            ".." => depth -= 1,
-            _ => depth += 1,
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(c),
         }
     }
-    true
+    Some(parts.join("/"))
 }
 
 /// Build-context selection of one `.go` file (no AST: works under `--no-ast`).

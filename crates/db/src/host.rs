@@ -336,7 +336,11 @@ impl AnalysisHost {
         let mut report = SyncReport { scan_errors: inv.errors.len(), ..Default::default() };
         let mut change = Change::default();
         let mut stamps = BTreeMap::new();
-        let mut info = InventoryInfo { skipped: Vec::new(), scan_errors: inv.errors.clone() };
+        let mut info = InventoryInfo {
+            skipped: Vec::new(),
+            scan_errors: inv.errors.clone(),
+            surroundings: inv.surroundings.clone(),
+        };
         let mut seen = std::collections::BTreeSet::new();
         let limit = self.project.config.limits.max_file_bytes;
         let mut to_read = Vec::new();

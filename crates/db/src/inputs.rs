@@ -52,6 +52,8 @@ pub struct InventoryInfo {
     pub skipped: Vec<(String, FileKind, String)>,
     /// (path, message) of scanner errors.
     pub scan_errors: Vec<(String, String)>,
+    /// The symlinks and enclosing module files the walk saw around the Go files.
+    pub surroundings: docforge_project::Surroundings,
 }
 
 #[salsa::input(debug)]

@@ -32,8 +32,11 @@ pub struct GoInventory {
     /// Scanner errors of the walk: (path, message). While any exist the inventory is not known.
     pub scan_errors: Vec<(String, String)>,
     /// Module/workspace problems that would widen the analysis beyond the root (a `go.work`
-    /// `use` or a `go.mod` directory `replace` outside it): one message each.
+    /// `use` or a `go.mod` directory `replace` outside it or through a symlink, a `go.work`
+    /// above it, a Go file whose module root is above the Go roots): one message each.
     pub outside_root: Vec<String>,
+    /// `go.mod`/`go.work` files enclosing the Go roots from outside them, relative spellings.
+    pub enclosing: Vec<String>,
     /// Other module metadata problems (`go_mod_invalid`, `go_work_invalid`): (code, path).
     pub metadata_errors: Vec<(String, String)>,
 }
@@ -58,6 +61,7 @@ pub fn go_inventory(analysis: &Analysis) -> Cancellable<GoInventory> {
         }
         let inventory = ws.inventory(db);
         out.finish(&inventory.skipped, &inventory.scan_errors, go_modules(db, ws));
+        out.enclosing = inventory.surroundings.enclosing.clone();
         out
     }))
 }
@@ -118,7 +122,10 @@ impl GoInventory {
         self.modules = modules.modules.iter().map(|m| (m.dir.clone(), m.path.clone())).collect();
         for d in &modules.diagnostics {
             let path = d.location.as_ref().map(|l| l.path.clone()).unwrap_or_default();
-            if d.code == "go_work_outside_root" || d.code == "go_replace_outside_root" {
+            if matches!(
+                d.code.as_str(),
+                "go_work_outside_root" | "go_replace_outside_root" | "go_module_outside_root"
+            ) {
                 self.outside_root.push(format!("{path}: {}", d.message));
             } else {
                 self.metadata_errors.push((d.code.clone(), path));

@@ -57,7 +57,8 @@ fn signature_line(d: &Decl) -> String {
 /// Every func/method node carries `unresolved_calls`: call sites syntax could not resolve
 /// (method calls, calls of function values, calls into unknown packages); builtins
 /// (including `unsafe.Sizeof` & co.) and conversions are not counted. A symbol declared twice keeps its first declaration and the
-/// second gets a `go_duplicate_symbol` diagnostic.
+/// second gets a `go_duplicate_symbol` error; a method on a type the package does not declare
+/// gets a `go_type_error` (both are compile errors: the graph is then partial).
 pub fn package_fragment(
     import_path: &str,
     files: &[PackageFile<'_>],
@@ -155,12 +156,19 @@ pub fn file_fragment(
         let first_elsewhere = own.duplicated_in_files.get(local).is_some_and(|first| first != file.path);
         if seen_ids.contains_key(&id) || first_elsewhere {
             frag.diagnostics.push(
-                Diagnostic::warning("go_duplicate_symbol", format!("{sid} is declared more than once"))
+                // A compile error ("redeclared in this block"): the package does not type-check.
+                Diagnostic::error("go_duplicate_symbol", format!("{sid} is declared more than once"))
                     .at(loc(d.pos))
                     .on(&id),
             );
             node_of.push(None);
             continue;
+        }
+        if let Some(r) = d.receiver.as_ref().filter(|r| !own.types.contains(own.receiver_base(&r.type_name)))
+        {
+            // `func (u *Undefined) M()`: go/types rejects the package.
+            let message = format!("{sid}: the receiver type {} is not declared in the package", r.type_name);
+            frag.diagnostics.push(Diagnostic::error("go_type_error", message).at(loc(d.pos)).on(&id));
         }
         let mut attrs = BTreeMap::new();
         attrs.insert("package".to_string(), import_path.to_string());

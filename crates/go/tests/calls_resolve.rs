@@ -474,7 +474,7 @@ const KC = Kind(3)
         F @18:14 b::(Kind).String Method
         F @19:12 b::(Kind).String Method
         F @20:14 UNRESOLVED unknown_type
-        F @22:10 UNRESOLVED selector
+        F @22:10 UNRESOLVED undefined
         F: incomplete
     "#]]
     .assert_eq(&render(&[("a", &[a]), ("b", &[b])]));

@@ -83,6 +83,8 @@ pub enum FileKind {
     Go,
     GoMod,
     GoWork,
+    /// `vendor/modules.txt`: what a vendored build selects.
+    GoVendor,
 }
 
 impl FileKind {
@@ -93,10 +95,11 @@ impl FileKind {
             FileKind::Go => "go",
             FileKind::GoMod => "gomod",
             FileKind::GoWork => "gowork",
+            FileKind::GoVendor => "govendor",
         }
     }
     pub fn is_go_side(self) -> bool {
-        matches!(self, FileKind::Go | FileKind::GoMod | FileKind::GoWork)
+        matches!(self, FileKind::Go | FileKind::GoMod | FileKind::GoWork | FileKind::GoVendor)
     }
 }
 
@@ -156,6 +159,59 @@ pub struct Entry {
 pub struct Inventory {
     pub entries: Vec<Entry>,
     pub errors: Vec<(String, String)>,
+    /// What around the walked files decides how the go command reads them.
+    pub surroundings: Surroundings,
+}
+
+/// What the walk found around the Go files that a module layout depends on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Surroundings {
+    /// Symlinks under the Go roots that are not source files (a directory link, typically),
+    /// sorted: the walk never follows them, so a `go.work` `use` or `go.mod` directory
+    /// `replace` through one reaches a tree the analysis does not see.
+    pub links: Vec<String>,
+    /// `go.mod`/`go.work` files in directories enclosing a Go root but outside every Go root,
+    /// spelt relative to the root (`../go.mod` above it, `go.mod` at it for a Go root below),
+    /// sorted. A Go file with no module of its own inside the roots belongs to such a
+    /// `go.mod`, and a `go.work` above puts the build in a workspace.
+    pub enclosing: Vec<String>,
+}
+
+/// The `go.mod`/`go.work` files enclosing the project's Go roots from outside them
+/// ([`Surroundings::enclosing`]): each directory from a Go root's parent up to the file
+/// system root is checked (a `stat`, nothing is read).
+pub fn enclosing_go_files(project: &Project) -> Vec<String> {
+    let sel = Selection::new(&project.config);
+    let mut out = std::collections::BTreeSet::new();
+    for go_root in &sel.go_roots {
+        // The directories enclosing the Go root, inner first: inside the project (their
+        // relative path) while there are any, then above it (how many levels).
+        let mut inside: Vec<String> = Vec::new();
+        let mut r = go_root.as_str();
+        while !r.is_empty() {
+            r = r.rsplit_once('/').map_or("", |(p, _)| p);
+            inside.push(r.to_string());
+        }
+        for dir in inside.iter().filter(|d| !sel.under_go_root(d)) {
+            for name in ["go.mod", "go.work"] {
+                let spelt = if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") };
+                if fs::symlink_metadata(project.root.join(&spelt)).is_ok() {
+                    out.insert(spelt);
+                }
+            }
+        }
+    }
+    let mut above = project.root.clone();
+    let mut up = 0;
+    while above.pop() {
+        up += 1;
+        for name in ["go.mod", "go.work"] {
+            if fs::symlink_metadata(above.join(name)).is_ok() {
+                out.insert(format!("{}{name}", "../".repeat(up)));
+            }
+        }
+    }
+    out.into_iter().collect()
 }
 
 impl Inventory {
@@ -233,6 +289,11 @@ impl Selection {
         self.go_roots.iter().any(|r| r.is_empty() || rel == r || rel.starts_with(&format!("{r}/")))
     }
 
+    /// Whether the directory `rel` is a Go root, under one, or above one: the walk must go in.
+    fn on_go_path(&self, rel: &str) -> bool {
+        self.under_go_root(rel) || self.go_roots.iter().any(|r| r.starts_with(&format!("{rel}/")))
+    }
+
     fn kind(&self, rel: &str) -> Option<FileKind> {
         let name = rel.rsplit('/').next().unwrap_or(rel);
         if rel == crate::CONFIG_FILE {
@@ -250,6 +311,9 @@ impl Selection {
         match name {
             "go.mod" => Some(FileKind::GoMod),
             "go.work" => Some(FileKind::GoWork),
+            "modules.txt" if rel == "vendor/modules.txt" || rel.ends_with("/vendor/modules.txt") => {
+                Some(FileKind::GoVendor)
+            }
             _ if name.ends_with(".go") => Some(FileKind::Go),
             _ => None,
         }
@@ -260,6 +324,9 @@ impl Selection {
 fn dir_excluded(exclude: &GlobSet, rel: &str) -> bool {
     exclude.is_match(rel) || exclude.is_match(format!("{rel}/_"))
 }
+
+/// The status reason of a Go-side file an `exclude` glob of `docforge.toml` covers.
+pub const EXCLUDED_BY_CONFIG: &str = "exclude_glob";
 
 /// Directories the go command ignores: `testdata`, and names starting with `_` or `.`.
 fn go_ignored_dir(rel: &str) -> bool {
@@ -273,9 +340,19 @@ fn go_ignored_dir(rel: &str) -> bool {
 /// never opens a special file.
 pub fn discover(project: &Project) -> Inventory {
     let mut entries = Vec::new();
-    let errors = discover_each(project, |e| entries.push(e));
+    let mut links = Vec::new();
+    let errors = walk(project, None, |e| entries.push(e), &mut |seen| {
+        if let Seen::Link(rel) = seen {
+            links.push(rel.to_string());
+        }
+    });
     entries.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Inventory { entries, errors }
+    links.sort();
+    Inventory {
+        entries,
+        errors,
+        surroundings: Surroundings { links, enclosing: enclosing_go_files(project) },
+    }
 }
 
 /// The walk of [`discover`], handing each classified entry to `found` as soon as it is
@@ -313,6 +390,8 @@ pub enum Seen<'a> {
     Dir(&'a str),
     /// A symlink with a source-file name.
     Symlink(&'a str),
+    /// Another symlink under a Go root ([`Surroundings::links`]; never followed).
+    Link(&'a str),
 }
 
 /// Which regular files a lazy walk stats.
@@ -328,29 +407,37 @@ fn walk(
     let sel = Selection::new(&project.config);
     let root = &project.root;
     let mut errors = Vec::new();
+    let mut ignores = crate::ignores::DocIgnores::default();
+    // Directories an `exclude` glob covers (walked only on the way to Go files).
+    let mut excluded_dirs: std::collections::HashSet<String> = Default::default();
     let mut builder = ignore::WalkBuilder::new(root);
     if lazy.is_none() {
         // In name order, for readers that take entries as they come. A lazy walk's caller
         // orders what it collects (and sorting by name costs a tenth of the walk).
         builder.sort_by_file_name(|a, b| a.cmp(b));
     }
+    // Ignore files are applied here, to documents only (`ignores.rs`): the go command compiles
+    // Go files whatever Git ignores. Hidden entries are skipped for both, as the go command
+    // skips them.
     let walker = builder
         .hidden(true)
-        .git_ignore(true)
-        .git_exclude(true)
+        .git_ignore(false)
+        .git_exclude(false)
         .git_global(false)
         .require_git(false)
         .parents(false)
-        .ignore(true)
+        .ignore(false)
         .follow_links(false)
         .filter_entry({
             let exclude = sel.exclude.clone();
             let root = root.clone();
+            let go_roots = Selection::new(&project.config);
             move |e| {
                 if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
                     return true;
                 }
-                !dir_excluded(&exclude, &rel_path(&root, e.path()))
+                let rel = rel_path(&root, e.path());
+                go_roots.on_go_path(&rel) || !dir_excluded(&exclude, &rel)
             }
         })
         .build();
@@ -364,17 +451,36 @@ fn walk(
             }
         };
         if entry.depth() == 0 {
+            errors.extend(ignores.enter(root, ""));
             seen(Seen::Dir(""));
             continue;
         }
         let rel = rel_path(root, entry.path());
         let Some(ft) = entry.file_type() else { continue };
         if ft.is_dir() {
+            errors.extend(ignores.enter(root, &rel));
+            let parent = rel.rsplit_once('/').map_or("", |(p, _)| p);
+            if excluded_dirs.contains(parent) || dir_excluded(&sel.exclude, &rel) {
+                excluded_dirs.insert(rel.clone());
+            }
             seen(Seen::Dir(&rel));
             continue;
         }
-        let Some(kind) = sel.kind(&rel) else { continue };
-        if sel.exclude.is_match(&rel) {
+        let Some(kind) = sel.kind(&rel) else {
+            if ft.is_symlink() && sel.under_go_root(&rel) {
+                seen(Seen::Link(&rel));
+            }
+            continue;
+        };
+        let parent = rel.rsplit_once('/').map_or("", |(p, _)| p);
+        let by_config = sel.exclude.is_match(&rel) || excluded_dirs.contains(parent);
+        if !kind.is_go_side() && (by_config || ignores.ignored(root, &rel, false)) {
+            continue;
+        }
+        if by_config {
+            // The Go build compiles it; the configuration leaves it out: recorded, so the
+            // graph says what it does not cover.
+            found(Entry { rel, kind, status: EntryStatus::Excluded(EXCLUDED_BY_CONFIG.into()), stamp: None });
             continue;
         }
         if ft.is_symlink() {

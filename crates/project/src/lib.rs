@@ -7,13 +7,14 @@
 
 mod config;
 mod discover;
+mod ignores;
 mod read;
 mod stamp;
 
 pub use config::{Config, ConfigError, GoConfig, Limits, ProjectSection, Proposals, Sources, View};
 pub use discover::{
-    discover, discover_each, discover_each_lazy, Entry, EntryStatus, FileKind, FileStamp, Inventory, Project,
-    ProjectError, Seen,
+    discover, discover_each, discover_each_lazy, enclosing_go_files, Entry, EntryStatus, FileKind, FileStamp,
+    Inventory, Project, ProjectError, Seen, Surroundings, EXCLUDED_BY_CONFIG,
 };
 pub use read::{read_source, read_source_into, ReadError, SourceReader, DEFAULT_MAX_FILE_BYTES};
 pub use stamp::{PathState, ReadStamp, RACY_WINDOW};

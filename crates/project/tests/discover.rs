@@ -25,7 +25,9 @@ fn selection_rules() {
     write(root, "_hidden/d.go", "package d\n");
     write(root, "vendor/v/e.go", "package v\n");
     write(root, "ignored/f.go", "package f\n");
-    write(root, ".gitignore", "ignored/\n");
+    write(root, ".gitignore", "ignored/\ndocs/private/\n");
+    write(root, "ignored/g.md", "# G\n");
+    write(root, "docs/private/p.md", "# P\n");
     write(root, "docs/a.md", "# A\n");
     write(root, "docs/n.toml", "title = \"n\"\n");
     write(root, "README.md", "# R\n");
@@ -43,10 +45,16 @@ fn selection_rules() {
             ("docs/a.md", FileKind::Markdown),
             ("docs/n.toml", FileKind::TomlNode),
             ("go.mod", FileKind::GoMod),
+            ("ignored/f.go", FileKind::Go),
             ("sub/b.go", FileKind::Go),
             ("sub/testdata/c.go", FileKind::Go),
+            ("vendor/v/e.go", FileKind::Go),
         ]
     );
+    // The go command compiles what Git ignores: ignore files apply to documents only.
+    assert_eq!(status(&inv, "ignored/f.go"), Some(EntryStatus::Selected));
+    // A Go file the configuration excludes is recorded as such (the graph says it is partial).
+    assert_eq!(status(&inv, "vendor/v/e.go"), Some(EntryStatus::Excluded("exclude_glob".into())));
     assert_eq!(status(&inv, "sub/testdata/c.go"), Some(EntryStatus::Excluded("go_ignored_dir".into())));
     assert_eq!(status(&inv, "_hidden/d.go"), Some(EntryStatus::Excluded("go_ignored_dir".into())));
     assert_eq!(status(&inv, "a.go"), Some(EntryStatus::Selected));

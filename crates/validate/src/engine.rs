@@ -55,11 +55,14 @@ impl RepositoryAccess for DiskRepository {
     fn read_graph_indexed(&self) -> Result<GraphRead, GraphAccessError> {
         if self.graph.is_none() {
             if let Some(index) = crate::store::read_graph_index(&self.root) {
-                if let Ok(recorded) = crate::index::graph_digest(&index) {
-                    let sha256 = crate::store::hash_graph(&self.root)?;
-                    if sha256 == recorded {
-                        return Ok(GraphRead::Indexed { sha256, index });
-                    }
+                // Only the index the fingerprinted graph names, written for these very bytes.
+                let (sha256, bound) = crate::store::hash_graph_bound(&self.root)?;
+                let paired = bound.is_some_and(|b| {
+                    b.named == crate::sha256_hex(&index)
+                        && crate::index::graph_digest(&index).is_ok_and(|d| d == b.graph_digest)
+                });
+                if paired {
+                    return Ok(GraphRead::Indexed { sha256, index });
                 }
             }
         }
@@ -211,6 +214,7 @@ pub fn snapshot_of(
     let snapshot = Snapshot {
         schema_version: GRAPH_SCHEMA_VERSION.into(),
         source_policy_version: crate::manifest::SOURCE_POLICY_VERSION,
+        index_sha256: None,
         generator: version.to_string(),
         generated_at: clock.now(),
         build: meta,

@@ -1,22 +1,28 @@
 //! `.gograph/graph.index`: the records of `graph.json` in a binary form that is searched in
-//! place, bound to the exact bytes of that `graph.json` by their SHA-256.
+//! place, bound to that `graph.json` both ways: `graph.json` names the SHA-256 of the index's
+//! bytes (`index_sha256`), and the index's header holds the SHA-256 of those `graph.json`
+//! bytes with that one field's digits read as zeros.
 //!
 //! Strictly decoding the standard library's 41.6 MB `graph.json` took a validation 140 ms —
 //! more than reading and hashing every Go file it checks — and freeing its records took 8 ms
-//! more. `gograph build` therefore writes this index beside the graph (before it, so a reader
-//! never pairs a new index with an old graph unknowingly), and a validation that finds an
-//! index whose recorded digest equals the SHA-256 of the `graph.json` bytes it has just read
-//! evaluates the index's records, which are those bytes' records: the index is derived from
-//! the same in-memory snapshot that was encoded. Every check a decoded `graph.json` gets
-//! (version markers, digests, recorded fingerprints) is made on the index's snapshot too,
-//! and the whole index is checked for consistency before it is used. A missing, foreign,
-//! damaged or mismatched index is ignored and `graph.json` itself is decoded, so the index
-//! can only make a validation faster, never change its result; `graph_fingerprint` is
-//! always the digest of `graph.json`'s bytes.
+//! more. `gograph build` therefore writes this index beside the graph (before it), and a
+//! validation evaluates the index's records only when `graph.json` — the artifact whose
+//! SHA-256 the result reports as `graph_fingerprint` — names this index's exact bytes: its
+//! first bytes are `{"schema_version":…,"source_policy_version":…,"index_sha256":"<hex>"`,
+//! that digest is the SHA-256 of the index read, and the index was written for exactly these
+//! graph bytes. So neither file can be replaced or edited alone: a forged or foreign index
+//! is ignored, and so is the genuine index beside an edited `graph.json` (whose own records
+//! then decide). Making the two disagree takes forging both consistently, which is forging
+//! `graph.json` (the artifact the fingerprint identifies) with extra steps. Every check a decoded
+//! `graph.json` gets (version markers, digests, recorded fingerprints) is made on the
+//! index's snapshot too, and the whole index is checked for consistency before it is used.
+//! A missing, foreign, damaged or unnamed index is ignored and `graph.json` itself is
+//! decoded, so the index can only make a validation faster, never change its result.
 //!
-//! Layout (integers little-endian u32 unless said): the magic `GGINDEX2`, the graph's
-//! SHA-256 (32 bytes), the body's length (u64) and CRC-32 (against damage), then the body:
-//! - the snapshot without its records, as JSON (its length first);
+//! Layout (integers little-endian u32 unless said): the magic `GGINDEX3`, the graph digest
+//! (32 bytes), the body's length (u64) and CRC-32 (against damage), then the body:
+//! - the snapshot without its records (and without `index_sha256`), as JSON (its length
+//!   first);
 //! - the string table: a count, each string's end offset, the length of their UTF-8 bytes
 //!   and the bytes (each distinct string once);
 //! - the attribute table: a count of pairs, then (key, value) string indices;
@@ -34,7 +40,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 pub const INDEX_FILE: &str = "graph.index";
-const MAGIC: &[u8; 8] = b"GGINDEX2";
+const MAGIC: &[u8; 8] = b"GGINDEX3";
 const HEADER: usize = 8 + 32 + 8 + 4;
 const NODE_WORDS: usize = 7;
 const EDGE_WORDS: usize = 8;
@@ -49,14 +55,15 @@ fn bad(why: impl Into<String>) -> IndexError {
     IndexError(why.into())
 }
 
-/// The index of `snapshot`, whose `graph.json` bytes have the SHA-256 `graph_sha256` (hex).
-pub fn encode(snapshot: &Snapshot, graph_sha256: &str) -> Vec<u8> {
-    encode_records(snapshot, graph_sha256, true)
+/// The index of `snapshot`, for the `graph.json` whose [`graph_digest_for_index`] is
+/// `graph_digest` (hex); that graph then names the index's SHA-256.
+pub fn encode(snapshot: &Snapshot, graph_digest: &str) -> Vec<u8> {
+    encode_records(snapshot, graph_digest, true)
 }
 
 /// [`encode`]; `sorted: false` keeps the snapshot's record order (tests of the checks).
-fn encode_records(snapshot: &Snapshot, graph_sha256: &str, sorted: bool) -> Vec<u8> {
-    let head = Snapshot { nodes: Vec::new(), edges: Vec::new(), ..snapshot.clone() };
+fn encode_records(snapshot: &Snapshot, graph_digest: &str, sorted: bool) -> Vec<u8> {
+    let head = Snapshot { nodes: Vec::new(), edges: Vec::new(), index_sha256: None, ..snapshot.clone() };
     let head = serde_json::to_vec(&head).expect("the snapshot serialises");
     let mut t = Tables::default();
     let mut nodes: Vec<&SnapNode> = snapshot.nodes.iter().collect();
@@ -90,7 +97,7 @@ fn encode_records(snapshot: &Snapshot, graph_sha256: &str, sorted: bool) -> Vec<
     edge_words.iter().for_each(|w| put(&mut body, *w));
     let mut out = Vec::with_capacity(HEADER + body.len());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&hex::decode(graph_sha256).expect("a hex digest"));
+    out.extend_from_slice(&hex::decode(graph_digest).expect("a hex digest"));
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
     out.extend_from_slice(&body);
@@ -140,19 +147,61 @@ impl<'s> Tables<'s> {
     }
 }
 
-/// The graph digest (hex) an index was written for, from its header alone.
+/// The index digest a `graph.json` names, read from its first bytes exactly as `gograph
+/// build` writes them (`{"schema_version":"…","source_policy_version":N,"index_sha256":"<64
+/// hex>"`); `None` for any other beginning (the graph is then decoded).
+#[cfg(test)]
+pub fn named_index(graph_head: &[u8]) -> Option<&str> {
+    named_index_at(graph_head).map(|at| std::str::from_utf8(&graph_head[at..at + 64]).expect("hex digits"))
+}
+
+/// Where the 64 hex digits of [`named_index`] start in the graph's bytes.
+pub fn named_index_at(graph_head: &[u8]) -> Option<usize> {
+    let rest = graph_head.strip_prefix(b"{\"schema_version\":\"")?;
+    let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+    let rest = rest[end..].strip_prefix(b"\",\"source_policy_version\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = rest[digits..].strip_prefix(b",\"index_sha256\":\"")?;
+    let hex = rest.get(..64)?;
+    let ok = digits > 0
+        && rest.get(64) == Some(&b'"')
+        && hex.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    ok.then(|| graph_head.len() - rest.len())
+}
+
+/// The digest an index is written for: the SHA-256 of its `graph.json`'s bytes with the 64
+/// hex digits naming the index (at `at`, [`named_index_at`]) read as `0`s — the graph's
+/// exact bytes but for the one field that cannot name itself.
+pub fn graph_digest_for_index(graph: &[u8], at: usize) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(&graph[..at]);
+    h.update([b'0'; 64]);
+    h.update(&graph[at + 64..]);
+    hex::encode(h.finalize())
+}
+
+/// The graph digest ([`graph_digest_for_index`]) an index was written for, from its header.
 pub fn graph_digest(index: &[u8]) -> Result<String, IndexError> {
+    check_magic(index)?;
+    Ok(hex::encode(&index[8..40]))
+}
+
+/// How many first bytes of `graph.json` [`named_index`] may need.
+pub const GRAPH_HEAD_BYTES: usize = 256;
+
+fn check_magic(index: &[u8]) -> Result<(), IndexError> {
     if index.len() < HEADER || &index[..8] != MAGIC {
         return Err(bad("not a graph index of this version"));
     }
-    Ok(hex::encode(&index[8..40]))
+    Ok(())
 }
 
 /// Open an index: its snapshot without records, and its checked records. `Err(IndexError)`:
 /// not usable (ignore it); `Ok(Err(SnapshotError))`: the snapshot it holds fails the checks
 /// a decoded `graph.json` gets (reported as such).
 pub fn decode(index: &[u8]) -> Result<Result<(Snapshot<'_>, IndexRecords<'_>), SnapshotError>, IndexError> {
-    graph_digest(index)?;
+    check_magic(index)?;
     let len = u64::from_le_bytes(index[40..48].try_into().expect("8 bytes"));
     let crc = u32::from_le_bytes(index[48..52].try_into().expect("4 bytes"));
     let body = &index[HEADER..];
@@ -344,8 +393,27 @@ impl<'a> IndexRecords<'a> {
 mod tests {
     use super::*;
 
-    fn digest(bytes: &[u8]) -> String {
-        crate::sha256_hex(bytes)
+    #[test]
+    fn a_graph_names_its_index_only_in_the_form_gograph_build_writes() {
+        let mut snap = sample();
+        let index = encode(&snap, &"0".repeat(64));
+        let sha = crate::sha256_hex(&index);
+        snap.index_sha256 = Some(sha.clone());
+        let json = snap.encode();
+        assert_eq!(named_index(&json[..GRAPH_HEAD_BYTES.min(json.len())]), Some(sha.as_str()));
+        let text = String::from_utf8(json.clone()).unwrap();
+        let other_forms = [
+            text.replacen("{", "{ ", 1),
+            text.replacen(&sha, &sha.to_uppercase(), 1),
+            text.replacen(&sha, &sha[..63], 1),
+            text.replacen("\"index_sha256\"", "\"index_sha\"", 1),
+            serde_json::to_string_pretty(&serde_json::from_str::<serde_json::Value>(&text).unwrap()).unwrap(),
+        ];
+        for form in other_forms {
+            assert_eq!(named_index(form.as_bytes()), None, "{}", &form[..80]);
+        }
+        snap.index_sha256 = None;
+        assert_eq!(named_index(&snap.encode()), None, "a graph without an index names none");
     }
 
     /// The sample snapshot with records of every shape: strings that JSON escapes, locations,
@@ -387,8 +455,8 @@ mod tests {
     fn an_index_holds_exactly_the_records_graph_json_decodes_to_in_key_order() {
         let snap = sample();
         let json = snap.encode();
-        let index: &'static [u8] = encode(&snap, &digest(&json)).leak();
-        assert_eq!(graph_digest(index).unwrap(), digest(&json));
+        let index: &'static [u8] = encode(&snap, &"1".repeat(64)).leak();
+        assert_eq!(graph_digest(index).unwrap(), "1".repeat(64));
         let (head, from_index) = decode(index).unwrap().unwrap();
         let mut decoded = Snapshot::decode(&json).unwrap();
         let (mut nodes, mut edges) = (std::mem::take(&mut decoded.nodes), std::mem::take(&mut decoded.edges));
@@ -403,7 +471,7 @@ mod tests {
     #[test]
     fn a_damaged_foreign_or_inconsistent_index_is_refused() {
         let snap = sample();
-        let index = encode(&snap, &digest(&snap.encode()));
+        let index = encode(&snap, &"1".repeat(64));
         let mut flipped = index.clone();
         let last = flipped.len() - 1;
         flipped[last] ^= 1;
@@ -435,7 +503,7 @@ mod tests {
         overrun[at..].copy_from_slice(&9u32.to_le_bytes());
         assert!(decode(&recrc(overrun)).unwrap_err().0.contains("attribute range"));
         // Records out of key order (written unsorted).
-        let unsorted = encode_records(&snap, &digest(&snap.encode()), false);
+        let unsorted = encode_records(&snap, &"1".repeat(64), false);
         assert!(decode(&unsorted).unwrap_err().0.contains("out of order"));
     }
 

@@ -32,7 +32,7 @@ pub use engine::{
     PRECISE_UNAVAILABLE,
 };
 pub use evaluate::{evaluate, GraphView, Verdict};
-pub use index::INDEX_FILE;
+pub use index::{graph_digest_for_index, named_index_at, GRAPH_HEAD_BYTES, INDEX_FILE};
 pub use manifest::{
     build_context_fingerprint, build_section, differences, source_fingerprint, source_manifest,
     SelectionPolicy, SOURCE_MANIFEST_SCHEMA, SOURCE_POLICY_VERSION,

@@ -7,10 +7,11 @@
 //!    no absolute directory spelling ever appears;
 //! 3. `[files]`: every build-selected `.go` file, repository-relative, in lexical order, with
 //!    the SHA-256 of its exact bytes;
-//! 4. `[metadata]`: `go.mod`/`go.work` with their SHA-256;
+//! 4. `[metadata]`: `go.mod`/`go.work` and `vendor/modules.txt` with their SHA-256;
 //! 5. `[policy]`: the selection-policy inputs (Go roots, exclude globs, size limit, the fixed
-//!    ignore/refusal rules of this policy version) and the Go-side files they excluded or
-//!    refused, with the reason.
+//!    refusal rules of this policy version), the Go-side files they excluded or refused, with
+//!    the reason, and the `go.mod`/`go.work` files enclosing the Go roots from outside
+//!    (their relative spelling only: nothing outside the root is read).
 //!
 //! Every path is a JSON string, so no file name can forge a line. The `[build]` section alone
 //! is hashed as `build_context_fingerprint`.
@@ -19,11 +20,14 @@ use docforge_db::GoInventory;
 use docforge_go::BuildContext;
 use serde::{Deserialize, Serialize};
 
-pub const SOURCE_MANIFEST_SCHEMA: &str = "gograph.source.v1";
-/// The version of the selection rules (what is walked, refused and excluded).
-pub const SOURCE_POLICY_VERSION: u32 = 1;
-/// The fixed rules of policy version 1.
-const POLICY_RULES: &str = "gitignore,hidden_dirs_skipped,go_ignored_dirs,symlinks_never_followed_out_of_root,special_files_refused,build_constraints";
+pub const SOURCE_MANIFEST_SCHEMA: &str = "gograph.source.v2";
+/// The version of the selection rules (what is walked, refused and excluded). Version 2: the
+/// Go side follows the Go build — ignore files never drop a Go-side file, a Go file an
+/// exclude glob covers is recorded (and the graph is partial), `vendor/modules.txt` is
+/// metadata, and enclosing module files are part of the manifest.
+pub const SOURCE_POLICY_VERSION: u32 = 2;
+/// The fixed rules of policy version 2.
+const POLICY_RULES: &str = "ignore_files_for_documents_only,hidden_entries_skipped,go_ignored_dirs,exclude_globs_recorded,symlinks_never_followed_out_of_root,special_files_refused,build_constraints,vendor_modules_metadata,enclosing_module_files";
 
 /// The project's selection inputs (from `docforge.toml`, or the defaults).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,6 +113,11 @@ pub fn source_manifest(inv: &GoInventory, policy: &SelectionPolicy) -> String {
     for (path, status) in &skipped {
         m.push_str(&format!("skipped {} {}\n", q(path), q(status)));
     }
+    let mut enclosing = inv.enclosing.clone();
+    enclosing.sort();
+    for path in &enclosing {
+        m.push_str(&format!("enclosing {}\n", q(path)));
+    }
     m
 }
 
@@ -174,6 +183,7 @@ mod tests {
             excluded: vec![("a/x_windows.go".into(), "GOOS windows".into())],
             metadata: vec![("go.mod".into(), "gomod", "4".repeat(64))],
             skipped: vec![("evil.go".into(), "refused:symlink_outside_root".into())],
+            enclosing: vec!["../go.work".into()],
             ..Default::default()
         }
     }
@@ -189,8 +199,8 @@ mod tests {
     #[test]
     fn manifest_golden() {
         expect_test::expect![[r#"
-            gograph.source.v1
-            source_policy_version 1
+            gograph.source.v2
+            source_policy_version 2
             [build]
             goos "linux"
             goarch "amd64"
@@ -211,9 +221,10 @@ mod tests {
             go_roots ["."]
             exclude ["**/testdata/**"]
             max_file_bytes 100
-            rules gitignore,hidden_dirs_skipped,go_ignored_dirs,symlinks_never_followed_out_of_root,special_files_refused,build_constraints
+            rules ignore_files_for_documents_only,hidden_entries_skipped,go_ignored_dirs,exclude_globs_recorded,symlinks_never_followed_out_of_root,special_files_refused,build_constraints,vendor_modules_metadata,enclosing_module_files
             excluded "a/x_windows.go" "GOOS windows"
             skipped "evil.go" "refused:symlink_outside_root"
+            enclosing "../go.work"
         "#]]
         .assert_eq(&source_manifest(&inventory(), &policy()));
     }
@@ -237,6 +248,11 @@ mod tests {
             ("module path", Box::new(|i, _| i.modules[0].1 = "example.com/other".into())),
             ("exclusion", Box::new(|i, _| i.excluded.clear())),
             ("refusal", Box::new(|i, _| i.skipped.clear())),
+            (
+                "vendoring",
+                Box::new(|i, _| i.metadata.push(("vendor/modules.txt".into(), "govendor", "8".repeat(64)))),
+            ),
+            ("enclosing module file", Box::new(|i, _| i.enclosing.push("../go.mod".into()))),
             ("exclude glob", Box::new(|_, p| p.exclude.push("vendor/**".into()))),
             ("size limit", Box::new(|_, p| p.max_file_bytes = 1)),
         ];

@@ -19,7 +19,10 @@ use crate::readlog::{Deps, Kept, Probe, ReadLog, Recheck};
 use crate::validator::SourceState;
 use docforge_db::{build_context, modules_of, sha256_hex, Content, GoInventory};
 use docforge_go::{BuildContext, FileSelection};
-use docforge_project::{discover_each_lazy, Entry, EntryStatus, FileKind, Project, Seen, SourceReader};
+use docforge_project::{
+    discover_each_lazy, enclosing_go_files, Entry, EntryStatus, FileKind, Project, Seen, SourceReader,
+    Surroundings,
+};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
@@ -90,7 +93,7 @@ fn scan(
         }
         w
     };
-    let (workers, skipped, errors, symlinked) = std::thread::scope(|s| {
+    let (workers, skipped, errors, symlinked, links) = std::thread::scope(|s| {
         let helpers: Vec<_> = (1..threads.max(1)).map(|_| s.spawn(work)).collect();
         // Entries the engine would not load (their Go-side ones are recorded as skipped).
         let mut skipped = Vec::new();
@@ -108,6 +111,7 @@ fn scan(
             }
         };
         let mut symlinked = false;
+        let mut links = Vec::new();
         let errors = discover_each_lazy(
             &project,
             stat,
@@ -129,6 +133,7 @@ fn scan(
                 Seen::Dir(rel) if trace => send(Work::Probe(Probe::Dir(rel.to_string()))),
                 Seen::Dir(_) => {}
                 Seen::Symlink(_) => symlinked = true,
+                Seen::Link(rel) => links.push(rel.to_string()),
             },
         );
         sender.send(batch.take()).expect("a scan worker is receiving");
@@ -137,7 +142,7 @@ fn scan(
         for h in helpers {
             workers.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
         }
-        (workers, skipped, errors, symlinked)
+        (workers, skipped, errors, symlinked, links)
     });
     let mut inventory = GoInventory { build: build.clone(), ..Default::default() };
     let mut metadata = Vec::new();
@@ -156,8 +161,23 @@ fn scan(
     }
     // In path order, as the engine reads them (the modules' diagnostics keep that order).
     metadata.sort_by(|a, b| a.0.cmp(&b.0));
-    let modules = modules_of(metadata.iter().map(|(rel, kind, content)| (rel.as_str(), *kind, content)));
+    let mut around = Surroundings { links, enclosing: enclosing_go_files(&project) };
+    around.links.sort();
+    // Every loaded .go file, as the engine loads them (selected or excluded by the build).
+    let mut go_files: Vec<&str> = inventory
+        .files
+        .iter()
+        .map(|(p, _)| p.as_str())
+        .chain(inventory.excluded.iter().map(|(p, _)| p.as_str()))
+        .collect();
+    go_files.sort_unstable();
+    let modules = modules_of(
+        metadata.iter().map(|(rel, kind, content)| (rel.as_str(), *kind, content)),
+        go_files,
+        &around,
+    );
     inventory.finish(&skipped, &errors, &modules);
+    inventory.enclosing = around.enclosing;
     if trace && errors.is_empty() && !symlinked {
         log.walk = deps.finish(&project, began, &log.files);
     }

@@ -25,6 +25,10 @@ pub const GRAPH_FILE: &str = "graph.json";
 pub struct Snapshot<'a> {
     pub schema_version: String,
     pub source_policy_version: u32,
+    /// The SHA-256 of the `graph.index` written with this snapshot (the only way an index is
+    /// bound to it: [`crate::index`]); third, so that a reader finds it in the first bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_sha256: Option<String>,
     /// The gograph build identifier that wrote the snapshot.
     pub generator: String,
     pub generated_at: String,
@@ -61,6 +65,8 @@ pub struct BuildMeta {
     pub metadata: Vec<MetaRecord>,
     pub excluded: Vec<PathReason>,
     pub skipped: Vec<PathReason>,
+    /// `go.mod`/`go.work` files enclosing the Go roots from outside them (relative spellings).
+    pub enclosing: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -264,6 +270,7 @@ impl<'a> Snapshot<'a> {
                 .map(|m| (m.path.clone(), meta_kind(&m.kind), m.sha256.clone()))
                 .collect(),
             skipped: b.skipped.iter().map(|e| (e.path.clone(), e.reason.clone())).collect(),
+            enclosing: b.enclosing.clone(),
             ..Default::default()
         }
     }
@@ -273,6 +280,7 @@ impl<'a> Snapshot<'a> {
         Snapshot {
             schema_version: self.schema_version,
             source_policy_version: self.source_policy_version,
+            index_sha256: self.index_sha256,
             generator: self.generator,
             generated_at: self.generated_at,
             build: self.build,
@@ -296,6 +304,7 @@ fn meta_kind(kind: &str) -> &'static str {
     match kind {
         "gomod" => "gomod",
         "gowork" => "gowork",
+        "govendor" => "govendor",
         _ => "other",
     }
 }
@@ -335,6 +344,7 @@ pub fn build_meta(inv: &GoInventory, policy: &SelectionPolicy) -> BuildMeta {
             .collect(),
         excluded: inv.excluded.iter().map(pr).collect(),
         skipped: inv.skipped.iter().map(pr).collect(),
+        enclosing: inv.enclosing.clone(),
     }
 }
 
@@ -351,7 +361,8 @@ pub(crate) mod tests {
         };
         Snapshot {
             schema_version: GRAPH_SCHEMA_VERSION.into(),
-            source_policy_version: 1,
+            source_policy_version: manifest::SOURCE_POLICY_VERSION,
+            index_sha256: None,
             generator: "test".into(),
             generated_at: "2026-01-01T00:00:00Z".into(),
             build: build_meta(&inv, &SelectionPolicy::default()),
@@ -408,7 +419,14 @@ pub(crate) mod tests {
             ),
             (
                 "other policy",
-                edit(|v| v["source_policy_version"] = json!(2)),
+                edit(|v| v["source_policy_version"] = json!(3)),
+                Reason::SourcePolicyUnsupported,
+                "source_policy_unsupported",
+            ),
+            (
+                // Version 1 let ignore files drop compiled Go files: its graphs must be rebuilt.
+                "the previous policy",
+                edit(|v| v["source_policy_version"] = json!(1)),
                 Reason::SourcePolicyUnsupported,
                 "source_policy_unsupported",
             ),

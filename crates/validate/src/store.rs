@@ -43,6 +43,20 @@ pub fn read_graph(root: &Path) -> Result<Vec<u8>, GraphAccessError> {
 /// The SHA-256 (hex) of the exact bytes of `.gograph/graph.json`, read in pieces (the graph
 /// is not held in memory), with [`read_graph`]'s checks.
 pub fn hash_graph(root: &Path) -> Result<String, GraphAccessError> {
+    hash_graph_bound(root).map(|(sha, _)| sha)
+}
+
+/// What one read of `graph.json` says of the index beside it: the index digest the graph
+/// names, and the graph digest an index must have been written for
+/// ([`crate::index::graph_digest_for_index`]).
+pub struct IndexBinding {
+    pub named: String,
+    pub graph_digest: String,
+}
+
+/// [`hash_graph`], and, when the graph names an index, the binding ([`IndexBinding`]) from
+/// the same read (a second digest over the same bytes).
+pub fn hash_graph_bound(root: &Path) -> Result<(String, Option<IndexBinding>), GraphAccessError> {
     use sha2::{Digest, Sha256};
     use std::io::Read;
     let rel = check_graph(root)?;
@@ -50,6 +64,9 @@ pub fn hash_graph(root: &Path) -> Result<String, GraphAccessError> {
     let (file, _) = reader.open(&rel, MAX_GRAPH_BYTES).map_err(|e| access_error(&rel, e))?;
     let mut file = file.take(MAX_GRAPH_BYTES + 1);
     let (mut digest, mut total) = (Sha256::new(), 0u64);
+    // The digest of the bytes with the index digest's 64 digits as zeros, once they are known
+    // (all within the first piece read).
+    let mut bound: Option<(Sha256, String)> = None;
     let mut buffer = vec![0u8; 1 << 20];
     loop {
         let n = match file.read(&mut buffer) {
@@ -59,12 +76,27 @@ pub fn hash_graph(root: &Path) -> Result<String, GraphAccessError> {
             Err(e) => return Err(GraphAccessError::Unreadable(format!("{rel}: {e}"))),
         };
         digest.update(&buffer[..n]);
+        if total == 0 {
+            let head = &buffer[..n.min(crate::index::GRAPH_HEAD_BYTES)];
+            if let Some(at) = crate::index::named_index_at(head) {
+                let named = String::from_utf8_lossy(&head[at..at + 64]).into_owned();
+                let mut zeroed = Sha256::new();
+                zeroed.update(&buffer[..at]);
+                zeroed.update([b'0'; 64]);
+                zeroed.update(&buffer[at + 64..n]);
+                bound = Some((zeroed, named));
+            }
+        } else if let Some((zeroed, _)) = bound.as_mut() {
+            zeroed.update(&buffer[..n]);
+        }
         total += n as u64;
     }
     if total > MAX_GRAPH_BYTES {
         return Err(access_error(&rel, ReadError::TooLarge { path: rel.clone(), limit: MAX_GRAPH_BYTES }));
     }
-    Ok(hex::encode(digest.finalize()))
+    let bound =
+        bound.map(|(zeroed, named)| IndexBinding { named, graph_digest: hex::encode(zeroed.finalize()) });
+    Ok((hex::encode(digest.finalize()), bound))
 }
 
 /// The bytes of `.gograph/graph.index` when it is a regular file under the root (anything
@@ -109,11 +141,19 @@ fn check_graph(root: &Path) -> Result<String, GraphAccessError> {
     Ok(rel)
 }
 
-/// Publish `snapshot`: its index ([`crate::index`]) and then its `graph.json`, each replaced
-/// atomically. Returns the graph's path and bytes.
-pub fn publish_graph(root: &Path, snapshot: &Snapshot) -> Result<(PathBuf, Vec<u8>), String> {
-    let bytes = snapshot.encode();
-    let index = crate::index::encode(snapshot, &crate::sha256_hex(&bytes));
+/// Publish `snapshot`: its index ([`crate::index`]) and then its `graph.json`, which names the
+/// index's SHA-256 (`snapshot.index_sha256` is set to it), each replaced atomically. Returns
+/// the graph's path and bytes.
+pub fn publish_graph(root: &Path, snapshot: &mut Snapshot) -> Result<(PathBuf, Vec<u8>), String> {
+    // The graph's bytes with the index digest still zeros: what the index is written for.
+    snapshot.index_sha256 = Some("0".repeat(64));
+    let mut bytes = snapshot.encode();
+    let at = crate::index::named_index_at(&bytes[..crate::index::GRAPH_HEAD_BYTES.min(bytes.len())])
+        .ok_or("the snapshot's first bytes do not name its index")?;
+    let index = crate::index::encode(snapshot, &crate::index::graph_digest_for_index(&bytes, at));
+    let named = crate::sha256_hex(&index);
+    bytes[at..at + 64].copy_from_slice(named.as_bytes());
+    snapshot.index_sha256 = Some(named);
     write_file(root, INDEX_FILE, &index)?;
     Ok((write_graph(root, &bytes)?, bytes))
 }

@@ -30,8 +30,8 @@ pub enum GraphAccessError {
 pub enum GraphRead {
     /// The exact bytes of `graph.json` (strictly decoded).
     Bytes(Vec<u8>),
-    /// The SHA-256 of the exact bytes of `graph.json` and an index whose header names that
-    /// digest ([`crate::index`]; decoded instead of the graph when intact).
+    /// The SHA-256 of the exact bytes of `graph.json` and the index those bytes name by its
+    /// SHA-256 ([`crate::index`]; decoded instead of the graph when intact).
     Indexed { sha256: String, index: Vec<u8> },
 }
 

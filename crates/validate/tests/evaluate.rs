@@ -110,7 +110,8 @@ fn precise_graph(precision: &str, completeness: &str) -> Snapshot<'static> {
     }
     Snapshot {
         schema_version: GRAPH_SCHEMA_VERSION.into(),
-        source_policy_version: 1,
+        source_policy_version: docforge_validate::SOURCE_POLICY_VERSION,
+        index_sha256: None,
         generator: "test".into(),
         generated_at: "2026-01-01T00:00:00Z".into(),
         build,

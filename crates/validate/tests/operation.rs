@@ -23,9 +23,9 @@ fn fixture() -> tempfile::TempDir {
 const CLOCK: &str = "2026-08-20T20:30:00Z";
 
 fn build(root: &Path) {
-    let built =
+    let mut built =
         build_snapshot(root, false, "test-build", &FixedClock("2026-08-20T20:29:00Z".into()), 1).unwrap();
-    publish_graph(&built.host.project().root, &built.snapshot).unwrap();
+    publish_graph(&built.host.project().root.clone(), &mut built.snapshot).unwrap();
 }
 
 const RUN_CALLS_HELP: &str = r#"{"schema_version":"gograph.binding.v1","predicate":"package_imports","subject":{"language":"go","kind":"package","id":"example.com/v/a"},"object":{"language":"go","kind":"package","id":"example.com/v/b"},"required_precision":"ast"}"#;

@@ -31,7 +31,7 @@ pub fn version(json: bool) -> u8 {
 
 pub fn build(root: &Path, precise: bool, as_json: bool) -> u8 {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let built = match build_snapshot(root, precise, VERSION, &SystemClock, threads) {
+    let mut built = match build_snapshot(root, precise, VERSION, &SystemClock, threads) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
@@ -39,7 +39,7 @@ pub fn build(root: &Path, precise: bool, as_json: bool) -> u8 {
         eprintln!("gograph: warning: {w}");
     }
     let root = built.host.project().root.clone();
-    let (path, bytes) = match publish_graph(&root, &built.snapshot) {
+    let (path, bytes) = match publish_graph(&root, &mut built.snapshot) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };

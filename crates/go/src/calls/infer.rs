@@ -70,6 +70,7 @@ fn from_unresolved(u: &Unresolved) -> Why {
         Unresolved::External { .. } => Why(Reason::ExternalType, u.to_string()),
         Unresolved::Other { kind: "type parameter", .. } => Why(Reason::TypeParam, u.to_string()),
         Unresolved::Other { kind: "external package", .. } => Why(Reason::ExternalType, u.to_string()),
+        Unresolved::Other { kind: "unknown identifier", .. } => Why(Reason::Undefined, u.to_string()),
         Unresolved::Other { .. } => Why(Reason::UnknownType, u.to_string()),
     }
 }
@@ -407,7 +408,7 @@ impl<'a, 'c> Infer<'a, 'c> {
                 Type::Unresolved(u) => Val::Unknown(from_unresolved(&u)),
                 t => Val::Type(t),
             },
-            None => unknown(Reason::Selector, format!("{}.{name} not declared", env.path)),
+            None => unknown(Reason::Undefined, format!("{}.{name} not declared", env.path)),
         }
     }
 
@@ -488,7 +489,7 @@ impl<'a, 'c> Infer<'a, 'c> {
             Lookup::Interface { iface, sig, .. } => {
                 Val::Method(CallTarget::Interface { iface, method: key }, sig)
             }
-            Lookup::NotFound => unknown(Reason::Selector, format!(".{sel} not found")),
+            Lookup::NotFound => unknown(Reason::Undefined, format!(".{sel} not found")),
             Lookup::Ambiguous => unknown(Reason::Selector, format!(".{sel} ambiguous")),
             Lookup::Unknown(u) => Val::Unknown(from_unresolved(&u)),
         }

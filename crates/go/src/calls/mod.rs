@@ -41,8 +41,12 @@ pub enum Reason {
     PackageVarType,
     /// A locally declared type.
     LocalType,
-    /// The selector names nothing, or is ambiguous, in the (possibly incomplete) type.
+    /// The selector is ambiguous, or names nothing in a type that may be incomplete.
     Selector,
+    /// The callee names nothing that is declared: a selector absent from a type whose
+    /// fields and methods are all known, `pkg.Name` that a package of the source does not
+    /// declare, an identifier declared nowhere. The code does not type-check.
+    Undefined,
     /// An interface method expression (`I.M(x)`).
     InterfaceMethodExpr,
     /// The function's body IR hit its caps.
@@ -64,6 +68,7 @@ impl Reason {
             Reason::PackageVarType => "package_var_type",
             Reason::LocalType => "local_type",
             Reason::Selector => "selector",
+            Reason::Undefined => "undefined",
             Reason::InterfaceMethodExpr => "interface_method_expr",
             Reason::Truncated => "truncated",
             Reason::SyntaxError => "syntax_error",

@@ -1,0 +1,101 @@
+//! The ignore files (`.gitignore`, `.ignore`, Git's `info/exclude`) as they apply to
+//! documents. Go-side files never consult them: the go command compiles a `.go` file whatever
+//! Git ignores, so the Go selection follows the Go build.
+//!
+//! The rules are Git's, as the `ignore` crate's walker applies them without a Git repository
+//! being required: per directory, `info/exclude` (where the directory holds a `.git`), then
+//! `.gitignore`, then `.ignore`, later files and later lines taking precedence, deeper
+//! directories over shallower ones; nothing inside an ignored directory is re-included.
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::Match;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Default)]
+pub(crate) struct DocIgnores {
+    /// Per directory the walk entered (`""`: the root): its own rules, and whether it is
+    /// ignored itself.
+    dirs: HashMap<String, Dir>,
+}
+
+struct Dir {
+    rules: Option<Gitignore>,
+    ignored: bool,
+}
+
+fn parent(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(p, _)| p)
+}
+
+impl DocIgnores {
+    /// Read the rules of directory `rel` (its parent entered before). Problems reading or
+    /// parsing an ignore file are returned as (path, message): scanner errors.
+    pub(crate) fn enter(&mut self, root: &Path, rel: &str) -> Vec<(String, String)> {
+        let ignored = !rel.is_empty() && self.ignored(root, rel, true);
+        let abs = if rel.is_empty() { root.to_path_buf() } else { root.join(rel) };
+        let mut errors = Vec::new();
+        let mut builder = GitignoreBuilder::new(&abs);
+        let mut any = false;
+        let files = git_exclude(&abs).into_iter().chain([abs.join(".gitignore"), abs.join(".ignore")]);
+        for file in files {
+            if std::fs::symlink_metadata(&file).is_err() {
+                continue;
+            }
+            any = true;
+            if let Some(e) = builder.add(&file) {
+                let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+                errors.push((shown, e.to_string()));
+            }
+        }
+        let rules = any.then(|| builder.build()).and_then(|r| match r {
+            Ok(g) => Some(g),
+            Err(e) => {
+                errors.push((rel.to_string(), e.to_string()));
+                None
+            }
+        });
+        self.dirs.insert(rel.to_string(), Dir { rules, ignored });
+        errors
+    }
+
+    /// Whether the ignore files exclude the entry `rel` (a directory when `is_dir`), whose
+    /// directory was entered.
+    pub(crate) fn ignored(&self, root: &Path, rel: &str, is_dir: bool) -> bool {
+        let mut dir = parent(rel);
+        if self.dirs.get(dir).is_some_and(|d| d.ignored) {
+            return true;
+        }
+        let abs = root.join(rel);
+        loop {
+            if let Some(rules) = self.dirs.get(dir).and_then(|d| d.rules.as_ref()) {
+                match rules.matched(&abs, is_dir) {
+                    Match::Ignore(_) => return true,
+                    Match::Whitelist(_) => return false,
+                    Match::None => {}
+                }
+            }
+            if dir.is_empty() {
+                return false;
+            }
+            dir = parent(dir);
+        }
+    }
+}
+
+/// Git's `info/exclude` for a directory holding a `.git` (a directory, or a worktree's
+/// `gitdir:` file, whose exclude file lives in the common directory).
+fn git_exclude(dir: &Path) -> Option<PathBuf> {
+    let dot_git = dir.join(".git");
+    let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+    if meta.is_dir() {
+        return Some(dot_git.join("info/exclude"));
+    }
+    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let gitdir = dir.join(text.strip_prefix("gitdir:")?.trim());
+    let common = match std::fs::read_to_string(gitdir.join("commondir")) {
+        Ok(c) => gitdir.join(c.trim()),
+        Err(_) => gitdir,
+    };
+    Some(common.join("info/exclude"))
+}
