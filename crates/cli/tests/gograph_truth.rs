@@ -377,3 +377,30 @@ fn a_side_file_never_changes_what_the_fingerprinted_graph_says() {
 fn hex_bytes(hex: &str) -> Vec<u8> {
     (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect()
 }
+
+#[test]
+fn call_evidence_names_every_site() {
+    let source = "package p\n\ntype I interface{ M() }\n\ntype T struct{}\n\nfunc (T) M() {}\n\nfunc G() {}\n\nfunc F(i I) {\n\tG()\n\ti.M()\n\tG()\n\tT{}.M()\n}\n";
+    let dir = module(&[("p/p.go", source)]);
+    compiles(dir.path());
+    build(dir.path(), &["--precise"]);
+    let sites = |object: &str| {
+        let v = validate(dir.path(), &sym("call_edge_exists", "example.com/t/p::F", object));
+        is(&v, "pass", "predicate_passed");
+        v["evidence"]["matched_relations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let lines: Vec<u64> =
+                    m["locations"].as_array().unwrap().iter().map(|l| l["line"].as_u64().unwrap()).collect();
+                (m["classification"].as_str().unwrap().to_string(), lines)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sites("example.com/t/p::G"), [("resolved_static".to_string(), vec![12, 14])]);
+    assert_eq!(
+        sites("example.com/t/p::(T).M"),
+        [("cha_possible_target".to_string(), vec![13]), ("resolved_static".to_string(), vec![15])]
+    );
+}

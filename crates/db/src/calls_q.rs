@@ -48,13 +48,17 @@ impl Classification {
     }
 }
 
+/// One call site: its classification and position.
+pub type Site = (Classification, Pos);
+
 /// The resolved calls of one function or method.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ResolvedFunc {
     /// The caller's symbol ID (no `go:`).
     pub caller: String,
-    /// One per callee: the strongest classification and the first call site.
-    pub edges: BTreeMap<String, (Classification, Pos)>,
+    /// One per callee: the strongest classification and its first call site, then every
+    /// other site (with its own classification), for evidence that names each.
+    pub edges: BTreeMap<String, (Classification, Pos, Vec<Site>)>,
     /// Call sites outside the static call model, by reason.
     pub unresolved: BTreeMap<String, u32>,
     /// The sites whose callee is undefined ([`docforge_go::calls::Reason::Undefined`]: the
@@ -70,9 +74,20 @@ impl ResolvedFunc {
         self.unresolved.values().sum()
     }
     fn edge(&mut self, callee: String, class: Classification, pos: Pos) {
-        let e = self.edges.entry(callee).or_insert((class, pos));
-        if class < e.0 {
-            *e = (class, pos);
+        use std::collections::btree_map::Entry;
+        match self.edges.entry(callee) {
+            Entry::Vacant(v) => {
+                v.insert((class, pos, Vec::new()));
+            }
+            Entry::Occupied(mut o) => {
+                let e = o.get_mut();
+                if class < e.0 {
+                    e.2.push((e.0, e.1));
+                    (e.0, e.1) = (class, pos);
+                } else if (class, pos) != (e.0, e.1) {
+                    e.2.push((class, pos));
+                }
+            }
         }
     }
 }

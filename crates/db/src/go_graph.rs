@@ -228,7 +228,7 @@ fn precise_calls(fragment: &mut Fragment, rel: &str, calls: &[crate::calls_q::Re
                     .on(&caller),
             );
         }
-        for (callee, (class, pos)) in &f.edges {
+        for (callee, (class, pos, _)) in &f.edges {
             fragment.edges.push(
                 Edge::new(&caller, "calls", format!("go:{callee}"))
                     .at(docforge_model::Location::new(rel, pos.line, pos.column))

@@ -147,6 +147,10 @@ pub struct GoSites {
     pub imports: Vec<ImportSite>,
     /// `(package import path, location)` of each `func init` declaration.
     pub inits: Vec<(String, Location)>,
+    /// The precise call sites the graph's `calls` edges do not locate (an edge sits at the
+    /// first site of its strongest classification): `(caller, callee, classification,
+    /// location)`, bare IDs.
+    pub more_calls: Vec<(String, String, &'static str, Location)>,
 }
 
 /// One import declaration: `package` imports `target` (resolved as the graph resolves it:
@@ -193,6 +197,18 @@ pub fn go_sites(analysis: &Analysis) -> Cancellable<GoSites> {
                                 info.import_path.clone(),
                                 Location::new(rel, d.pos.line, d.pos.column),
                             ));
+                        }
+                    }
+                    if test || !ws.precise(db) {
+                        continue;
+                    }
+                    let pkg = crate::go_q::GoPackage::new(db, ws, info.dir.clone(), info.import_path.clone());
+                    for f in crate::calls_q::file_resolved(db, pkg, file).iter().flat_map(|r| r.iter()) {
+                        for (callee, (_, _, more)) in &f.edges {
+                            for (class, pos) in more {
+                                let at = Location::new(rel, pos.line, pos.column);
+                                out.more_calls.push((f.caller.clone(), callee.clone(), class.as_str(), at));
+                            }
                         }
                     }
                 }

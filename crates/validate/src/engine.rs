@@ -178,6 +178,13 @@ pub fn snapshot_of(
             .into_iter()
             .collect(),
     });
+    let more_calls = sites.more_calls.iter().map(|(caller, callee, class, at)| SnapEdge {
+        source: caller.clone().into(),
+        relation: "calls".into(),
+        target: callee.clone().into(),
+        location: Some(SnapLocation::of(at)),
+        attrs: [("classification", *class)].into_iter().collect(),
+    });
     let mut edges: Vec<SnapEdge> = graph
         .edges()
         .filter(|e| matches!(e.relation.as_str(), "calls" | "implements" | "implements_unknown"))
@@ -191,6 +198,7 @@ pub fn snapshot_of(
             })
         })
         .chain(imports)
+        .chain(more_calls)
         .collect();
     edges.sort_by(|a, b| {
         (&a.source, &a.relation, &a.target, &a.location).cmp(&(
