@@ -3,7 +3,8 @@
 use crate::output::{self, print_json};
 use crate::stdout::{out, outln};
 use docforge_db::{
-    published_is_current, published_summary, AnalysisHost, AstPolicy, Summary, ENGINE_VERSION,
+    published_is_current, published_sources_current, published_summary, AnalysisHost, AstPolicy, Summary,
+    ENGINE_VERSION,
 };
 use docforge_index::PublishReport;
 use docforge_index::{Index, IndexError};
@@ -29,6 +30,22 @@ fn open_existing(project: &Project) -> Result<Index, String> {
         return Err(format!("no index at {}; run `docforge index` first", path.display()));
     }
     Index::open_read_only(&path).map_err(|e| e.to_string())
+}
+
+/// The published index for a read, and whether it was derived from the sources as they are
+/// now (same engine, same `docforge.toml`, every file with its recorded size and mtime).
+/// Reads never re-analyse: when the index is older, a note on stderr says so.
+fn open_for_read(project: &Project) -> Result<(Index, bool), String> {
+    let index = open_existing(project)?;
+    let inventory = discover(project);
+    let current = published_sources_current(project, &inventory, &index).unwrap_or(false);
+    if !current {
+        eprintln!(
+            "docforge: note: the index is older than the sources (or than docforge.toml or this \
+             docforge); run `docforge index` to update it"
+        );
+    }
+    Ok((index, current))
 }
 
 pub fn index(
@@ -180,10 +197,11 @@ fn print_index_report(r: &Report<'_>, s: &Summary, elapsed: std::time::Duration,
 
 pub fn stats(root: &Path, json: bool) -> Result<(), String> {
     let project = load(root)?;
-    let index = open_existing(&project)?;
+    let (index, current) = open_for_read(&project)?;
     let stats = index.stats().map_err(|e| e.to_string())?;
     let publication = index.publication().map_err(|e| e.to_string())?;
-    let value = output::stats_json(&stats, publication.as_ref());
+    let mut value = output::stats_json(&stats, publication.as_ref());
+    value["index_current"] = current.into();
     if json {
         print_json(&value);
     } else {
@@ -202,7 +220,7 @@ pub fn stats(root: &Path, json: bool) -> Result<(), String> {
 
 pub fn search(root: &Path, query: &str, limit: usize, json: bool) -> Result<(), String> {
     let project = load(root)?;
-    let index = open_existing(&project)?;
+    let (index, current) = open_for_read(&project)?;
     let hits = index.search(query, limit).map_err(|e| e.to_string())?;
     if json {
         print_json(&json!({
@@ -210,8 +228,11 @@ pub fn search(root: &Path, query: &str, limit: usize, json: bool) -> Result<(), 
             "query": query,
             "limit": limit,
             "count": hits.len(),
+            "index_current": current,
             "results": hits.iter().map(output::hit_json).collect::<Vec<_>>(),
         }));
+    } else if hits.is_empty() {
+        eprintln!("docforge: no node matches {query:?} (every word must match a whole word of an ID, title or text)");
     } else {
         for h in &hits {
             let place = h.location.as_ref().map(|l| format!("{}:{}", l.path, l.line)).unwrap_or_default();
@@ -221,37 +242,151 @@ pub fn search(root: &Path, query: &str, limit: usize, json: bool) -> Result<(), 
     Ok(())
 }
 
-pub fn node(root: &Path, id: &str, json: bool) -> Result<(), String> {
+/// Edges shown per direction by `docforge node` without `--all`.
+const NODE_EDGES_SHOWN: usize = 20;
+
+pub fn node(root: &Path, id: &str, all: bool, json: bool) -> Result<(), String> {
     let project = load(root)?;
-    let index = open_existing(&project)?;
+    let (index, current) = open_for_read(&project)?;
     let Some(record) = index.node(id).map_err(|e| e.to_string())? else {
-        return Err(format!(
-            "no node with ID {id:?} (IDs are exact and case-sensitive; try `docforge search`)"
-        ));
+        return Err(not_found(&index, id));
     };
     if json {
-        print_json(&output::node_json(&record));
-    } else {
-        outln!("{} ({}) {}", record.node.id, record.node.kind, record.node.title);
-        for e in &record.outgoing {
-            outln!("  -> {} {}", e.relation, e.target);
+        let mut value = output::node_json(&record);
+        value["index_current"] = current.into();
+        print_json(&value);
+        return Ok(());
+    }
+    let node = &record.node;
+    outln!("{} ({}) {}", node.id, node.kind, node.title);
+    if let Some(l) = &node.location {
+        outln!("  at {}", place(l));
+    }
+    for (key, value) in &node.attrs {
+        outln!("  {key} = {value}");
+    }
+    let shown = |n: usize| if all { n } else { n.min(NODE_EDGES_SHOWN) };
+    for (label, edges, arrow) in [("outgoing", &record.outgoing, "->"), ("incoming", &record.incoming, "<-")]
+    {
+        if edges.is_empty() {
+            continue;
         }
-        for e in &record.incoming {
-            outln!("  <- {} {}", e.relation, e.source);
+        outln!("  {label} ({}):", edges.len());
+        for e in &edges[..shown(edges.len())] {
+            let at = e.location.as_ref().map(|l| format!("  ({})", place(l))).unwrap_or_default();
+            outln!("    {arrow} {} {}{at}", e.relation, e.other);
         }
+        if shown(edges.len()) < edges.len() {
+            outln!("    ... {} more (`docforge node --all {}`)", edges.len() - shown(edges.len()), node.id);
+        }
+    }
+    if !record.diagnostics.is_empty() {
+        outln!("  diagnostics ({}):", record.diagnostics.len());
         for d in &record.diagnostics {
-            outln!("  ! {}: {}", d.code, d.message);
+            let at = d.location.as_ref().map(|l| format!(" ({})", place(l))).unwrap_or_default();
+            outln!("    {} {}: {}{at}", severity(d.severity), d.code, d.message);
         }
+    }
+    Ok(())
+}
+
+fn place(l: &docforge_model::Location) -> String {
+    match (l.line, l.column) {
+        (0, _) => l.path.clone(),
+        (line, 0) => format!("{}:{line}", l.path),
+        (line, column) => format!("{}:{line}:{column}", l.path),
+    }
+}
+
+fn severity(s: docforge_model::Severity) -> &'static str {
+    match s {
+        docforge_model::Severity::Error => "error",
+        docforge_model::Severity::Warning => "warning",
+        docforge_model::Severity::Info => "info",
+    }
+}
+
+/// "No node with ID …", with the closest IDs the index holds: IDs equal but for case, then
+/// search hits for the ID's words, ranked by edit distance.
+fn not_found(index: &Index, id: &str) -> String {
+    let mut candidates = index.ids_ignoring_case(id, 3).unwrap_or_default();
+    // The IDs sharing the longest prefix with `id` (a typo or a cut near the end).
+    let chars: Vec<(usize, char)> = id.char_indices().collect();
+    for keep in (chars.len().div_ceil(2)..=chars.len()).rev() {
+        let end = chars.get(keep).map_or(id.len(), |(i, _)| *i);
+        let found = index.ids_with_prefix(&id[..end], 20).unwrap_or_default();
+        if !found.is_empty() {
+            candidates.extend(found);
+            break;
+        }
+    }
+    let last = id.rsplit(['/', ':', '#', '.']).find(|s| !s.is_empty()).unwrap_or(id);
+    for query in [id, last] {
+        for hit in index.search(query, 30).unwrap_or_default() {
+            candidates.push(hit.id);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    candidates.retain(|c| seen.insert(c.clone()));
+    let exact_case: usize = candidates.iter().filter(|c| c.eq_ignore_ascii_case(id)).count();
+    let (same, rest) = candidates.split_at_mut(exact_case);
+    rest.sort_by(|a, b| {
+        let (da, db) = (strsim::levenshtein(id, a), strsim::levenshtein(id, b));
+        da.cmp(&db).then_with(|| a.cmp(b))
+    });
+    // A suggestion is at most half the ID's length of edits away; farther ones mislead.
+    let near = |c: &&String| strsim::levenshtein(id, c) <= id.chars().count() / 2;
+    let suggestions: Vec<&String> = same.iter().chain(rest.iter().filter(near)).take(3).collect();
+    let mut message = format!("no node with ID {id:?} (IDs are exact and case-sensitive)");
+    if suggestions.is_empty() {
+        message.push_str("; try `docforge search WORDS`");
+    } else {
+        let list: Vec<String> = suggestions.iter().map(|s| format!("{s:?}")).collect();
+        message.push_str(&format!("; closest: {}", list.join(", ")));
+    }
+    message
+}
+
+pub fn diagnostics(
+    root: &Path,
+    severity_filter: Option<&str>,
+    codes: &[String],
+    json: bool,
+) -> Result<(), String> {
+    let project = load(root)?;
+    let (index, current) = open_for_read(&project)?;
+    let all = index.diagnostics().map_err(|e| e.to_string())?;
+    let selected: Vec<_> = all
+        .iter()
+        .filter(|d| severity_filter.is_none_or(|s| severity(d.severity) == s))
+        .filter(|d| codes.is_empty() || codes.contains(&d.code))
+        .collect();
+    if json {
+        print_json(&json!({
+            "schema_version": "docforge.diagnostics.v1",
+            "index_current": current,
+            "count": selected.len(),
+            "diagnostics": selected.iter().map(|d| output::diagnostic_json(d)).collect::<Vec<_>>(),
+        }));
+        return Ok(());
+    }
+    for d in &selected {
+        let at = d.location.as_ref().map(place).unwrap_or_else(|| "-".into());
+        let node = d.node.as_deref().map(|n| format!(" [{n}]")).unwrap_or_default();
+        outln!("{at}: {} {}: {}{node}", severity(d.severity), d.code, d.message);
+    }
+    if selected.is_empty() {
+        eprintln!("docforge: no diagnostics{}", if all.is_empty() { "" } else { " match the filters" });
     }
     Ok(())
 }
 
 pub fn logic(root: &Path, id: &str, json: bool) -> Result<(), String> {
     let project = load(root)?;
-    let index = open_existing(&project)?;
+    let (index, _) = open_for_read(&project)?;
     let Some(record) = index.logic(id).map_err(|e| e.to_string())? else {
         let why = match index.node(id).map_err(|e| e.to_string())? {
-            None => "there is no node with this ID (IDs are exact and case-sensitive)",
+            None => return Err(not_found(&index, id)),
             Some(r) if !matches!(r.node.kind.as_str(), "func" | "method") => {
                 "Logic exists for Go funcs and methods only"
             }

@@ -2,6 +2,7 @@
 //! answers into text or JSON; it never parses a source file itself.
 
 mod commands;
+mod init;
 mod output;
 mod staged;
 mod stdout;
@@ -14,9 +15,9 @@ use std::process::ExitCode;
 const EXIT_HELP: &str = "\
 Exit codes:
   0  success
-  1  the operation failed (project root missing, invalid docforge.toml, unreadable or
-     incompatible index, node not found); one line on stderr says why
-  2  bad arguments (one line on stderr)";
+  1  the operation failed (project root missing, invalid docforge.toml, no or incompatible
+     index, node not found); one line on stderr says why
+  2  bad arguments (clap's message and the usage on stderr)";
 
 const VALIDATE_HELP: &str = "\
 Exit codes:
@@ -25,71 +26,161 @@ Exit codes:
   2  at least one claim cannot be evaluated and none fails (also: the project cannot be
      analysed; one line on stderr), or bad arguments";
 
+const SERVER_HELP: &str = "\
+Exit codes:
+  0  the client closed the connection (or sent exit after shutdown)
+  1  the server could not start or failed (one line on stderr says why)
+  2  bad arguments";
+
+const ABOUT: &str = "A knowledge graph of a project's documents and Go code";
+
+const LONG_ABOUT: &str = "\
+A knowledge graph of a project's documents and Go code.
+
+DocForge reads the Markdown/TOML documents and the Go source under a project root, derives
+one graph (documents, sections, links, relations, claims, Go packages, symbols, imports,
+calls, implements), publishes it as <root>/.docforge/index.sqlite and serves it: this CLI,
+`docforge validate` for pre-commit hooks, an MCP server for agents, a language server for
+editors and a coordination server for teams of agents.
+
+Start with `docforge init` (a commented docforge.toml and the ignore entries), then
+`docforge index`, then `docforge search WORDS` or `docforge node ID`.";
+
 #[derive(Parser, Debug)]
-#[command(name = "docforge", about = "A knowledge graph of a project's documents and Go code", version, after_help = EXIT_HELP)]
+#[command(
+    name = "docforge",
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    version,
+    after_help = EXIT_HELP,
+    arg_required_else_help = true
+)]
 struct Cli {
-    /// The project root (default: the current directory).
-    #[arg(long, global = true, value_name = "DIR")]
+    /// The project root (default: the current directory); may also follow the command.
+    #[arg(long, value_name = "DIR")]
     project_root: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
 
+/// `--project-root` of the commands that read a project.
+#[derive(clap::Args, Debug)]
+struct Root {
+    /// The project root (default: the current directory).
+    #[arg(long = "project-root", value_name = "DIR")]
+    project_root: Option<PathBuf>,
+}
+
+/// `--json` of the commands that read a project.
+#[derive(clap::Args, Debug)]
+struct Json {
+    /// Print one JSON document on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `N` for `--threads`: a positive number of worker threads.
+fn threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a number of threads")),
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Create a commented docforge.toml and ignore the derived state (.docforge/, .gograph/).
+    #[command(after_help = EXIT_HELP)]
+    Init {
+        #[command(flatten)]
+        root: Root,
+    },
     /// Build or incrementally update the index in <root>/.docforge/index.sqlite.
     #[command(after_help = EXIT_HELP)]
     Index {
+        #[command(flatten)]
+        root: Root,
         /// Never analyse Go code with an AST: Go files are inventoried and hashed only.
         #[arg(long)]
         no_ast: bool,
-        /// Also run the Go semantic layer (types, method sets, `implements` edges): precision
-        /// `precise` instead of `ast`.
+        /// Also run the Go semantic layer (types, method sets, `implements` edges, call
+        /// resolution with CHA, Logic): precision `precise` instead of `ast`.
         #[arg(long, conflicts_with = "no_ast")]
         precise: bool,
-        /// Print one JSON document instead of a summary line.
-        #[arg(long)]
-        json: bool,
-        /// Worker threads for analysis (default: available cores).
-        #[arg(long, value_name = "N")]
+        #[command(flatten)]
+        json: Json,
+        /// Worker threads for analysis (default: available cores; at least 1).
+        #[arg(long, value_name = "N", value_parser = threads)]
         threads: Option<usize>,
     },
-    /// Counts of the published index.
+    /// Counts of the published index: nodes, edges, files, diagnostics, its meta.
     #[command(after_help = EXIT_HELP)]
     Stats {
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        root: Root,
+        #[command(flatten)]
+        json: Json,
     },
     /// Lexical search over node IDs, titles and text.
     #[command(after_help = EXIT_HELP)]
     Search {
+        #[command(flatten)]
+        root: Root,
+        /// Words to look for (data, never query syntax), e.g. `Repository` or `storage design`.
         query: String,
         /// At most this many results (1..=1000).
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
         limit: u32,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: Json,
     },
-    /// One node with its incoming and outgoing edges and its diagnostics.
+    /// One node: its location, attributes, incoming and outgoing edges and diagnostics.
     #[command(after_help = EXIT_HELP)]
     Node {
+        #[command(flatten)]
+        root: Root,
+        /// The exact, case-sensitive node ID, e.g. `arch.storage`, `guide#install`,
+        /// `go:example.com/shop/storage::Repository` or `file:docs/notes.md`.
         id: String,
+        /// List every edge (the text output shows the first 20 of each direction).
         #[arg(long)]
-        json: bool,
+        all: bool,
+        #[command(flatten)]
+        json: Json,
+    },
+    /// The diagnostics of the published index (broken links, unknown relation targets, Go
+    /// syntax errors, ...), in place order.
+    #[command(after_help = EXIT_HELP)]
+    Diagnostics {
+        #[command(flatten)]
+        root: Root,
+        /// Only diagnostics of this severity.
+        #[arg(long, value_name = "SEVERITY", value_parser = ["error", "warning", "info"])]
+        severity: Option<String>,
+        /// Only diagnostics with this code, e.g. `broken_link` (repeatable).
+        #[arg(long, value_name = "CODE")]
+        code: Vec<String>,
+        #[command(flatten)]
+        json: Json,
     },
     /// The Logic of one Go func or method: its possible static control paths (steps and
     /// labelled edges), as stored by `docforge index --precise`.
     #[command(after_help = EXIT_HELP)]
     Logic {
+        #[command(flatten)]
+        root: Root,
         /// The exact node ID, e.g. `go:example.com/m/pkg::(*T).M`.
         id: String,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: Json,
     },
     /// Evaluate every [[claims]] entry of the documents (exit 0 all pass, 1 any fail,
     /// 2 any cannot_evaluate and none fails).
     #[command(after_help = VALIDATE_HELP)]
     Validate {
+        #[command(flatten)]
+        root: Root,
         /// Print a JSON array of gograph.validation.v1 results instead of a table.
         #[arg(long)]
         json: bool,
@@ -99,7 +190,10 @@ enum Command {
         staged: bool,
     },
     /// Serve the MCP read surface over stdio, bound to --project-root (required).
+    #[command(after_help = SERVER_HELP)]
     Mcp {
+        #[command(flatten)]
+        root: Root,
         /// Never analyse Go code with an AST; Logic is never extracted or returned.
         #[arg(long)]
         no_ast: bool,
@@ -109,12 +203,16 @@ enum Command {
         /// Attach version-1 request diagnostics (stage timings, counters) to responses.
         #[arg(long)]
         diagnostics: bool,
-        /// read | proposal | application | operator (only read and operator are available).
+        /// `read` (the read tools) or `operator` (the same tools; its policy says so). The
+        /// `proposal` and `application` modes are not available in this release and refuse
+        /// to start.
         #[arg(long, value_name = "MODE", default_value = "read")]
         capability_mode: String,
-        #[arg(long, value_name = "ID")]
+        /// Not available in this release (refuses to start with capability_not_available).
+        #[arg(long, value_name = "ID", hide = true)]
         proposal_writer: Option<String>,
-        #[arg(long, value_name = "ID")]
+        /// Not available in this release (refuses to start with canonical_applier_required).
+        #[arg(long, value_name = "ID", hide = true)]
         canonical_applier: Option<String>,
     },
     /// The coordination server (MCP over stateless Streamable HTTP) and its credentials.
@@ -125,7 +223,10 @@ enum Command {
     /// Serve the Language Server Protocol over stdin/stdout (for editors). Every workspace
     /// folder of the client is served as its own project; an explicit --project-root serves
     /// that root only.
+    #[command(after_help = SERVER_HELP)]
     Lsp {
+        #[command(flatten)]
+        root: Root,
         /// Never analyse Go code with an AST: documents only (Go files inventoried).
         #[arg(long)]
         no_ast: bool,
@@ -147,15 +248,17 @@ enum Command {
         /// Never read a module cache (names of required modules do not navigate).
         #[arg(long)]
         no_gomodcache: bool,
-        /// Worker threads (default: available cores).
-        #[arg(long, value_name = "N")]
+        /// Worker threads (default: available cores; at least 1).
+        #[arg(long, value_name = "N", value_parser = threads)]
         threads: Option<usize>,
         /// Record salsa executions for `docforge/debugExecutions` (tests).
         #[arg(long, hide = true)]
         debug_execution_log: bool,
     },
-    /// The engine version.
+    /// The engine version and build (the git commit it was built from).
+    #[command(after_help = EXIT_HELP)]
     Version {
+        /// Print `{"schema_version": "docforge.version.v1", "version": ..., "build": ...}`.
         #[arg(long)]
         json: bool,
     },
@@ -181,119 +284,156 @@ fn go_dir(
 #[global_allocator]
 static GLOBAL: docforge_syntax::alloc::GlobalAllocator = docforge_syntax::alloc::GlobalAllocator;
 
-fn main() -> ExitCode {
-    docforge_syntax::alloc::use_for_tree_sitter();
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                let _ = e.print();
-                return ExitCode::SUCCESS;
-            }
-            let rendered = e.render().to_string();
-            let line = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-            eprintln!("docforge: {}", line.trim_start_matches("error: "));
-            return ExitCode::from(2);
+/// The project root of a command: `--project-root` before or after the command (not both
+/// with different values), else the current directory.
+fn project_root(top: &Option<PathBuf>, root: Root) -> Result<PathBuf, String> {
+    match (top, root.project_root) {
+        (Some(a), Some(b)) if *a != b => {
+            Err(format!("--project-root given twice ({} and {})", a.display(), b.display()))
         }
-    };
-    if let Command::Mcp {
-        no_ast,
-        precise,
-        diagnostics,
-        capability_mode,
-        proposal_writer,
-        canonical_applier,
-    } = cli.command
-    {
-        let Some(project_root) = cli.project_root else {
-            eprintln!("docforge: mcp needs an explicit --project-root DIR");
-            return ExitCode::from(2);
-        };
-        let Some(mode) = docforge_mcp::CapabilityMode::parse(&capability_mode) else {
-            eprintln!("docforge: --capability-mode must be read, proposal, application or operator");
-            return ExitCode::from(2);
-        };
-        let opts = docforge_mcp::Options {
-            project_root,
-            no_ast,
-            diagnostics,
-            mode,
-            proposal_writer,
-            canonical_applier,
-        };
-        return match docforge_mcp::run(opts, precise) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(message) => {
-                eprintln!("docforge: {message}");
-                ExitCode::from(1)
-            }
-        };
+        (_, Some(dir)) => Ok(dir),
+        (Some(dir), None) => Ok(dir.clone()),
+        (None, None) => Ok(PathBuf::from(".")),
     }
-    if let Command::Lsp {
-        no_ast,
-        no_precise,
-        goroot,
-        no_goroot,
-        gomodcache,
-        no_gomodcache,
-        threads,
-        debug_execution_log,
-    } = cli.command
-    {
-        let dirs = (|| {
-            let installation = "a Go installation (no src/runtime)";
-            let goroot = go_dir("goroot", goroot, no_goroot, docforge_db::is_goroot, installation)?;
-            Ok::<_, String>((
-                goroot,
-                go_dir("gomodcache", gomodcache, no_gomodcache, Path::is_dir, "a directory")?,
-            ))
-        })();
-        let (goroot, gomodcache) = match dirs {
-            Ok(dirs) => dirs,
-            Err(message) => {
-                eprintln!("docforge: {message}");
-                return ExitCode::from(2);
-            }
-        };
-        let opts = docforge_lsp::Options {
-            project_root: cli.project_root,
-            no_ast,
-            no_precise,
-            goroot,
-            gomodcache,
-            threads,
-            execution_log: debug_execution_log,
-            test_hooks: false,
-        };
-        return match docforge_lsp::run(opts) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("docforge: lsp: {e}");
-                ExitCode::from(1)
-            }
-        };
-    }
-    let root = cli.project_root.unwrap_or_else(|| PathBuf::from("."));
-    let result = match cli.command {
-        Command::Index { no_ast, precise, json, threads } => {
-            commands::index(&root, no_ast, precise, json, threads)
-        }
-        Command::Stats { json } => commands::stats(&root, json),
-        Command::Search { query, limit, json } => commands::search(&root, &query, limit as usize, json),
-        Command::Node { id, json } => commands::node(&root, &id, json),
-        Command::Logic { id, json } => commands::logic(&root, &id, json),
-        Command::Version { json } => commands::version(json),
-        Command::Validate { json, staged } => return ExitCode::from(validate::validate(&root, json, staged)),
-        Command::Mcp { .. } => unreachable!("handled above"),
-        Command::Coord { command } => return docforge_coord::run(command),
-        Command::Lsp { .. } => unreachable!("handled above"),
-    };
+}
+
+/// A command that reads or writes the project at a root.
+type ProjectCommand = dyn FnOnce(&Path) -> Result<(), String>;
+
+fn bad_arguments(message: &str) -> ExitCode {
+    eprintln!("docforge: {message}");
+    ExitCode::from(2)
+}
+
+fn failed(result: Result<(), String>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("docforge: {message}");
             ExitCode::from(1)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    docforge_syntax::alloc::use_for_tree_sitter();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version on stdout (exit 0); every argument error is clap's whole
+            // message (what is wrong, the usage line, suggestions) on stderr, exit 2.
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    let top = cli.project_root;
+    match cli.command {
+        Command::Coord { .. } | Command::Version { .. } if top.is_some() => {
+            bad_arguments("--project-root means nothing for `coord` and `version`")
+        }
+        Command::Coord { command } => docforge_coord::run(command),
+        Command::Version { json } => failed(commands::version(json)),
+        Command::Mcp {
+            root,
+            no_ast,
+            precise,
+            diagnostics,
+            capability_mode,
+            proposal_writer,
+            canonical_applier,
+        } => {
+            if top.is_none() && root.project_root.is_none() {
+                return bad_arguments("mcp needs an explicit --project-root DIR");
+            }
+            let project_root = match project_root(&top, root) {
+                Ok(dir) => dir,
+                Err(message) => return bad_arguments(&message),
+            };
+            let Some(mode) = docforge_mcp::CapabilityMode::parse(&capability_mode) else {
+                return bad_arguments("--capability-mode must be read, proposal, application or operator");
+            };
+            let opts = docforge_mcp::Options {
+                project_root,
+                no_ast,
+                diagnostics,
+                mode,
+                proposal_writer,
+                canonical_applier,
+            };
+            failed(docforge_mcp::run(opts, precise))
+        }
+        Command::Lsp {
+            root,
+            no_ast,
+            no_precise,
+            goroot,
+            no_goroot,
+            gomodcache,
+            no_gomodcache,
+            threads,
+            debug_execution_log,
+        } => {
+            let explicit = match (&top, &root.project_root) {
+                (None, None) => None,
+                _ => match project_root(&top, root) {
+                    Ok(dir) => Some(dir),
+                    Err(message) => return bad_arguments(&message),
+                },
+            };
+            let dirs = (|| {
+                let installation = "a Go installation (no src/runtime)";
+                let goroot = go_dir("goroot", goroot, no_goroot, docforge_db::is_goroot, installation)?;
+                Ok::<_, String>((
+                    goroot,
+                    go_dir("gomodcache", gomodcache, no_gomodcache, Path::is_dir, "a directory")?,
+                ))
+            })();
+            let (goroot, gomodcache) = match dirs {
+                Ok(dirs) => dirs,
+                Err(message) => return bad_arguments(&message),
+            };
+            let opts = docforge_lsp::Options {
+                project_root: explicit,
+                no_ast,
+                no_precise,
+                goroot,
+                gomodcache,
+                threads,
+                execution_log: debug_execution_log,
+                test_hooks: false,
+            };
+            failed(docforge_lsp::run(opts).map_err(|e| format!("lsp: {e}")))
+        }
+        Command::Validate { root, json, staged } => match project_root(&top, root) {
+            Ok(dir) => ExitCode::from(validate::validate(&dir, json, staged)),
+            Err(message) => bad_arguments(&message),
+        },
+        command => {
+            let (root, run): (Root, Box<ProjectCommand>) = match command {
+                Command::Init { root } => (root, Box::new(init::init)),
+                Command::Index { root, no_ast, precise, json, threads } => {
+                    (root, Box::new(move |dir| commands::index(dir, no_ast, precise, json.json, threads)))
+                }
+                Command::Stats { root, json } => (root, Box::new(move |dir| commands::stats(dir, json.json))),
+                Command::Search { root, query, limit, json } => {
+                    (root, Box::new(move |dir| commands::search(dir, &query, limit as usize, json.json)))
+                }
+                Command::Node { root, id, all, json } => {
+                    (root, Box::new(move |dir| commands::node(dir, &id, all, json.json)))
+                }
+                Command::Diagnostics { root, severity, code, json } => (
+                    root,
+                    Box::new(move |dir| commands::diagnostics(dir, severity.as_deref(), &code, json.json)),
+                ),
+                Command::Logic { root, id, json } => {
+                    (root, Box::new(move |dir| commands::logic(dir, &id, json.json)))
+                }
+                _ => unreachable!("handled above"),
+            };
+            match project_root(&top, root) {
+                Ok(dir) => failed(run(&dir)),
+                Err(message) => bad_arguments(&message),
+            }
         }
     }
 }

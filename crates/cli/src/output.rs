@@ -29,7 +29,7 @@ fn edge_json(e: &EdgeRecord) -> Value {
     })
 }
 
-fn diagnostic_json(d: &Diagnostic) -> Value {
+pub fn diagnostic_json(d: &Diagnostic) -> Value {
     json!({ "severity": d.severity, "code": d.code, "message": d.message, "location": location_json(&d.location), "node": d.node })
 }
 

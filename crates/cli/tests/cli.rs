@@ -149,11 +149,32 @@ fn no_ast_inventories_go_files_without_symbols() {
 fn errors_are_one_line_with_documented_exit_codes() {
     let dir = fixture_copy();
     let root = dir.path();
-    // Bad arguments: exit 2.
-    for args in [&["search"][..], &["search", "x", "--limit", "0"], &["frobnicate"], &["index", "--bogus"]] {
-        let err = one_line_error(&run(root, args), 2);
-        assert!(err.starts_with("docforge: "), "{err}");
+    // Bad arguments: exit 2 with clap's whole message — what is wrong, the usage line and,
+    // for a mistyped command, what was meant — on stderr, nothing on stdout.
+    for (args, says, usage) in [
+        (&["search"][..], "the following required arguments were not provided:\n  <QUERY>", true),
+        (&["search", "x", "--limit", "0"], "invalid value '0' for '--limit <LIMIT>'", false),
+        (&["serch", "x"], "a similar subcommand exists: 'search'", true),
+        (&["index", "--bogus"], "unexpected argument '--bogus'", true),
+        (&["index", "--threads", "0"], "invalid value '0' for '--threads <N>': must be at least 1", false),
+        (&["lsp", "--threads", "0"], "must be at least 1", false),
+    ] {
+        let out = run(root, args);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(err.starts_with("error: ") && err.contains(says), "{args:?}: {err}");
+        assert!(!usage || err.contains("Usage: docforge"), "{args:?}: the usage line: {err}");
+        assert!(err.contains("For more information, try '--help'."), "{args:?}: {err}");
     }
+    // Bare `docforge` is the help on stderr, exit 2.
+    let bare = Command::new(bin()).output().unwrap();
+    assert_eq!(bare.status.code(), Some(2));
+    let help = String::from_utf8(bare.stderr).unwrap();
+    assert!(help.contains("Commands:") && help.contains("Exit codes:"), "{help}");
+    // `--project-root` means nothing for `version` and `coord`: refused, not ignored.
+    let err = one_line_error(&run(root, &["version"]), 2);
+    assert!(err.contains("means nothing"), "{err}");
     // Operational failures: exit 1.
     let err = one_line_error(&run(root, &["stats", "--json"]), 1);
     assert!(err.contains("no index"), "{err}");
@@ -166,11 +187,142 @@ fn errors_are_one_line_with_documented_exit_codes() {
 }
 
 #[test]
-fn node_not_found_is_exit_1() {
+fn node_not_found_is_exit_1_and_suggests_the_closest_ids() {
     let dir = fixture_copy();
     json(&run(dir.path(), &["index", "--json"]));
     let err = one_line_error(&run(dir.path(), &["node", "go:example.com/shop/storage::repository"]), 1);
     assert!(err.contains("case-sensitive"), "{err}");
+    assert!(err.contains(r#"closest: "go:example.com/shop/storage::Repository""#), "{err}");
+    let err = one_line_error(&run(dir.path(), &["node", "arch.storag"]), 1);
+    assert!(err.contains(r#"closest: "arch.storage""#), "{err}");
+    let err = one_line_error(&run(dir.path(), &["node", "zzzz-nothing-like-it"]), 1);
+    assert!(err.ends_with("try `docforge search WORDS`\n"), "{err}");
+}
+
+#[test]
+fn node_text_shows_the_location_first_and_bounds_edge_lists() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    // A function with more callers than the text output shows.
+    let mut callers = String::from("package storage\n\n");
+    for i in 0..25 {
+        callers.push_str(&format!("func caller{i}() {{ target() }}\n"));
+    }
+    callers.push_str("func target() {}\n");
+    fs::write(root.join("storage/callers.go"), callers).unwrap();
+    json(&run(root, &["index", "--json"]));
+    let out = run(root, &["node", "go:example.com/shop/storage::target"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "go:example.com/shop/storage::target (func) target", "{text}");
+    assert_eq!(lines[1], "  at storage/callers.go:28:6", "{text}");
+    assert!(text.contains("  incoming (26):"), "25 calls and the file's defines: {text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("    <- ")).count(), 20, "{text}");
+    assert!(
+        text.contains("    ... 6 more (`docforge node --all go:example.com/shop/storage::target`)"),
+        "{text}"
+    );
+    let all = String::from_utf8(run(root, &["node", "--all", "go:example.com/shop/storage::target"]).stdout)
+        .unwrap();
+    assert_eq!(all.lines().filter(|l| l.starts_with("    <- ")).count(), 26, "{all}");
+    assert!(!all.contains("more (`docforge node --all"), "{all}");
+}
+
+#[test]
+fn diagnostics_lists_what_stats_counts() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    let report = json(&run(root, &["index", "--json"]));
+    let errors = report["diagnostics"]["errors"].as_u64().unwrap();
+    assert!(errors >= 2, "{report}");
+    let listed = json(&run(root, &["diagnostics", "--json"]));
+    assert_eq!(listed["schema_version"], "docforge.diagnostics.v1");
+    let all = listed["diagnostics"].as_array().unwrap();
+    assert_eq!(
+        all.iter().filter(|d| d["severity"] == "error").count() as u64,
+        errors,
+        "every error the index counts is listed: {listed}"
+    );
+    let broken = json(&run(root, &["diagnostics", "--code", "broken_link", "--severity", "error", "--json"]));
+    let broken = broken["diagnostics"].as_array().unwrap();
+    assert!(!broken.is_empty() && broken.iter().all(|d| d["code"] == "broken_link"), "{broken:?}");
+    let out = run(root, &["diagnostics", "--code", "broken_link"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), broken.len(), "{text}");
+    assert!(
+        text.lines().next().unwrap().starts_with("docs/guide/getting-started.md:29:3: error broken_link: "),
+        "{text}"
+    );
+    let none = run(root, &["diagnostics", "--code", "no_such_code"]);
+    assert!(none.status.success() && none.stdout.is_empty());
+    assert_eq!(String::from_utf8(none.stderr).unwrap(), "docforge: no diagnostics match the filters\n");
+    let bad = run(root, &["diagnostics", "--severity", "fatal"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn reads_say_when_the_index_is_older_than_the_sources() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    json(&run(root, &["index", "--json"]));
+    let fresh = run(root, &["search", "Repository", "--json"]);
+    assert!(fresh.stderr.is_empty(), "{}", String::from_utf8_lossy(&fresh.stderr));
+    assert_eq!(json(&fresh)["index_current"], true);
+    let p = root.join("docs/notes.md");
+    fs::write(&p, fs::read_to_string(&p).unwrap() + "\nA new line.\n").unwrap();
+    for args in [
+        &["search", "Repository", "--json"][..],
+        &["node", "arch.storage", "--json"],
+        &["stats", "--json"],
+        &["diagnostics", "--json"],
+    ] {
+        let out = run(root, args);
+        let err = String::from_utf8(out.stderr.clone()).unwrap();
+        assert!(
+            err.contains("the index is older than the sources") && err.contains("run `docforge index`"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(json(&out)["index_current"], false, "{args:?}");
+    }
+    json(&run(root, &["index", "--json"]));
+    assert_eq!(json(&run(root, &["stats", "--json"]))["index_current"], true);
+    // An empty result says so (on stderr, so that a pipe reads nothing).
+    let empty = run(root, &["search", "zzqqxx"]);
+    assert!(empty.status.success() && empty.stdout.is_empty());
+    assert!(String::from_utf8(empty.stderr).unwrap().contains("no node matches \"zzqqxx\""));
+}
+
+#[test]
+fn init_writes_a_commented_config_and_the_ignore_entries_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join(".gitignore"), "/target").unwrap();
+    fs::write(root.join("readme.md"), "# Hello\n").unwrap();
+    let out = run(root, &["init"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let config = fs::read_to_string(root.join("docforge.toml")).unwrap();
+    assert!(config.starts_with("# DocForge project configuration"), "{config}");
+    assert_eq!(
+        fs::read_to_string(root.join(".gitignore")).unwrap(),
+        "/target\n# DocForge: derived state, rebuilt by `docforge index` and `gograph build`\n.docforge/\n.gograph/\n"
+    );
+    // The written configuration is valid and indexes.
+    assert_eq!(json(&run(root, &["index", "--json"]))["files"]["docs"], 1);
+    // A second init changes nothing: an edited config is kept, the entries are not repeated.
+    fs::write(root.join("docforge.toml"), "schema_version = 1\n# mine\n").unwrap();
+    let again = run(root, &["init"]);
+    assert!(again.status.success());
+    let text = String::from_utf8(again.stdout).unwrap();
+    assert!(
+        text.contains("(it exists; nothing changed)")
+            && text.contains("ignores .docforge/ and .gograph/ already"),
+        "{text}"
+    );
+    assert_eq!(fs::read_to_string(root.join("docforge.toml")).unwrap(), "schema_version = 1\n# mine\n");
+    assert_eq!(fs::read_to_string(root.join(".gitignore")).unwrap().matches(".docforge/").count(), 1);
+    let missing = one_line_error(&run(&root.join("nope"), &["init"]), 1);
+    assert!(missing.contains("does not exist"), "{missing}");
 }
 
 #[test]
@@ -290,7 +442,12 @@ fn a_closed_stdout_ends_quietly_with_the_sigpipe_status() {
         ("search", docforge(&["search", "order"])),
         ("search --json", docforge(&["search", "order", "--json"])),
         ("node", docforge(&["node", "go:example.com/shop/storage::Repository"])),
-        ("version", docforge(&["version"])),
+        ("version", {
+            let mut c = Command::new(bin());
+            c.arg("version");
+            c
+        }),
+        ("diagnostics", docforge(&["diagnostics"])),
         ("validate", docforge(&["validate"])),
         ("gograph version --json", gograph),
     ];

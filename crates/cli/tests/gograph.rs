@@ -489,3 +489,16 @@ fn exact_case_sensitive_resolution_ambiguity_and_package_name_collisions() {
     is(&v, "cannot_evaluate", "symbol_ambiguous");
     assert_eq!(v["evaluation"]["diagnostics"][0]["symbol_id"], "example.com/v/b::Help");
 }
+
+#[test]
+fn argument_errors_are_clap_messages_and_bare_gograph_is_its_help() {
+    let bare = gograph().output().unwrap();
+    assert_eq!(bare.status.code(), Some(2));
+    assert!(bare.stdout.is_empty());
+    let help = String::from_utf8(bare.stderr).unwrap();
+    assert!(help.contains("Commands:") && help.contains("Exit codes:"), "{help}");
+    let out = gograph().args(["biuld"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("a similar subcommand exists: 'build'") && err.contains("Usage: gograph"), "{err}");
+}

@@ -41,7 +41,9 @@ pub use host::{
 };
 pub use ide::{edge_span_on_line, extent, IdeIndex, Mention, Span};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
-pub use publish::{published_is_current, published_summary, PublishError, ENGINE_VERSION};
+pub use publish::{
+    published_is_current, published_sources_current, published_summary, PublishError, ENGINE_VERSION,
+};
 pub use salsa::Cancelled;
 pub use uses_q::UseSite;
 pub use validation::{doc_claims, go_inventory, go_sites, DocClaim, GoInventory, GoSites, ImportSite};

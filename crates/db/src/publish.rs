@@ -509,17 +509,30 @@ pub fn published_is_current(
         (true, true) => "precise",
     };
     let policy = if allow { "allow" } else { "no_ast" };
-    let config = crate::sha256_hex(project.config_text.as_bytes());
     if publication.generation == 0
-        || meta.get("engine_version").map(String::as_str) != Some(ENGINE_VERSION)
         || meta.get("ast_policy").map(String::as_str) != Some(policy)
         || !precision_satisfies(meta.get("precision").map(String::as_str), precision)
-        || meta.get("config_sha256") != Some(&config)
         || published_summary(&meta).is_none()
     {
         return Ok(false);
     }
-    if !inventory.errors.is_empty() {
+    published_sources_current(project, inventory, index)
+}
+
+/// Whether the published generation was derived from exactly the sources `inventory` saw
+/// (same engine, same `docforge.toml`, every file with the size and mtime recorded), whatever
+/// its policy and precision: the cheap identity a read checks before trusting the index.
+pub fn published_sources_current(
+    project: &docforge_project::Project,
+    inventory: &docforge_project::Inventory,
+    index: &Index,
+) -> Result<bool, IndexError> {
+    let meta = index.meta()?;
+    let config = crate::sha256_hex(project.config_text.as_bytes());
+    if meta.get("engine_version").map(String::as_str) != Some(ENGINE_VERSION)
+        || meta.get("config_sha256") != Some(&config)
+        || !inventory.errors.is_empty()
+    {
         return Ok(false);
     }
     let stored: HashMap<String, FileRecord> =

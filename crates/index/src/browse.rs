@@ -150,6 +150,30 @@ impl Index {
             self.conn.prepare_cached("SELECT 1 FROM nodes WHERE id = ?1 LIMIT 1").ctx(&self.path)?;
         stmt.exists([id]).ctx(&self.path)
     }
+
+    /// Up to `limit` IDs equal to `id` but for ASCII case, in ID order (a scan of the node
+    /// table: meant for suggestions after an exact lookup missed).
+    pub fn ids_ignoring_case(&self, id: &str, limit: usize) -> Result<Vec<String>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT id FROM nodes WHERE id = ?1 COLLATE NOCASE ORDER BY id LIMIT ?2")
+            .ctx(&self.path)?;
+        let rows = stmt.query_map(rusqlite::params![id, limit as i64], |r| r.get(0)).ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
+    }
+
+    /// Up to `limit` IDs that start with `prefix`, in ID order (through the ID index).
+    pub fn ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<String>, IndexError> {
+        // Every UTF-8 string that starts with `prefix` sorts before `prefix` + U+10FFFF.
+        let end = format!("{prefix}\u{10FFFF}");
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT id FROM nodes WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3")
+            .ctx(&self.path)?;
+        let rows =
+            stmt.query_map(rusqlite::params![prefix, end, limit as i64], |r| r.get(0)).ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
+    }
 }
 
 /// Bounds of one traversal.

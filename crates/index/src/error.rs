@@ -7,12 +7,12 @@ use std::path::PathBuf;
 pub enum IndexError {
     /// The file exists and is SQLite, but its schema is not the one this build writes.
     /// The index is disposable: `Index::recreate` deletes and rebuilds it.
-    #[error("index {path}: schema version {found} is not supported (expected {expected}); delete it or rebuild with Index::recreate")]
+    #[error("index {path}: schema version {found} is not supported (expected {expected}); run `docforge index` to rebuild it (the index is derived and disposable)")]
     SchemaMismatch { path: PathBuf, found: String, expected: u32 },
 
     /// The file is not a SQLite database, or SQLite reports it as malformed.
     #[error(
-        "index {path}: not a valid index database ({detail}); delete it or rebuild with Index::recreate"
+        "index {path}: not a valid index database ({detail}); run `docforge index` to rebuild it (the index is derived and disposable)"
     )]
     Corrupt { path: PathBuf, detail: String },
 

@@ -21,7 +21,7 @@ Exit codes:
   validate: 0 pass, 1 fail, 2 cannot_evaluate or invalid invocation";
 
 #[derive(Parser, Debug)]
-#[command(name = "gograph", about = "Structural validation of Go repositories (gograph contract v1)", after_help = EXIT_HELP)]
+#[command(name = "gograph", about = "Structural validation of Go repositories (gograph contract v1)", after_help = EXIT_HELP, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -31,6 +31,7 @@ struct Cli {
 enum Command {
     /// The injected build identifier.
     Version {
+        /// Print `{"schema_version": "gograph.version.v1", "version": ...}`.
         #[arg(long)]
         json: bool,
     },
@@ -39,24 +40,30 @@ enum Command {
         /// Repository root (default: the current directory).
         #[arg(long, value_name = "PATH")]
         repo: Option<PathBuf>,
-        /// Request precise Go semantics (not available in this build: the graph is then
-        /// precise_fallback, with a warning).
+        /// Run the Go semantic layer (types, method sets, implements, call resolution with
+        /// CHA): precision `precise`, or `precise_fallback` with a warning naming the packages
+        /// it could not analyse.
         #[arg(long)]
         precise: bool,
+        /// Print one JSON document instead of a summary line.
         #[arg(long)]
         json: bool,
     },
     /// Schema, precision, completeness and counts of the trusted snapshot.
     Stats {
+        /// Repository root (default: the current directory).
         #[arg(long, value_name = "PATH")]
         repo: Option<PathBuf>,
+        /// Print one JSON document (the only rendering of v1).
         #[arg(long)]
         json: bool,
     },
     /// Compare the snapshot with the current sources (exit 0 current, 2 stale, 1 error).
     Stale {
+        /// Repository root (default: the current directory).
         #[arg(long, value_name = "PATH")]
         repo: Option<PathBuf>,
+        /// Print one JSON document (the only rendering of v1).
         #[arg(long)]
         json: bool,
     },
@@ -77,15 +84,10 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                let _ = e.print();
-                return ExitCode::SUCCESS;
-            }
-            let rendered = e.render().to_string();
-            let line = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-            eprintln!("gograph: {}", line.trim_start_matches("error: "));
-            return ExitCode::from(2);
+            // Help on stdout (exit 0); every argument error is clap's whole message (what is
+            // wrong, the usage line, suggestions) on stderr, exit 2.
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
         }
     };
     let here = || PathBuf::from(".");

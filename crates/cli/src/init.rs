@@ -1,0 +1,103 @@
+//! `docforge init`: a commented `docforge.toml` with the defaults, and ignore entries for the
+//! derived state. Never overwrites: an existing `docforge.toml` is left as it is.
+
+use crate::stdout::outln;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::Path;
+
+/// The configuration `init` writes: every key with its default, commented where it is
+/// optional, so that the file parses and means exactly what no file would mean.
+pub const TEMPLATE: &str = r#"# DocForge project configuration. Every key but schema_version is optional; the values
+# shown (commented out) are the defaults. Unknown keys are errors naming the key.
+schema_version = 1
+
+[project]
+# id = "my-project"           # default: the name of the project root directory
+
+[sources]
+# docs = ["**/*.md"]          # globs of the documents (Markdown, TOML node files)
+# go = ["."]                  # directories holding Go modules (go.mod, go.work)
+# exclude = []                # globs never selected (an excluded Go file makes the graph partial)
+
+[limits]
+# max_results = 200           # the cap on results of MCP collection tools
+# max_response_bytes = 262144 # the size limit of one MCP response
+# max_file_bytes = 8388608    # larger files are refused (recorded, never read)
+
+[go]
+# goos = "linux"              # the build context Go files are selected for
+# goarch = "amd64"
+# cgo = false                 # false: files importing "C" are excluded
+# tags = []                   # extra build tags
+"#;
+
+/// What `.gitignore` must hold: the index and receipts, and `gograph build`'s snapshot. Both
+/// are derived from the sources and rebuilt on demand.
+const IGNORED: [&str; 2] = [".docforge/", ".gograph/"];
+
+pub fn init(root: &Path) -> Result<(), String> {
+    if !root.is_dir() {
+        return Err(format!("project root {} does not exist or is not a directory", root.display()));
+    }
+    let config = root.join(docforge_project::CONFIG_FILE);
+    match OpenOptions::new().write(true).create_new(true).open(&config) {
+        Ok(mut file) => {
+            file.write_all(TEMPLATE.as_bytes())
+                .and_then(|()| file.sync_all())
+                .map_err(|e| format!("{}: {e}", config.display()))?;
+            outln!("wrote {}", config.display());
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            outln!("kept {} (it exists; nothing changed)", config.display());
+        }
+        Err(e) => return Err(format!("{}: {e}", config.display())),
+    }
+    let ignore = root.join(".gitignore");
+    let existing = match std::fs::read_to_string(&ignore) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("{}: {e}", ignore.display())),
+    };
+    let present = |entry: &str| {
+        let bare = entry.trim_end_matches('/');
+        existing.lines().map(str::trim).any(|l| {
+            let l = l.trim_start_matches('/').trim_end_matches('/');
+            l == bare
+        })
+    };
+    let missing: Vec<&str> = IGNORED.into_iter().filter(|e| !present(e)).collect();
+    if missing.is_empty() {
+        outln!("kept {} (it ignores {} already)", ignore.display(), IGNORED.join(" and "));
+        return Ok(());
+    }
+    let mut text = String::new();
+    if !existing.is_empty() && !existing.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("# DocForge: derived state, rebuilt by `docforge index` and `gograph build`\n");
+    for entry in &missing {
+        text.push_str(entry);
+        text.push('\n');
+    }
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&ignore)
+        .map_err(|e| format!("{}: {e}", ignore.display()))?;
+    file.write_all(text.as_bytes()).map_err(|e| format!("{}: {e}", ignore.display()))?;
+    outln!("added {} to {}", missing.join(" and "), ignore.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_template_parses_and_means_the_defaults() {
+        let parsed = docforge_project::Config::parse(Path::new("docforge.toml"), TEMPLATE)
+            .expect("the template is valid");
+        assert_eq!(parsed, docforge_project::Config::default());
+    }
+}
