@@ -477,7 +477,7 @@ fn walk(
         if !kind.is_go_side() && (by_config || ignores.ignored(root, &rel, false)) {
             continue;
         }
-        if by_config {
+        if by_config && !go_ignored_dir(&rel) {
             // The Go build compiles it; the configuration leaves it out: recorded, so the
             // graph says what it does not cover.
             found(Entry { rel, kind, status: EntryStatus::Excluded(EXCLUDED_BY_CONFIG.into()), stamp: None });

@@ -32,7 +32,7 @@ fn selection_rules() {
     write(root, "docs/n.toml", "title = \"n\"\n");
     write(root, "README.md", "# R\n");
     write(root, "notes.txt", "x");
-    write(root, "docforge.toml", "schema_version = 1\n[sources]\ndocs = [\"docs/**/*.md\", \"docs/**/*.toml\"]\nexclude = [\"vendor/**\"]\n");
+    write(root, "docforge.toml", "schema_version = 1\n[sources]\ndocs = [\"docs/**/*.md\", \"docs/**/*.toml\"]\nexclude = [\"vendor/**\", \"**/testdata/**\"]\n");
     let project = Project::load(root).unwrap();
     let inv = discover(&project);
     assert!(inv.errors.is_empty(), "{:?}", inv.errors);
@@ -55,6 +55,7 @@ fn selection_rules() {
     assert_eq!(status(&inv, "ignored/f.go"), Some(EntryStatus::Selected));
     // A Go file the configuration excludes is recorded as such (the graph says it is partial).
     assert_eq!(status(&inv, "vendor/v/e.go"), Some(EntryStatus::Excluded("exclude_glob".into())));
+    // A glob over a directory the go command ignores anyway takes nothing from the build.
     assert_eq!(status(&inv, "sub/testdata/c.go"), Some(EntryStatus::Excluded("go_ignored_dir".into())));
     assert_eq!(status(&inv, "_hidden/d.go"), Some(EntryStatus::Excluded("go_ignored_dir".into())));
     assert_eq!(status(&inv, "a.go"), Some(EntryStatus::Selected));
