@@ -386,7 +386,7 @@ pub fn logic(root: &Path, id: &str, json: bool) -> Result<(), String> {
     let (index, _) = open_for_read(&project)?;
     let Some(record) = index.logic(id).map_err(|e| e.to_string())? else {
         let why = match index.node(id).map_err(|e| e.to_string())? {
-            None => return Err(not_found(&index, id)),
+            None => return Err(format!("no Logic: {}", not_found(&index, id))),
             Some(r) if !matches!(r.node.kind.as_str(), "func" | "method") => {
                 "Logic exists for Go funcs and methods only"
             }

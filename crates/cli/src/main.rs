@@ -216,6 +216,7 @@ enum Command {
         canonical_applier: Option<String>,
     },
     /// The coordination server (MCP over stateless Streamable HTTP) and its credentials.
+    #[command(after_help = docforge_coord::EXIT_HELP)]
     Coord {
         #[command(subcommand)]
         command: docforge_coord::CoordCommand,

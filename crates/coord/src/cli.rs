@@ -9,15 +9,23 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// The exit codes every `docforge coord` command's help states.
+pub const EXIT_HELP: &str = "\
+Exit codes:
+  0  success (serve: stopped by SIGINT or SIGTERM)
+  1  the operation failed (database, address, unknown credential); one line on stderr
+  2  bad arguments";
+
 #[derive(clap::Subcommand, Debug)]
 pub enum CoordCommand {
     /// Serve the coordination MCP contract at POST http://ADDR/mcp (stateless Streamable
     /// HTTP, JSON responses). Prints `listening http://ADDR/mcp` once bound.
+    #[command(after_help = EXIT_HELP)]
     Serve {
         /// Address to listen on; loopback unless --allow-remote.
         #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
         listen: SocketAddr,
-        /// The SQLite database (created if missing).
+        /// The coordination database (SQLite; created if missing).
         #[arg(long, value_name = "PATH")]
         db: PathBuf,
         /// Also accept requests carrying this Origin (exact `scheme://host[:port]`; loopback
@@ -29,6 +37,7 @@ pub enum CoordCommand {
         allow_remote: bool,
     },
     /// Create, list and revoke bearer credentials (tokens are shown once, stored as SHA-256).
+    #[command(after_help = EXIT_HELP)]
     Token {
         #[command(subcommand)]
         command: TokenCommand,
@@ -39,7 +48,9 @@ pub enum CoordCommand {
 pub enum TokenCommand {
     /// Create the SYSTEM credential (creates projects, appoints first members). Prints the
     /// token alone on stdout.
+    #[command(after_help = EXIT_HELP)]
     System {
+        /// The coordination database (SQLite; created if missing).
         #[arg(long, value_name = "PATH")]
         db: PathBuf,
         /// Revoke the current SYSTEM credential and create a new one.
@@ -47,24 +58,32 @@ pub enum TokenCommand {
         replace: bool,
     },
     /// Create a token for an actor. Prints the token alone on stdout.
+    #[command(after_help = EXIT_HELP)]
     Create {
+        /// The coordination database (SQLite; created if missing).
         #[arg(long, value_name = "PATH")]
         db: PathBuf,
         /// The actor ID the token speaks for.
         #[arg(long, value_name = "ID")]
         actor: String,
+        /// A note shown by `token list` (e.g. where the token is used).
         #[arg(long)]
         label: Option<String>,
     },
     /// List credentials (never the tokens): id, kind, principal, label, created, revoked.
+    #[command(after_help = EXIT_HELP)]
     List {
+        /// The coordination database (SQLite; created if missing).
         #[arg(long, value_name = "PATH")]
         db: PathBuf,
     },
     /// Revoke a credential by its ID (`cred_...`).
+    #[command(after_help = EXIT_HELP)]
     Revoke {
+        /// The coordination database (SQLite; created if missing).
         #[arg(long, value_name = "PATH")]
         db: PathBuf,
+        /// The credential ID `token create` printed, e.g. `cred_3f2a...`.
         credential_id: String,
     },
 }

@@ -1,5 +1,5 @@
 //! DocForge's coordination server: the coordination MCP contract
-//! (`../shared/seeds/coordination-mcp-contract.md`) over stateless Streamable HTTP, on a
+//! (docs/coordination.md) over stateless Streamable HTTP, on a
 //! SQLite event log. A room of its own: it depends on no engine crate.
 //!
 //! - [`store`]: the database (WAL), its schema, the append-only event log.
@@ -16,4 +16,4 @@ pub mod http;
 pub mod store;
 pub mod tools;
 
-pub use cli::{run, CoordCommand};
+pub use cli::{run, CoordCommand, EXIT_HELP};
