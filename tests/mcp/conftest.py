@@ -16,7 +16,7 @@ from mcp.client.stdio import stdio_client
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("DOCFORGE_BIN", REPO / "target" / "debug" / "docforge"))
 
-# The contract's read list (../shared/seeds/docforge-mcp-contract.md, "Read tools").
+# The read tools of the MCP surface (docs/mcp.md).
 CONTRACT_READ_TOOLS = [
     "docforge_bootstrap",
     "docforge_sync",

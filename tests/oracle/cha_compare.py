@@ -2,7 +2,7 @@
 """Compare DocForge's call resolution with go/ssa + callgraph/cha (see cha.go and
 crates/go/examples/calls). Usage: cha_compare.py ORACLE OURS [--strict]
 
-Bars (issue 3):
+Bars (the goals of precise call resolution):
   (a) edges we mark resolved_static (class `static`) present in the oracle graph  >= 99.9%
   (b) oracle edges from call sites we marked resolved, found by us (static or cha) >= 99%
   (c) unresolved call sites / call sites (builtins and conversions are not calls)  <= 10%

@@ -12,7 +12,7 @@
 # crates/go/examples/implements, which loads standard-library imports outside DIR from
 # GOROOT), also reported without cmd/ (std only).
 # --cha: precise call resolution (oracle -cha: go/ssa + callgraph/cha, vs
-# crates/go/examples/calls) scored by cha_compare.py against the bars; --std-only
+# crates/go/examples/calls) scored by cha_compare.py against its goals; --std-only
 # skips DIR/cmd on both sides. On fixtures (a DIR under fixtures/) every bar must be 100%.
 # --engine-cha: the engine's published precise call graph (symbol_ids --cha) against the same
 # oracle, at the level validation reads it (engine_cha.py: no wrong pass, no wrong fail).

@@ -28,7 +28,7 @@ impl Location {
     }
 }
 
-/// How a fact was established. See "Precision, honestly" in DESIGN.md.
+/// How a fact was established: `ast` from syntax, `precise` from the Go semantic layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Precision {

@@ -1,4 +1,5 @@
-//! `docforge.toml` (schema in DESIGN.md). Unknown keys and bad values are errors naming the key.
+//! `docforge.toml` (reference: docs/configuration.md). Unknown keys and bad values are errors
+//! naming the key.
 
 use serde::Deserialize;
 use std::path::Path;
@@ -84,7 +85,7 @@ impl Default for Proposals {
     }
 }
 
-/// The Go build context (DocForge addition to the DESIGN.md schema).
+/// The Go build context Go files are selected for.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GoConfig {

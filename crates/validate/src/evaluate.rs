@@ -1,7 +1,7 @@
 //! The four v1 predicates over a trusted snapshot: exact, byte-equal, case-sensitive
 //! resolution (never a search), and the predicate-specific negative-result rules.
 //!
-//! Conventions of the precise layer this evaluator reads (see README, "Validation"):
+//! Conventions of the precise layer this evaluator reads (see docs/validation.md):
 //! `implements` edges concrete type -> interface with attr `receiver` = `value`|`pointer`;
 //! `calls` edges with attr `classification` = `resolved_static`|`cha_possible_target`|
 //! `synthetic`; func/method attrs `unresolved_calls` (count) and `calls_resolved` (`true`

@@ -1,4 +1,4 @@
-//! The structural validation contract (`../shared/seeds/gograph-validation-contract.md`):
+//! The structural validation contract (docs/validation.md):
 //! strict `gograph.binding.v1` requests, the trusted `.gograph/graph.json` snapshot, the
 //! versioned source-fingerprint manifest, freshness checked before and after evaluation,
 //! the four v1 predicates and the closed `gograph.validation.v1` result.
