@@ -284,7 +284,7 @@ pub fn node(root: &Path, id: &str, all: bool, json: bool) -> Result<(), String> 
         outln!("  diagnostics ({}):", record.diagnostics.len());
         for d in &record.diagnostics {
             let at = d.location.as_ref().map(|l| format!(" ({})", place(l))).unwrap_or_default();
-            outln!("    {} {}: {}{at}", severity(d.severity), d.code, d.message);
+            outln!("    {} {}: {}{at}", d.severity.as_str(), d.code, d.message);
         }
     }
     Ok(())
@@ -295,14 +295,6 @@ fn place(l: &docforge_model::Location) -> String {
         (0, _) => l.path.clone(),
         (line, 0) => format!("{}:{line}", l.path),
         (line, column) => format!("{}:{line}:{column}", l.path),
-    }
-}
-
-fn severity(s: docforge_model::Severity) -> &'static str {
-    match s {
-        docforge_model::Severity::Error => "error",
-        docforge_model::Severity::Warning => "warning",
-        docforge_model::Severity::Info => "info",
     }
 }
 
@@ -326,17 +318,16 @@ fn not_found(index: &Index, id: &str) -> String {
             candidates.push(hit.id);
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    candidates.retain(|c| seen.insert(c.clone()));
-    let exact_case: usize = candidates.iter().filter(|c| c.eq_ignore_ascii_case(id)).count();
-    let (same, rest) = candidates.split_at_mut(exact_case);
-    rest.sort_by(|a, b| {
-        let (da, db) = (strsim::levenshtein(id, a), strsim::levenshtein(id, b));
-        da.cmp(&db).then_with(|| a.cmp(b))
-    });
-    // A suggestion is at most half the ID's length of edits away; farther ones mislead.
-    let near = |c: &&String| strsim::levenshtein(id, c) <= id.chars().count() / 2;
-    let suggestions: Vec<&String> = same.iter().chain(rest.iter().filter(near)).take(3).collect();
+    // Ranked: the same ID in another case first, then by edit distance; a suggestion is at
+    // most half the ID's length of edits away (farther ones mislead).
+    let mut ranked: Vec<(bool, usize, String)> = candidates
+        .into_iter()
+        .map(|c| (!c.eq_ignore_ascii_case(id), strsim::levenshtein(id, &c), c))
+        .filter(|(other_case, distance, _)| !*other_case || *distance <= id.chars().count() / 2)
+        .collect();
+    ranked.sort();
+    ranked.dedup();
+    let suggestions: Vec<&String> = ranked.iter().map(|(_, _, c)| c).take(3).collect();
     let mut message = format!("no node with ID {id:?} (IDs are exact and case-sensitive)");
     if suggestions.is_empty() {
         message.push_str("; try `docforge search WORDS`");
@@ -358,7 +349,7 @@ pub fn diagnostics(
     let all = index.diagnostics().map_err(|e| e.to_string())?;
     let selected: Vec<_> = all
         .iter()
-        .filter(|d| severity_filter.is_none_or(|s| severity(d.severity) == s))
+        .filter(|d| severity_filter.is_none_or(|s| d.severity.as_str() == s))
         .filter(|d| codes.is_empty() || codes.contains(&d.code))
         .collect();
     if json {
@@ -373,7 +364,7 @@ pub fn diagnostics(
     for d in &selected {
         let at = d.location.as_ref().map(place).unwrap_or_else(|| "-".into());
         let node = d.node.as_deref().map(|n| format!(" [{n}]")).unwrap_or_default();
-        outln!("{at}: {} {}: {}{node}", severity(d.severity), d.code, d.message);
+        outln!("{at}: {} {}: {}{node}", d.severity.as_str(), d.code, d.message);
     }
     if selected.is_empty() {
         eprintln!("docforge: no diagnostics{}", if all.is_empty() { "" } else { " match the filters" });

@@ -3,7 +3,7 @@
 
 use crate::error::{IndexError, SqlContext};
 use crate::relation_class;
-use docforge_model::{Fragment, Location, Severity};
+use docforge_model::{Fragment, Location};
 use rusqlite::{params, OptionalExtension, Transaction};
 use std::path::Path;
 
@@ -81,14 +81,6 @@ fn loc(location: &Option<Location>) -> (Option<&str>, Option<u32>, Option<u32>) 
     }
 }
 
-pub(crate) fn severity_str(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Info => "info",
-    }
-}
-
 /// Where an owner's edge rows go.
 #[derive(Clone, Copy)]
 pub(crate) enum EdgeRows {
@@ -141,7 +133,7 @@ pub(crate) fn insert_fragment(
     for d in &fragment.diagnostics {
         let (p, line, col) = loc(&d.location);
         let rid = diag_stmt
-            .insert(params![owner, severity_str(d.severity), d.code, d.message, d.node, p, line, col])
+            .insert(params![owner, d.severity.as_str(), d.code, d.message, d.node, p, line, col])
             .ctx(path)?;
         extend(&mut ranges.diags, rid);
     }

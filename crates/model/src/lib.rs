@@ -117,6 +117,17 @@ pub enum Severity {
     Info,
 }
 
+impl Severity {
+    /// The name the index stores and every front shows: `error`, `warning`, `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
 /// A problem found while deriving the graph. Attached to a node and/or a place; never fatal.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Diagnostic {
