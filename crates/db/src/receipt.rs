@@ -507,17 +507,15 @@ pub(crate) fn read_verified(index_path: &Path) -> Option<Receipt> {
     (r.compute_hash() == r.receipt_hash).then_some(r)
 }
 
-/// Write atomically (temporary file, rename). Not fsynced, like the WAL commit it describes
+/// Write atomically through the project writer (temporary file, rename), beneath the index's
+/// directory and through no symlink. Not fsynced, like the WAL commit it describes
 /// (`synchronous = NORMAL`): after a crash a torn receipt fails its hash (`unverified`).
-pub(crate) fn write(index_path: &Path, r: &Receipt) -> std::io::Result<()> {
-    use std::io::Write;
-    let path = receipt_path(index_path);
-    let dir = path.parent().expect("receipt has a parent");
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".{RECEIPT_FILE}.{}.tmp", std::process::id()));
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(&serde_json::to_vec(r).expect("receipt serialises"))?;
-    std::fs::rename(&tmp, &path)
+pub(crate) fn write(index_path: &Path, r: &Receipt) -> Result<(), docforge_project::WriteError> {
+    let dir = index_path.parent().unwrap_or(Path::new("."));
+    let bytes = serde_json::to_vec(r).expect("receipt serialises");
+    docforge_project::ProjectWriter::new(dir)
+        .write(&format!("{RECEIPT_DIR}/{RECEIPT_FILE}"), &bytes, docforge_project::Durability::Atomic)
+        .map(|_| ())
 }
 
 #[cfg(test)]

@@ -3,13 +3,17 @@
 //!
 //! This crate lists and classifies files; it reads only `docforge.toml`. Reading source
 //! content is the loader's job (see [`read_source`]), so the rules for what may be opened
-//! live in one place.
+//! live in one place. It is also the one writer of project files ([`ProjectWriter`]):
+//! confined beneath the root through no symlink, atomic per file, and all-or-nothing across
+//! files ([`ProjectWriter::commit`], journaled and recovered after a crash).
 
 mod config;
 mod discover;
 mod ignores;
 mod read;
 mod stamp;
+mod transaction;
+mod write;
 
 pub use config::{Config, ConfigError, GoConfig, Limits, ProjectSection, Proposals, Sources, View};
 pub use discover::{
@@ -18,6 +22,8 @@ pub use discover::{
 };
 pub use read::{read_source, read_source_into, ReadError, SourceReader, DEFAULT_MAX_FILE_BYTES};
 pub use stamp::{PathState, ReadStamp, RACY_WINDOW};
+pub use transaction::{Change, Recovery, TransactionError, JOURNAL_VERSION};
+pub use write::{Durability, ProjectWriter, WriteError};
 
 /// The index directory inside the project root.
 pub const STATE_DIR: &str = ".docforge";

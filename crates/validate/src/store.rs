@@ -1,15 +1,14 @@
 //! Reading and writing `.gograph/graph.json` under an explicit root: the directory and the
 //! file must be a real directory and a regular file (never a symlink, never a special file);
-//! reads go through the engine's confined non-blocking reader; writes are atomic (a new
-//! temporary file in the same directory, fsync, rename, fsync of the directory).
+//! reads go through the engine's confined non-blocking reader; writes go through the project
+//! writer (a new temporary file in the same directory, fsync, rename, fsync of the directory).
 
 use crate::index::INDEX_FILE;
 use crate::snapshot::{Snapshot, GRAPH_DIR, GRAPH_FILE};
 use crate::validator::GraphAccessError;
 use docforge_project::ReadError;
 use std::fs;
-use std::io::Write;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 /// The largest snapshot that is read (the standard library's graph is far below).
@@ -163,38 +162,10 @@ pub fn write_graph(root: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
     write_file(root, GRAPH_FILE, bytes)
 }
 
-/// Atomically replace `<root>/.gograph/<name>` with `bytes`.
+/// Atomically and durably replace `<root>/.gograph/<name>` with `bytes`, through the project
+/// writer (never through a symlink, never over anything but a regular file).
 fn write_file(root: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, String> {
-    let dir = root.join(GRAPH_DIR);
-    match fs::symlink_metadata(&dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?
-        }
-        Err(e) => return Err(format!("{}: {e}", dir.display())),
-        Ok(m) if !m.file_type().is_dir() => {
-            return Err(format!("{} is {}; refused", dir.display(), kind_of(&m)))
-        }
-        Ok(_) => {}
-    }
-    let target = dir.join(name);
-    if let Ok(m) = fs::symlink_metadata(&target) {
-        if !m.file_type().is_file() {
-            return Err(format!("{} is {}; refused", target.display(), kind_of(&m)));
-        }
-    }
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let tmp = dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let mut f = fs::OpenOptions::new().write(true).create_new(true).mode(0o644).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, &target)?;
-        fs::File::open(&dir)?.sync_all()
-    };
-    write().map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", target.display())
-    })?;
-    Ok(target)
+    docforge_project::ProjectWriter::new(root)
+        .write(&format!("{GRAPH_DIR}/{name}"), bytes, docforge_project::Durability::Durable)
+        .map_err(|e| e.to_string())
 }

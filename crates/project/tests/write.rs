@@ -1,0 +1,318 @@
+//! The writer: confined, atomic, regular files only; a refused or failed write leaves every
+//! byte where it was.
+
+use docforge_project::{Durability, ProjectWriter, WriteError};
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+
+/// Every file under `dir` with its bytes (symlinks as their targets), sorted.
+fn tree(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            let m = fs::symlink_metadata(&p).unwrap();
+            if m.file_type().is_symlink() {
+                out.push((rel, format!("-> {}", fs::read_link(&p).unwrap().display())));
+            } else if m.is_dir() {
+                out.push((format!("{rel}/"), String::new()));
+                stack.push(p);
+            } else if m.is_file() {
+                out.push((rel, String::from_utf8_lossy(&fs::read(&p).unwrap()).into_owned()));
+            } else {
+                out.push((rel, "special".into()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn writes_replace_atomically_and_create_missing_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = ProjectWriter::new(dir.path());
+    for durability in [Durability::Durable, Durability::Atomic] {
+        w.write(".docforge/receipts/r.json", b"one", durability).unwrap();
+        w.write(".docforge/receipts/r.json", b"two", durability).unwrap();
+        assert_eq!(fs::read(dir.path().join(".docforge/receipts/r.json")).unwrap(), b"two");
+    }
+    // No temporary file is left beside the target.
+    assert_eq!(
+        tree(dir.path()),
+        vec![
+            (".docforge/".into(), String::new()),
+            (".docforge/receipts/".into(), String::new()),
+            (".docforge/receipts/r.json".into(), "two".into()),
+        ]
+    );
+}
+
+#[test]
+fn refused_writes_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("victim"), "keep").unwrap();
+    symlink(outside.path(), root.join("linked-dir")).unwrap();
+    symlink(outside.path().join("victim"), root.join("linked-file")).unwrap();
+    fs::create_dir(root.join("a-dir")).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(root.join("fifo")).status().unwrap().success());
+    let (before, outside_before) = (tree(root), tree(outside.path()));
+    let w = ProjectWriter::new(root);
+    let cases: &[(&str, &str)] = &[
+        ("linked-dir/victim", "linked-dir is a symlink; refused"),
+        ("linked-dir/new/file", "linked-dir is a symlink; refused"),
+        ("linked-file", "linked-file is a symlink; refused"),
+        ("a-dir", "a-dir is a directory; refused"),
+        ("fifo", "fifo is a special file; refused"),
+        ("../escape", "not a project-relative path"),
+        ("/etc/passwd", "not a project-relative path"),
+        ("a-dir/./x", "not a project-relative path"),
+        ("", "not a project-relative path"),
+    ];
+    for (rel, says) in cases {
+        for durability in [Durability::Durable, Durability::Atomic] {
+            let err = w.write(rel, b"evil", durability).unwrap_err();
+            assert!(err.to_string().contains(says), "{rel}: {err}");
+            assert!(
+                matches!(err, WriteError::InvalidPath { .. } | WriteError::NotRegular { .. }),
+                "{rel}: {err:?}"
+            );
+        }
+        assert!(w.create_new(rel, b"evil").is_err(), "{rel}");
+    }
+    assert_eq!(tree(root), before, "nothing written in the root");
+    assert_eq!(tree(outside.path()), outside_before, "nothing written outside");
+}
+
+#[test]
+fn create_new_never_replaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = ProjectWriter::new(dir.path());
+    assert!(w.create_new("docforge.toml", b"first").unwrap());
+    assert!(!w.create_new("docforge.toml", b"second").unwrap());
+    assert_eq!(fs::read(dir.path().join("docforge.toml")).unwrap(), b"first");
+    assert!(w.is_regular("docforge.toml"));
+    assert!(!w.is_regular("missing"));
+}
+
+/// A writer killed at any point leaves the old bytes or the new ones, whole: the child below
+/// (this test binary re-run) rewrites a 16 MiB file over and over, alternating its byte, and is
+/// killed with SIGKILL at a different moment each round.
+#[test]
+fn a_writer_killed_mid_write_leaves_old_or_new_bytes_never_a_mix() {
+    const SIZE: usize = 16 << 20;
+    if let Ok(root) = std::env::var("DOCFORGE_WRITER_CHILD") {
+        let w = ProjectWriter::new(Path::new(&root));
+        for i in 0u64.. {
+            let byte = if i % 2 == 0 { b'b' } else { b'a' };
+            w.write("state.bin", &vec![byte; SIZE], Durability::Atomic).unwrap();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let w = ProjectWriter::new(dir.path());
+    w.write("state.bin", &vec![b'a'; SIZE], Durability::Durable).unwrap();
+    for round in 0..8u64 {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "a_writer_killed_mid_write_leaves_old_or_new_bytes_never_a_mix", "--nocapture"])
+            .env("DOCFORGE_WRITER_CHILD", dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(30 + 17 * round));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let bytes = fs::read(dir.path().join("state.bin")).unwrap();
+        assert_eq!(bytes.len(), SIZE, "round {round}: the target is whole");
+        assert!(bytes.iter().all(|b| *b == bytes[0]), "round {round}: one write's bytes, not a mix");
+    }
+    // What a killed writer leaves is a hidden temporary beside the target, never the target.
+    for e in fs::read_dir(dir.path()).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        assert!(name == "state.bin" || (name.starts_with(".state.bin.") && name.ends_with(".tmp")), "{name}");
+    }
+}
+
+// ---- Multi-file transactions ----
+
+use docforge_project::{Change, Recovery, TransactionError};
+
+const JOURNAL: &str = ".docforge/transaction.json";
+
+fn sha(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// A project with two documents and the transaction that rewrites one, removes the other and
+/// creates a third in a new directory.
+fn project() -> (tempfile::TempDir, Vec<Change>) {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("docs")).unwrap();
+    fs::write(dir.path().join("docs/a.md"), "old a").unwrap();
+    fs::write(dir.path().join("docs/b.md"), "old b").unwrap();
+    let changes = vec![
+        Change {
+            path: "docs/a.md".into(),
+            after: Some(b"new a".to_vec()),
+            expect: Some(Some(sha(b"old a"))),
+        },
+        Change { path: "docs/b.md".into(), after: None, expect: None },
+        Change { path: "docs/new/c.md".into(), after: Some(b"new c".to_vec()), expect: Some(None) },
+    ];
+    (dir, changes)
+}
+
+fn documents(root: &Path) -> Vec<(String, String)> {
+    tree(root).into_iter().filter(|(p, _)| p.ends_with(".md")).collect()
+}
+
+fn old() -> Vec<(String, String)> {
+    vec![("docs/a.md".into(), "old a".into()), ("docs/b.md".into(), "old b".into())]
+}
+
+fn new() -> Vec<(String, String)> {
+    vec![("docs/a.md".into(), "new a".into()), ("docs/new/c.md".into(), "new c".into())]
+}
+
+/// Nothing but the documents (and directories) is left: no journal, staged file or backup.
+fn no_leftovers(root: &Path) {
+    for (p, _) in tree(root) {
+        assert!(p.ends_with('/') || (p.ends_with(".md") && !p.contains("/.")), "left over: {p}");
+    }
+}
+
+#[test]
+fn a_transaction_writes_every_file_or_none() {
+    let (dir, changes) = project();
+    let w = ProjectWriter::new(dir.path());
+    w.commit(JOURNAL, &changes).unwrap();
+    assert_eq!(documents(dir.path()), new());
+    no_leftovers(dir.path());
+    assert_eq!(w.recover(JOURNAL).unwrap(), Recovery::Clean);
+}
+
+#[test]
+fn an_unexpected_target_refuses_the_whole_transaction() {
+    let (dir, mut changes) = project();
+    changes[2].expect = Some(Some(sha(b"something")));
+    let w = ProjectWriter::new(dir.path());
+    let err = w.commit(JOURNAL, &changes).unwrap_err();
+    assert!(matches!(err, TransactionError::Changed { .. }), "{err:?}");
+    assert!(
+        err.to_string().starts_with("docs/new/c.md changed since it was read (expected sha256 "),
+        "{err}"
+    );
+    assert_eq!(documents(dir.path()), old());
+    no_leftovers(dir.path());
+    // A duplicate target and a symlinked target are refused the same way.
+    let mut twice = changes.clone();
+    twice[2] = twice[0].clone();
+    let err = w.commit(JOURNAL, &twice).unwrap_err();
+    assert_eq!(err.to_string(), "docs/a.md appears twice in one transaction; refused");
+    symlink("/etc", dir.path().join("docs/etc")).unwrap();
+    let linked = [Change { path: "docs/etc/x.md".into(), after: Some(b"x".to_vec()), expect: None }];
+    let err = w.commit(JOURNAL, &linked).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "docs/etc is a symlink; refused (only regular files and real directories are written)"
+    );
+    assert_eq!(documents(dir.path()), old());
+}
+
+/// A crash after any durable step of a commit, then recovery: every old file or every new
+/// one, and nothing left over.
+#[test]
+fn recovery_after_a_crash_at_any_step_leaves_all_old_or_all_new() {
+    let (probe, changes) = project();
+    // Steps: journal, backup a, staged a, backup b, staged c, committing, 3 placements,
+    // committed, clean-up.
+    let total = 10;
+    drop(probe);
+    for steps in 0..=total {
+        let (dir, _) = project();
+        let w = ProjectWriter::new(dir.path());
+        let err = w.commit_interrupted(JOURNAL, &changes, steps).unwrap_err();
+        assert!(matches!(err, TransactionError::Interrupted { .. }), "step {steps}: {err:?}");
+        // A pending journal blocks the next transaction until it is recovered.
+        if steps > 0 {
+            let pending = w.commit(JOURNAL, &changes).unwrap_err();
+            assert!(matches!(pending, TransactionError::Pending { .. }), "step {steps}: {pending:?}");
+        }
+        let recovery = w.recover(JOURNAL).unwrap();
+        let expected = if steps < total { old() } else { new() };
+        assert_eq!(documents(dir.path()), expected, "step {steps} ({recovery:?})");
+        let outcome = match steps {
+            0 => Recovery::Clean,
+            1..=5 => Recovery::Discarded,
+            6..=9 => Recovery::RolledBack,
+            _ => Recovery::Completed,
+        };
+        assert_eq!(recovery, outcome, "step {steps}");
+        no_leftovers(dir.path());
+    }
+    // One more step than the commit has: it completes.
+    let (dir, _) = project();
+    ProjectWriter::new(dir.path()).commit_interrupted(JOURNAL, &changes, total + 1).unwrap();
+    assert_eq!(documents(dir.path()), new());
+}
+
+/// Recovery never overwrites bytes it did not write: a target edited after the crash stops it
+/// with the journal and backups kept.
+#[test]
+fn recovery_never_overwrites_a_file_edited_after_the_crash() {
+    let (dir, changes) = project();
+    let w = ProjectWriter::new(dir.path());
+    w.commit_interrupted(JOURNAL, &changes, 7).unwrap_err(); // a.md placed
+    fs::write(dir.path().join("docs/a.md"), "edited by hand").unwrap();
+    let err = w.recover(JOURNAL).unwrap_err();
+    assert!(matches!(err, TransactionError::Unrecoverable { .. }), "{err:?}");
+    assert_eq!(fs::read_to_string(dir.path().join("docs/a.md")).unwrap(), "edited by hand");
+    assert!(dir.path().join(JOURNAL).is_file(), "the journal is kept");
+}
+
+/// The same with real crashes: a child commits two-file transactions in a loop (each writes
+/// one generation number into both files) and is killed with SIGKILL at a different moment
+/// each round; after recovery both files hold the same generation.
+#[test]
+fn a_transaction_killed_at_random_recovers_to_one_generation() {
+    if let Ok(root) = std::env::var("DOCFORGE_TXN_CHILD") {
+        let w = ProjectWriter::new(Path::new(&root));
+        for i in 1u64.. {
+            let body = format!("{i}\n").repeat(200_000).into_bytes();
+            let changes =
+                ["x.md", "y.md"].map(|p| Change { path: p.into(), after: Some(body.clone()), expect: None });
+            w.commit(JOURNAL, &changes).unwrap();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let w = ProjectWriter::new(dir.path());
+    let first = [("x.md", "0\n"), ("y.md", "0\n")].map(|(p, b)| Change {
+        path: p.into(),
+        after: Some(b.into()),
+        expect: None,
+    });
+    w.commit(JOURNAL, &first).unwrap();
+    for round in 0..8u64 {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "a_transaction_killed_at_random_recovers_to_one_generation", "--nocapture"])
+            .env("DOCFORGE_TXN_CHILD", dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(40 + 23 * round));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        w.recover(JOURNAL).unwrap();
+        let x = fs::read_to_string(dir.path().join("x.md")).unwrap();
+        let y = fs::read_to_string(dir.path().join("y.md")).unwrap();
+        assert!(x == y, "round {round}: x and y from different generations");
+        no_leftovers(dir.path());
+    }
+}
