@@ -40,6 +40,7 @@ impl Index {
             std::fs::create_dir_all(parent).map_err(|e| IndexError::io(parent, e))?;
         }
         match std::fs::symlink_metadata(path) {
+            Ok(m) if !m.file_type().is_file() => Err(not_regular(path, &m)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let path = canonical_absent(path);
                 let (conn, staged) = stage::open_build(&path)?;
@@ -102,8 +103,10 @@ impl Index {
 
     /// Open an existing index for reading only. Never creates or writes the database.
     pub fn open_read_only(path: &Path) -> Result<Index, IndexError> {
-        if !path.is_file() {
-            return Err(IndexError::Missing { path: path.to_path_buf() });
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if !m.file_type().is_file() => return Err(not_regular(path, &m)),
+            Ok(_) => {}
+            Err(_) => return Err(IndexError::Missing { path: path.to_path_buf() }),
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).ctx(path)?;
@@ -167,6 +170,20 @@ impl Drop for Index {
             let _ = stage::remove_database_files(&staged.build);
         }
     }
+}
+
+/// An index path holding a symlink, directory or special file: never opened through (the
+/// index is rebuilt in its place by `Index::recreate`, which removes the entry, not what a
+/// link points to).
+fn not_regular(path: &Path, m: &std::fs::Metadata) -> IndexError {
+    let what = if m.file_type().is_symlink() {
+        "a symlink"
+    } else if m.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    };
+    IndexError::Corrupt { path: path.to_path_buf(), detail: format!("the index path is {what}; refused") }
 }
 
 /// Open (creating when empty) the shared index database at `path`, checking its schema.

@@ -3,8 +3,9 @@
 //! When [`Index::open`] finds nothing at the index path, it opens a private *build file*
 //! beside it (`.NAME.build-PID-N`) with an in-memory rollback journal and no syncs, and the
 //! index stays there until its first publish commits. Then the build file is switched to WAL,
-//! closed, synced, and hard-linked to the index path — which fails if anything appeared
-//! there meanwhile, so an existing index is never replaced — and the connection reopens at
+//! closed, synced, and hard-linked to the index path by the project writer
+//! (`ProjectWriter::link_new`: through no symlink; it fails if anything appeared there
+//! meanwhile, so an existing index is never replaced) — and the connection reopens at
 //! the index path. A first publish into a WAL database writes every page twice (the log, then
 //! the checkpoint); built aside it writes them once (on the standard library, ~0.5 s of a
 //! 1–1.5 s publish).
@@ -85,7 +86,17 @@ pub(crate) fn place(
     staged: &Staged,
     path: &Path,
 ) -> Result<(Connection, Placed), IndexError> {
-    place_with(conn, staged, path, |from, to| std::fs::hard_link(from, to))
+    place_with(conn, staged, path, link_new)
+}
+
+/// Give the build file the index's name through the project writer: beside it, through no
+/// symlink, never over anything at the index path (`Ok(false)`), the new entry made durable.
+fn link_new(from: &Path, to: &Path) -> std::io::Result<bool> {
+    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(str::to_string);
+    let (Some(dir), Some(from), Some(to)) = (to.parent(), name(from), name(to)) else {
+        return Err(std::io::Error::other("the index path has no directory and file name"));
+    };
+    docforge_project::ProjectWriter::new(dir).link_new(&from, &to).map_err(std::io::Error::other)
 }
 
 /// [`place`] with the link operation given (tests make it fail).
@@ -93,7 +104,7 @@ fn place_with(
     conn: Connection,
     staged: &Staged,
     path: &Path,
-    link: impl FnOnce(&Path, &Path) -> std::io::Result<()>,
+    link: impl FnOnce(&Path, &Path) -> std::io::Result<bool>,
 ) -> Result<(Connection, Placed), IndexError> {
     let build = &staged.build;
     let result = (|| {
@@ -112,21 +123,14 @@ fn place_with(
         // build is given up the same way: the caller then writes the generation into an
         // index opened in place, as it does for any existing index.
         Ok(match link(build, path) {
-            Ok(()) => Placed::Placed,
-            Err(_) => Placed::Preempted,
+            Ok(true) => Placed::Placed,
+            Ok(false) | Err(_) => Placed::Preempted,
         })
     })();
     let placed = result.inspect_err(|_| {
         let _ = remove_database_files(build);
     })?;
     remove_database_files(build)?;
-    if let (Placed::Placed, Some(dir)) = (&placed, path.parent()) {
-        // Make the new directory entry durable too (best effort where directories cannot be
-        // opened).
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
     let conn = crate::open::open_existing(path)?;
     Ok((conn, placed))
 }

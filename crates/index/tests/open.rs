@@ -31,6 +31,28 @@ fn open_creates_the_parent_directory_and_the_first_publish_a_wal_index() {
     Index::open(&path).unwrap().integrity_check().unwrap();
 }
 
+/// An index path that is a symlink is never opened through: both opens refuse it, and
+/// recreating removes the link, never what it points to.
+#[test]
+fn a_symlinked_index_path_is_refused_and_recreated_without_touching_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("elsewhere.sqlite");
+    Index::open(&target).unwrap().publish(batch(docs(1, 1), "fp")).unwrap();
+    let before = std::fs::read(&target).unwrap();
+    let path = dir.path().join(".docforge/index.sqlite");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&target, &path).unwrap();
+    for result in [Index::open(&path), Index::open_read_only(&path)] {
+        let err = result.unwrap_err();
+        assert!(matches!(err, IndexError::Corrupt { .. }), "{err:?}");
+        assert!(err.to_string().contains("the index path is a symlink; refused"), "{err}");
+    }
+    let mut index = Index::recreate(&path).unwrap();
+    index.publish(batch(docs(2, 1), "fp2")).unwrap();
+    assert!(std::fs::symlink_metadata(&path).unwrap().file_type().is_file());
+    assert_eq!(std::fs::read(&target).unwrap(), before, "the link's target is untouched");
+}
+
 #[test]
 fn refuses_other_schema_versions_and_foreign_databases_without_touching_them() {
     let dir = tempfile::tempdir().unwrap();

@@ -20,6 +20,35 @@ pub struct Config {
     pub proposals: Proposals,
     #[serde(default)]
     pub go: GoConfig,
+    #[serde(default)]
+    pub analysis: AnalysisSection,
+}
+
+/// `[analysis]`: how deep the project's published index goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AnalysisSection {
+    pub precision: PrecisionSetting,
+}
+
+/// The precision the project's index is built at, whatever command builds it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrecisionSetting {
+    /// Go facts from syntax alone (faster; no types, `implements`, resolved calls or Logic).
+    Ast,
+    /// The Go semantic layer as well: types, method sets, `implements`, calls with CHA, Logic.
+    #[default]
+    Precise,
+}
+
+impl PrecisionSetting {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrecisionSetting::Ast => "ast",
+            PrecisionSetting::Precise => "precise",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -70,6 +99,8 @@ pub struct View {
     pub id: String,
     #[serde(default)]
     pub select: std::collections::BTreeMap<String, Vec<String>>,
+    /// The project-relative directory the view is rendered into (never read as sources).
+    pub output: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -111,6 +142,7 @@ impl Default for Config {
             views: vec![],
             proposals: Default::default(),
             go: Default::default(),
+            analysis: Default::default(),
         }
     }
 }
@@ -187,8 +219,49 @@ impl Config {
         if self.go.goos.is_empty() || self.go.goarch.is_empty() {
             return Err(("go", "goos and goarch must not be empty".into()));
         }
+        for (key, dir) in [
+            ("proposals.changeset_root", &self.proposals.changeset_root),
+            ("proposals.preview_root", &self.proposals.preview_root),
+        ] {
+            inside_root(dir).map_err(|why| (key, format!("{dir:?} {why}")))?;
+        }
+        for view in &self.views {
+            if let Some(dir) = &view.output {
+                inside_root(dir)
+                    .map_err(|why| ("views.output", format!("{dir:?} (view {:?}) {why}", view.id)))?;
+            }
+        }
         Ok(())
     }
+
+    /// The project-relative directories DocForge writes derived files into: the state
+    /// directory, the changeset and preview roots, and every declared view output. Discovery
+    /// never reads sources from them and the change watcher ignores them.
+    pub fn derived_dirs(&self) -> Vec<String> {
+        let mut dirs = vec![crate::STATE_DIR.to_string()];
+        dirs.push(normalized(&self.proposals.changeset_root));
+        dirs.push(normalized(&self.proposals.preview_root));
+        dirs.extend(self.views.iter().filter_map(|v| v.output.as_deref()).map(normalized));
+        dirs.sort();
+        dirs.dedup();
+        dirs
+    }
+}
+
+/// `dir` without a trailing slash or `./` components.
+fn normalized(dir: &str) -> String {
+    dir.split('/').filter(|c| !c.is_empty() && *c != ".").collect::<Vec<_>>().join("/")
+}
+
+/// Why `dir` is not a directory strictly inside the project root (`Ok`: it is).
+fn inside_root(dir: &str) -> Result<(), &'static str> {
+    if Path::new(dir).is_absolute() || dir.split('/').any(|c| c == "..") {
+        return Err("must be a relative directory inside the project root");
+    }
+    if normalized(dir).is_empty() {
+        return Err("must name a directory below the project root, not the root itself");
+    }
+    Ok(())
 }
 
 /// The toml crate renders errors over several lines with a source excerpt; keep the message
@@ -253,12 +326,41 @@ preview_root = ".docforge/previews"
             ("schema_version = 1\n[project]\nid = \"  \"\n", "project.id"),
             ("schema_version = 1\n[go]\ncgo = \"yes\"\n", "go.cgo"),
             ("[project]\nid = \"x\"\n", "schema_version"),
+            ("schema_version = 1\n[analysis]\nprecision = \"exact\"\n", "analysis.precision"),
+            ("schema_version = 1\n[analysis]\ndepth = 1\n", "depth"),
+            ("schema_version = 1\n[proposals]\nchangeset_root = \"../c\"\n", "proposals.changeset_root"),
+            ("schema_version = 1\n[proposals]\npreview_root = \"/tmp/p\"\n", "proposals.preview_root"),
+            ("schema_version = 1\n[proposals]\npreview_root = \"./\"\n", "proposals.preview_root"),
+            ("schema_version = 1\n[[views]]\nid = \"v\"\noutput = \"../site\"\n", "views.output"),
         ];
         for (text, key) in cases {
             let e = parse(text).unwrap_err();
             assert!(e.message.contains(key), "{text:?}: message {:?} does not name {key}", e.message);
             assert!(!e.message.contains('\n'), "one line: {:?}", e.message);
         }
+    }
+
+    #[test]
+    fn precision_is_a_project_setting_defaulting_to_precise() {
+        assert_eq!(parse("schema_version = 1\n").unwrap().analysis.precision, PrecisionSetting::Precise);
+        let ast = parse("schema_version = 1\n[analysis]\nprecision = \"ast\"\n").unwrap();
+        assert_eq!(ast.analysis.precision, PrecisionSetting::Ast);
+        let e = parse("schema_version = 1\n[analysis]\nprecision = \"none\"\n").unwrap_err();
+        assert!(e.message.contains("unknown variant `none`, expected `ast` or `precise`"), "{}", e.message);
+    }
+
+    #[test]
+    fn derived_directories_are_the_state_dir_the_proposal_roots_and_view_outputs() {
+        let c = parse(
+            "schema_version = 1\n[proposals]\nchangeset_root = \"work/changesets/\"\n\
+             [[views]]\nid = \"a\"\noutput = \"./site/a\"\n[[views]]\nid = \"b\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.derived_dirs(), [".docforge", ".docforge/previews", "site/a", "work/changesets"]);
+        assert_eq!(
+            Config::default().derived_dirs(),
+            [".docforge", ".docforge/changesets", ".docforge/previews"]
+        );
     }
 
     #[test]

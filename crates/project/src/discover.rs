@@ -432,11 +432,17 @@ fn walk(
             let exclude = sel.exclude.clone();
             let root = root.clone();
             let go_roots = Selection::new(&project.config);
+            // What DocForge itself writes (and the VCS's own directory) is never a source,
+            // hidden or not.
+            let derived = project.config.derived_dirs();
             move |e| {
                 if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
                     return true;
                 }
                 let rel = rel_path(&root, e.path());
+                if rel == ".git" || derived.contains(&rel) {
+                    return false;
+                }
                 go_roots.on_go_path(&rel) || !dir_excluded(&exclude, &rel)
             }
         })

@@ -15,7 +15,10 @@ mod stamp;
 mod transaction;
 mod write;
 
-pub use config::{Config, ConfigError, GoConfig, Limits, ProjectSection, Proposals, Sources, View};
+pub use config::{
+    AnalysisSection, Config, ConfigError, GoConfig, Limits, PrecisionSetting, ProjectSection, Proposals,
+    Sources, View,
+};
 pub use discover::{
     discover, discover_each, discover_each_lazy, enclosing_go_files, Entry, EntryStatus, FileKind, FileStamp,
     Inventory, Project, ProjectError, Seen, Surroundings, EXCLUDED_BY_CONFIG,

@@ -313,6 +313,8 @@ impl ProjectWriter {
     /// before anything else.
     pub fn recover(&self, journal: &str) -> Result<Recovery, TransactionError> {
         let bad = |message: String| TransactionError::BadJournal { journal: journal.to_string(), message };
+        // A process killed while it replaced the journal leaves that write's temporary file.
+        self.sweep_temporaries(journal);
         let Some(bytes) = self.read_target(journal)? else { return Ok(Recovery::Clean) };
         let j: Journal = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
         if j.version != JOURNAL_VERSION {

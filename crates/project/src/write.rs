@@ -212,6 +212,32 @@ impl ProjectWriter {
     }
 }
 
+impl ProjectWriter {
+    /// Remove the temporary files that writers of `rel` killed before their rename left
+    /// beside it (those of processes that no longer run; best effort, and only where `/proc`
+    /// tells which processes run).
+    pub fn sweep_temporaries(&self, rel: &str) {
+        let Ok(parts) = self.components(rel) else { return };
+        let name = parts[parts.len() - 1];
+        let Ok(dir) = self.parent(rel, &parts, false) else { return };
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let prefix = format!(".{name}.");
+        let Ok(listing) = rustix::fs::Dir::read_from(&dir) else { return };
+        for entry in listing.flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let Some(rest) = file.strip_prefix(&prefix).and_then(|r| r.strip_suffix(".tmp")) else {
+                continue;
+            };
+            let Some(pid) = rest.split('.').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = unlinkat(&dir, file.as_str(), AtFlags::empty());
+            }
+        }
+    }
+}
+
 /// The bytes of the regular file `name` in `dir` (`None`: nothing there).
 pub(crate) fn read_at(dir: &OwnedFd, name: &str) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read;

@@ -73,6 +73,48 @@ fn defaults_without_config_take_every_markdown_file() {
     assert_eq!(rels, ["README.md", "x/y.md"]);
 }
 
+/// What DocForge writes is never read back as a source: the state directory, the changeset
+/// and preview roots and every view output are left out by name, hidden or not, Go files and
+/// documents alike (a rendered page or a proposal must not become a node).
+#[test]
+fn derived_directories_are_never_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "go.mod", "module example.com/m\n");
+    write(root, "README.md", "# R\n");
+    for derived in [".docforge/previews/p", "work/changesets/c1", "site/arch", "previews"] {
+        write(root, &format!("{derived}/page.md"), "# Page\n");
+        write(root, &format!("{derived}/x.go"), "package x\n");
+    }
+    write(
+        root,
+        "docforge.toml",
+        "schema_version = 1\n[proposals]\nchangeset_root = \"work/changesets\"\npreview_root = \"previews\"\n\
+         [[views]]\nid = \"arch\"\noutput = \"site/arch\"\n",
+    );
+    let project = Project::load(root).unwrap();
+    let inv = discover(&project);
+    let rels: Vec<_> = inv.entries.iter().map(|e| e.rel.as_str()).collect();
+    assert_eq!(rels, ["README.md", "go.mod"]);
+    // The same tree without the declarations: the (non-hidden) directories are sources again.
+    fs::remove_file(root.join("docforge.toml")).unwrap();
+    let inv = discover(&Project::load(root).unwrap());
+    let rels: Vec<_> = inv.entries.iter().map(|e| e.rel.as_str()).collect();
+    assert_eq!(
+        rels,
+        [
+            "README.md",
+            "go.mod",
+            "previews/page.md",
+            "previews/x.go",
+            "site/arch/page.md",
+            "site/arch/x.go",
+            "work/changesets/c1/page.md",
+            "work/changesets/c1/x.go"
+        ]
+    );
+}
+
 #[test]
 fn symlinks_and_special_files_are_refused_and_recorded() {
     let outside = tempfile::tempdir().unwrap();

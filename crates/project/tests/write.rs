@@ -136,6 +136,9 @@ fn a_writer_killed_mid_write_leaves_old_or_new_bytes_never_a_mix() {
         let name = e.unwrap().file_name().into_string().unwrap();
         assert!(name == "state.bin" || (name.starts_with(".state.bin.") && name.ends_with(".tmp")), "{name}");
     }
+    // Such temporaries of writers that no longer run are swept.
+    w.sweep_temporaries("state.bin");
+    assert_eq!(tree(dir.path()).into_iter().map(|(p, _)| p).collect::<Vec<_>>(), ["state.bin"]);
 }
 
 // ---- Multi-file transactions ----
