@@ -3,13 +3,14 @@ mutated copies. Each test states one rule of the contract."""
 
 import base64
 import json
+import shutil
 import os
 import time
 from pathlib import Path
 
 from conftest import CONTRACT_READ_TOOLS, call, run, session, start_raw, tree_state
 
-ENVELOPE = ["notice", "project", "revision", "source_hash", "adapter_version", "staleness"]
+ENVELOPE = ["notice", "project", "revision", "source_hash", "adapter_version", "precision", "staleness"]
 
 
 def test_tools_list_is_the_contract_read_list_minus_what_get_contract_reports_unregistered(shop):
@@ -309,21 +310,55 @@ def test_no_ast_binding_forbids_logic_and_names_the_excluded_operations(shop):
 def test_a_preexisting_index_with_logic_is_never_read_under_no_ast(shop):
     import sqlite3
     async def precise():
-        async with session(shop, "--precise") as s:
+        async with session(shop) as s:
             err, c, _ = await call(s, "docforge_get_logic", {"node_id": "go:example.com/shop/service::New"})
             assert not err, c
-            assert c["result"]["steps"] > 0
+            assert c["result"]["steps"] > 0 and c["precision"] == "precise"
     run(precise())
     db = shop / ".docforge" / "index.sqlite"
-    assert sqlite3.connect(db).execute("select count(*) from logic").fetchone()[0] > 0
+    logic_rows = sqlite3.connect(db).execute("select count(*) from logic").fetchone()[0]
+    assert logic_rows > 0
+    # A no-AST binding has an index of its own; one holding Logic there is never read.
+    shutil.copy(db, shop / ".docforge" / "index.no-ast.sqlite")
+    no_ast_db = shop / ".docforge" / "index.no-ast.sqlite"
 
     async def no_ast():
         async with session(shop, "--no-ast") as s:
             err, c, _ = await call(s, "docforge_search", {"query": "New"})
-            assert not err and c["staleness"] == "rebuilt"
+            assert not err and c["staleness"] == "rebuilt" and c["precision"] == "none"
             assert all(not i["id"].startswith("go:") for i in c["result"]["items"])
+            _, b, _ = await call(s, "docforge_bootstrap")
+            assert b["result"]["binding"]["index_path"].endswith(".docforge/index.no-ast.sqlite")
+            assert b["result"]["binding"]["precision_requested"] == "none"
     run(no_ast())
-    assert sqlite3.connect(db).execute("select count(*) from logic").fetchone()[0] == 0
+    assert sqlite3.connect(no_ast_db).execute("select count(*) from logic").fetchone()[0] == 0
+    # The project's precise index is left as it was: a process policy never downgrades it.
+    assert sqlite3.connect(db).execute("select count(*) from logic").fetchone()[0] == logic_rows
+
+
+def test_precision_is_the_projects_setting(shop):
+    import subprocess
+    from conftest import BIN
+    cfg = shop / "docforge.toml"
+    cfg.write_text(cfg.read_text() + '\n[analysis]\nprecision = "ast"\n')
+    # Asking for more than the project declares refuses to start, writing nothing.
+    p = start_raw(shop, "--precise")
+    assert p.returncode == 1 and b"precision_not_declared" in p.stderr, p.stderr
+    assert not (shop / ".docforge").exists()
+
+    async def go():
+        async with session(shop) as s:
+            _, c, _ = await call(s, "docforge_bootstrap")
+            assert c["precision"] == "ast" and c["result"]["index"]["precision"] == "ast"
+            assert c["result"]["binding"]["precision_declared"] == "ast"
+            err, c, _ = await call(s, "docforge_get_logic", {"node_id": "go:example.com/shop/service::New"})
+            assert err and c["error"]["code"] == "logic_not_indexed" and c["precision"] == "ast", c
+            _, d, _ = await call(s, "docforge_get_generation_diff")
+            assert d["precision"] == "ast", "a status tool states the binding's precision"
+    run(go())
+    # The CLI builds the same precision: the server's index is already current.
+    out = subprocess.run([str(BIN), "--project-root", str(shop), "index", "--json"], capture_output=True, check=True)
+    assert json.loads(out.stdout)["up_to_date"] is True
 
 
 def test_startup_refusals_fail_closed(shop):
@@ -487,20 +522,28 @@ def test_a_long_first_sync_reports_progress_to_a_client_that_asks(tmp_path):
 
 
 def test_a_generation_published_by_another_process_is_noticed(shop):
+    import os
     import subprocess
     from conftest import BIN
 
     async def go():
         async with session(shop) as s:
             _, c, _ = await call(s, "docforge_bootstrap")
-            assert c["result"]["index"]["precision"] == "ast"
-            out = subprocess.run([str(BIN), "--project-root", str(shop), "index", "--precise", "--json"],
+            assert c["result"]["index"]["precision"] == "precise"
+            # Another process publishes a new generation into the same index (a file's
+            # modification time moved; its content did not).
+            notes = shop / "docs" / "notes.md"
+            st = notes.stat()
+            os.utime(notes, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+            out = subprocess.run([str(BIN), "--project-root", str(shop), "index", "--json"],
                                  capture_output=True, check=True)
             other = json.loads(out.stdout)
+            assert other["generation"] > c["revision"]
             _, c2, _ = await call(s, "docforge_project_info")
             assert c2["staleness"] == "rebuilt", "the other generation is not silently served as ours"
-            assert c2["revision"] > other["generation"] > c["revision"]
-            assert c2["result"]["index"]["precision"] == "ast"
+            # It reads the generation now in the file (the same sources: nothing new to write).
+            assert c2["revision"] >= other["generation"] > c["revision"]
+            assert c2["result"]["index"]["precision"] == "precise"
     run(go())
 
 

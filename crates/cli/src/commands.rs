@@ -2,50 +2,39 @@
 
 use crate::output::{self, print_json};
 use crate::stdout::{out, outln};
-use docforge_db::{
-    published_is_current, published_sources_current, published_summary, AnalysisHost, AstPolicy, Summary,
-    ENGINE_VERSION,
-};
+use docforge_db::{published_summary, Summary, ENGINE_VERSION};
+use docforge_index::Index;
 use docforge_index::PublishReport;
-use docforge_index::{Index, IndexError};
-use docforge_project::{discover, Project, STATE_DIR};
+use docforge_workspace::{Options, Phase, Precision, SyncProgress, Workspace};
 use serde_json::json;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
-pub const INDEX_FILE: &str = "index.sqlite";
-
-fn load(root: &Path) -> Result<Project, String> {
-    Project::load(root).map_err(|e| e.to_string())
-}
-
-fn index_path(project: &Project) -> PathBuf {
-    project.root.join(STATE_DIR).join(INDEX_FILE)
-}
-
-fn open_existing(project: &Project) -> Result<Index, String> {
-    let path = index_path(project);
-    if !path.is_file() {
-        return Err(format!("no index at {}; run `docforge index` first", path.display()));
-    }
-    Index::open_read_only(&path).map_err(|e| e.to_string())
+/// Bind the project at `root` for a one-shot command (`no_ast`: the no-AST binding's index).
+fn bind(root: &Path, no_ast: bool) -> Result<Workspace, String> {
+    Workspace::bind(root, Options { no_ast, ..Default::default() }).map_err(|e| e.to_string())
 }
 
 /// The published index for a read, and whether it was derived from the sources as they are
 /// now (same engine, same `docforge.toml`, every file with its recorded size and mtime).
 /// Reads never re-analyse: when the index is older, a note on stderr says so.
-fn open_for_read(project: &Project) -> Result<(Index, bool), String> {
-    let index = open_existing(project)?;
-    let inventory = discover(project);
-    let current = published_sources_current(project, &inventory, &index).unwrap_or(false);
-    if !current {
+fn open_for_read(root: &Path, no_ast: bool) -> Result<(Index, bool), String> {
+    let workspace = bind(root, no_ast)?;
+    let published = workspace.read_published().map_err(|e| match e {
+        docforge_workspace::WorkspaceError::NoIndex { .. } if no_ast => {
+            format!("{e} --no-ast (the no-AST index is kept apart from the project's)")
+        }
+        e => e.to_string(),
+    })?;
+    if !published.current {
+        let command = if no_ast { "docforge index --no-ast" } else { "docforge index" };
         eprintln!(
             "docforge: note: the index is older than the sources (or than docforge.toml or this \
-             docforge); run `docforge index` to update it"
+             docforge); run `{command}` to update it"
         );
     }
-    Ok((index, current))
+    Ok((published.index, published.current))
 }
 
 pub fn index(
@@ -56,76 +45,32 @@ pub fn index(
     threads: Option<usize>,
 ) -> Result<(), String> {
     let started = Instant::now();
-    let project = load(root)?;
-    let path = index_path(&project);
-    let policy = if no_ast { AstPolicy::Forbid } else { AstPolicy::Allow };
-    let threads =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let options = Options { no_ast, require_precise: precise, threads, ..Default::default() };
+    let mut workspace = Workspace::bind(root, options).map_err(|e| e.to_string())?;
     let progress = Progress::new(!json && std::io::stderr().is_terminal());
     // A process starts cold: when the published generation already matches the sources on
-    // disk (cheap identity: sizes and mtimes), say so instead of re-analysing everything.
-    let inventory = discover(&project);
-    if path.is_file() {
-        if let Ok(existing) = Index::open_read_only(&path) {
-            if published_is_current(&project, &inventory, policy, precise, &existing).unwrap_or(false) {
-                let stats = existing.stats().map_err(|e| e.to_string())?;
-                if let Some(summary) = published_summary(&stats.meta) {
-                    let report = Report {
-                        root: &project.root,
-                        path: &path,
-                        no_ast,
-                        generation: stats.generation,
-                        read: 0,
-                        unchanged: summary.files,
-                        publish: None,
-                        up_to_date: true,
-                    };
-                    print_index_report(&report, &summary, started.elapsed(), json);
-                    return Ok(());
-                }
-            }
-        }
-    }
-    let mut host = AnalysisHost::new(project, policy);
-    host.set_precise(precise);
-    progress.phase("scanning");
-    let sync = host.sync_from_inventory(&inventory);
-    progress.phase(&format!("analysing {} files", sync.read));
-    let counters = docforge_db::Progress::default();
-    let analysis = host.analysis();
-    progress
-        .track(&counters, || analysis.prewarm_with_progress(threads, &counters))
-        .map_err(|e| e.to_string())?;
-    drop(analysis);
-    let graph = host.analysis().graph().map_err(|e| e.to_string())?;
-    progress.phase("publishing");
-    let mut index = match Index::open(&path) {
-        Ok(i) => i,
-        Err(e @ (IndexError::SchemaMismatch { .. } | IndexError::Corrupt { .. })) => {
-            progress.note(&format!("rebuilding the disposable index: {e}"));
-            Index::recreate(&path).map_err(|e| e.to_string())?
-        }
-        Err(e) => return Err(e.to_string()),
-    };
-    let publish = host.publish(&mut index).map_err(|e| e.to_string())?;
+    // disk (cheap identity: sizes and mtimes), it is adopted instead of analysing everything.
+    let counters = workspace.progress();
+    let synced = progress.track(&counters, || workspace.ensure_current(true)).map_err(|e| e.to_string())?;
     progress.finish();
+    if let Some(why) = &synced.stats.recreated {
+        eprintln!("docforge: rebuilt the disposable index: {why}");
+    }
+    let meta = workspace.index().meta().map_err(|e| e.to_string())?;
+    let summary = published_summary(&meta).ok_or("the published index has no summary")?;
     let report = Report {
-        root: &host.project().root,
-        path: &path,
+        root: &workspace.project().root,
+        path: workspace.index_path(),
         no_ast,
-        generation: publish.generation,
-        read: sync.read,
-        unchanged: sync.unchanged,
-        publish: Some(&publish),
-        up_to_date: false,
+        declared: workspace.settings().declared.as_str(),
+        generation: synced.generation.revision,
+        read: synced.stats.files_read,
+        unchanged: synced.stats.files_unchanged,
+        publish: synced.stats.publish.as_ref(),
+        up_to_date: synced.stats.publish.is_none(),
     };
-    print_index_report(&report, &graph.summary, started.elapsed(), json);
-    // The index closes normally (SQLite checkpoints and removes its log). The process ends
-    // next, so the analysis's memory is left to the OS instead of being freed fact by fact
-    // (~0.2 s on the standard library).
-    drop(index);
-    std::mem::forget(graph);
-    std::mem::forget(host);
+    print_index_report(&report, &summary, started.elapsed(), json);
+    workspace.exit_fast();
     Ok(())
 }
 
@@ -133,6 +78,8 @@ struct Report<'a> {
     root: &'a Path,
     path: &'a Path,
     no_ast: bool,
+    /// The project's declared precision (`[analysis] precision`).
+    declared: &'static str,
     generation: u64,
     read: usize,
     unchanged: usize,
@@ -153,6 +100,7 @@ fn print_index_report(r: &Report<'_>, s: &Summary, elapsed: std::time::Duration,
             "up_to_date": r.up_to_date,
             "ast_policy": if r.no_ast { "no_ast" } else { "allow" },
             "precision": s.precision.map(|p| p.as_str()),
+            "precision_declared": r.declared,
             "completeness": if s.completeness.complete { "complete" } else { "partial" },
             "completeness_reasons": s.completeness.reasons,
             "files": { "total": s.files, "docs": s.docs, "go": s.go_files, "go_selected": s.go_files_selected,
@@ -195,9 +143,8 @@ fn print_index_report(r: &Report<'_>, s: &Summary, elapsed: std::time::Duration,
     );
 }
 
-pub fn stats(root: &Path, json: bool) -> Result<(), String> {
-    let project = load(root)?;
-    let (index, current) = open_for_read(&project)?;
+pub fn stats(root: &Path, no_ast: bool, json: bool) -> Result<(), String> {
+    let (index, current) = open_for_read(root, no_ast)?;
     let stats = index.stats().map_err(|e| e.to_string())?;
     let publication = index.publication().map_err(|e| e.to_string())?;
     let mut value = output::stats_json(&stats, publication.as_ref());
@@ -218,9 +165,8 @@ pub fn stats(root: &Path, json: bool) -> Result<(), String> {
     Ok(())
 }
 
-pub fn search(root: &Path, query: &str, limit: usize, json: bool) -> Result<(), String> {
-    let project = load(root)?;
-    let (index, current) = open_for_read(&project)?;
+pub fn search(root: &Path, no_ast: bool, query: &str, limit: usize, json: bool) -> Result<(), String> {
+    let (index, current) = open_for_read(root, no_ast)?;
     let hits = index.search(query, limit).map_err(|e| e.to_string())?;
     if json {
         print_json(&json!({
@@ -245,9 +191,8 @@ pub fn search(root: &Path, query: &str, limit: usize, json: bool) -> Result<(), 
 /// Edges shown per direction by `docforge node` without `--all`.
 const NODE_EDGES_SHOWN: usize = 20;
 
-pub fn node(root: &Path, id: &str, all: bool, json: bool) -> Result<(), String> {
-    let project = load(root)?;
-    let (index, current) = open_for_read(&project)?;
+pub fn node(root: &Path, no_ast: bool, id: &str, all: bool, json: bool) -> Result<(), String> {
+    let (index, current) = open_for_read(root, no_ast)?;
     let Some(record) = index.node(id).map_err(|e| e.to_string())? else {
         return Err(not_found(&index, id));
     };
@@ -340,12 +285,12 @@ fn not_found(index: &Index, id: &str) -> String {
 
 pub fn diagnostics(
     root: &Path,
+    no_ast: bool,
     severity_filter: Option<&str>,
     codes: &[String],
     json: bool,
 ) -> Result<(), String> {
-    let project = load(root)?;
-    let (index, current) = open_for_read(&project)?;
+    let (index, current) = open_for_read(root, no_ast)?;
     let all = index.diagnostics().map_err(|e| e.to_string())?;
     let selected: Vec<_> = all
         .iter()
@@ -373,15 +318,20 @@ pub fn diagnostics(
 }
 
 pub fn logic(root: &Path, id: &str, json: bool) -> Result<(), String> {
-    let project = load(root)?;
-    let (index, _) = open_for_read(&project)?;
+    let workspace = bind(root, false)?;
+    let declared_ast = workspace.precision() != Precision::Precise;
+    drop(workspace);
+    let (index, _) = open_for_read(root, false)?;
     let Some(record) = index.logic(id).map_err(|e| e.to_string())? else {
         let why = match index.node(id).map_err(|e| e.to_string())? {
             None => return Err(format!("no Logic: {}", not_found(&index, id))),
             Some(r) if !matches!(r.node.kind.as_str(), "func" | "method") => {
                 "Logic exists for Go funcs and methods only"
             }
-            Some(_) => "Logic is extracted by `docforge index --precise` (never under --no-ast)",
+            Some(_) if declared_ast => {
+                "Logic is extracted by precise analysis, and docforge.toml declares [analysis] precision = \"ast\""
+            }
+            Some(_) => "Logic is extracted by precise analysis (`docforge index`; never under --no-ast)",
         };
         return Err(format!("no Logic for {id:?}: {why}"));
     };
@@ -418,40 +368,48 @@ impl Progress {
             bar
         }))
     }
-    fn phase(&self, message: &str) {
-        if let Some(bar) = &self.0 {
-            bar.set_message(message.to_string());
-        }
-    }
-    /// Run `work`, showing `counters` as a bar on a terminal.
-    fn track<R>(&self, counters: &docforge_db::Progress, work: impl FnOnce() -> R) -> R {
+
+    /// Run `work`, showing the phase and, while analysing, the files done as a bar.
+    fn track<R>(&self, progress: &SyncProgress, work: impl FnOnce() -> R) -> R {
         use std::sync::atomic::{AtomicBool, Ordering};
         let Some(bar) = &self.0 else { return work() };
         let finished = AtomicBool::new(false);
         std::thread::scope(|scope| {
             scope.spawn(|| {
-                let style =
+                let spinner = indicatif::ProgressStyle::default_spinner();
+                let counted =
                     indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta})")
-                        .expect("static template");
-                bar.set_style(style.progress_chars("=> "));
+                        .expect("static template")
+                        .progress_chars("=> ");
+                let mut shown = None;
                 while !finished.load(Ordering::Relaxed) {
-                    bar.set_length(counters.total.load(Ordering::Relaxed) as u64);
-                    bar.set_position(counters.done.load(Ordering::Relaxed) as u64);
+                    let phase = progress.phase();
+                    if shown != Some(phase) {
+                        shown = Some(phase);
+                        bar.set_style(if phase == Phase::Analysing {
+                            counted.clone()
+                        } else {
+                            spinner.clone()
+                        });
+                        bar.set_message(match phase {
+                            Phase::Idle | Phase::Scanning => "scanning",
+                            Phase::Analysing => "analysing",
+                            Phase::Publishing => "publishing",
+                        });
+                    }
+                    if phase == Phase::Analysing {
+                        bar.set_length(progress.analysis.total.load(Ordering::Relaxed) as u64);
+                        bar.set_position(progress.analysis.done.load(Ordering::Relaxed) as u64);
+                    }
                     std::thread::sleep(std::time::Duration::from_millis(100));
                 }
-                bar.set_style(indicatif::ProgressStyle::default_spinner());
             });
             let result = work();
             finished.store(true, Ordering::Relaxed);
             result
         })
     }
-    fn note(&self, message: &str) {
-        match &self.0 {
-            Some(bar) => bar.println(message),
-            None => eprintln!("docforge: {message}"),
-        }
-    }
+
     fn finish(&self) {
         if let Some(bar) = &self.0 {
             bar.finish_and_clear();

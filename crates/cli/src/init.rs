@@ -2,8 +2,6 @@
 //! derived state. Never overwrites: an existing `docforge.toml` is left as it is.
 
 use crate::stdout::outln;
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::Path;
 
 /// The configuration `init` writes: every key with its default, commented where it is
@@ -25,6 +23,11 @@ schema_version = 1
 # max_response_bytes = 262144 # the size limit of one MCP response
 # max_file_bytes = 8388608    # larger files are refused (recorded, never read)
 
+[analysis]
+# precision = "precise"       # "precise": types, method sets, implements, calls with CHA,
+#                             # Logic; "ast": Go facts from syntax alone (faster). Every command
+#                             # builds the index at this precision.
+
 [go]
 # goos = "linux"              # the build context Go files are selected for
 # goarch = "amd64"
@@ -40,25 +43,25 @@ pub fn init(root: &Path) -> Result<(), String> {
     if !root.is_dir() {
         return Err(format!("project root {} does not exist or is not a directory", root.display()));
     }
-    let config = root.join(docforge_project::CONFIG_FILE);
-    match OpenOptions::new().write(true).create_new(true).open(&config) {
-        Ok(mut file) => {
-            file.write_all(TEMPLATE.as_bytes())
-                .and_then(|()| file.sync_all())
-                .map_err(|e| format!("{}: {e}", config.display()))?;
-            outln!("wrote {}", config.display());
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            outln!("kept {} (it exists; nothing changed)", config.display());
-        }
-        Err(e) => return Err(format!("{}: {e}", config.display())),
-    }
+    // Both files are written by the project writer: beneath the root, through no symlink.
+    let writer = docforge_project::ProjectWriter::new(root);
+    // Read what is refused before anything is written.
     let ignore = root.join(".gitignore");
-    let existing = match std::fs::read_to_string(&ignore) {
-        Ok(text) => text,
+    let existing = match std::fs::symlink_metadata(&ignore) {
+        Ok(m) if !m.is_file() => return Err(format!("{} is not a regular file; refused", ignore.display())),
+        Ok(_) => std::fs::read_to_string(&ignore).map_err(|e| format!("{}: {e}", ignore.display()))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("{}: {e}", ignore.display())),
     };
+    let config = root.join(docforge_project::CONFIG_FILE);
+    let created = writer
+        .create_new(docforge_project::CONFIG_FILE, TEMPLATE.as_bytes())
+        .map_err(|e| format!("{}: {e}", config.display()))?;
+    if created {
+        outln!("wrote {}", config.display());
+    } else {
+        outln!("kept {} (it exists; nothing changed)", config.display());
+    }
     let present = |entry: &str| {
         let bare = entry.trim_end_matches('/');
         existing.lines().map(str::trim).any(|l| {
@@ -71,8 +74,8 @@ pub fn init(root: &Path) -> Result<(), String> {
         outln!("kept {} (it ignores {} already)", ignore.display(), IGNORED.join(" and "));
         return Ok(());
     }
-    let mut text = String::new();
-    if !existing.is_empty() && !existing.ends_with('\n') {
+    let mut text = existing.clone();
+    if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
     text.push_str("# DocForge: derived state, rebuilt by `docforge index` and `gograph build`\n");
@@ -80,12 +83,9 @@ pub fn init(root: &Path) -> Result<(), String> {
         text.push_str(entry);
         text.push('\n');
     }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&ignore)
+    writer
+        .write(".gitignore", text.as_bytes(), docforge_project::Durability::Durable)
         .map_err(|e| format!("{}: {e}", ignore.display()))?;
-    file.write_all(text.as_bytes()).map_err(|e| format!("{}: {e}", ignore.display()))?;
     outln!("added {} to {}", missing.join(" and "), ignore.display());
     Ok(())
 }

@@ -79,6 +79,14 @@ struct Json {
     json: bool,
 }
 
+/// `--no-ast` of the commands that read the published index.
+#[derive(clap::Args, Debug)]
+struct Binding {
+    /// Read the index `docforge index --no-ast` publishes (kept apart from the project's).
+    #[arg(long)]
+    no_ast: bool,
+}
+
 /// `N` for `--threads`: a positive number of worker threads.
 fn threads(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
@@ -96,16 +104,18 @@ enum Command {
         #[command(flatten)]
         root: Root,
     },
-    /// Build or incrementally update the index in <root>/.docforge/index.sqlite.
+    /// Build or incrementally update the index in <root>/.docforge/index.sqlite, at the
+    /// precision docforge.toml declares ([analysis] precision; default precise).
     #[command(after_help = EXIT_HELP)]
     Index {
         #[command(flatten)]
         root: Root,
-        /// Never analyse Go code with an AST: Go files are inventoried and hashed only.
+        /// Never analyse Go code with an AST: Go files are inventoried and hashed only, into an
+        /// index of its own (.docforge/index.no-ast.sqlite; the project's is left as it is).
         #[arg(long)]
         no_ast: bool,
-        /// Also run the Go semantic layer (types, method sets, `implements` edges, call
-        /// resolution with CHA, Logic): precision `precise` instead of `ast`.
+        /// Require precise analysis (types, method sets, `implements`, calls with CHA,
+        /// Logic): fails when docforge.toml declares [analysis] precision = "ast".
         #[arg(long, conflicts_with = "no_ast")]
         precise: bool,
         #[command(flatten)]
@@ -120,6 +130,8 @@ enum Command {
         #[command(flatten)]
         root: Root,
         #[command(flatten)]
+        binding: Binding,
+        #[command(flatten)]
         json: Json,
     },
     /// Lexical search over node IDs, titles and text.
@@ -127,6 +139,8 @@ enum Command {
     Search {
         #[command(flatten)]
         root: Root,
+        #[command(flatten)]
+        binding: Binding,
         /// Words to look for (data, never query syntax), e.g. `Repository` or `storage design`.
         query: String,
         /// At most this many results (1..=1000).
@@ -140,6 +154,8 @@ enum Command {
     Node {
         #[command(flatten)]
         root: Root,
+        #[command(flatten)]
+        binding: Binding,
         /// The exact, case-sensitive node ID, e.g. `arch.storage`, `guide#install`,
         /// `go:example.com/shop/storage::Repository` or `file:docs/notes.md`.
         id: String,
@@ -155,6 +171,8 @@ enum Command {
     Diagnostics {
         #[command(flatten)]
         root: Root,
+        #[command(flatten)]
+        binding: Binding,
         /// Only diagnostics of this severity.
         #[arg(long, value_name = "SEVERITY", value_parser = ["error", "warning", "info"])]
         severity: Option<String>,
@@ -165,7 +183,7 @@ enum Command {
         json: Json,
     },
     /// The Logic of one Go func or method: its possible static control paths (steps and
-    /// labelled edges), as stored by `docforge index --precise`.
+    /// labelled edges), as stored by `docforge index` at precision precise.
     #[command(after_help = EXIT_HELP)]
     Logic {
         #[command(flatten)]
@@ -197,7 +215,8 @@ enum Command {
         /// Never analyse Go code with an AST; Logic is never extracted or returned.
         #[arg(long)]
         no_ast: bool,
-        /// Run the Go semantic layer (precise calls, implements, Logic).
+        /// Require precise analysis: refuses to start when docforge.toml declares
+        /// [analysis] precision = "ast" (the server analyses at the declared precision).
         #[arg(long, conflicts_with = "no_ast")]
         precise: bool,
         /// Attach version-1 request diagnostics (stage timings, counters) to responses.
@@ -415,16 +434,23 @@ fn main() -> ExitCode {
                 Command::Index { root, no_ast, precise, json, threads } => {
                     (root, Box::new(move |dir| commands::index(dir, no_ast, precise, json.json, threads)))
                 }
-                Command::Stats { root, json } => (root, Box::new(move |dir| commands::stats(dir, json.json))),
-                Command::Search { root, query, limit, json } => {
-                    (root, Box::new(move |dir| commands::search(dir, &query, limit as usize, json.json)))
+                Command::Stats { root, binding, json } => {
+                    (root, Box::new(move |dir| commands::stats(dir, binding.no_ast, json.json)))
                 }
-                Command::Node { root, id, all, json } => {
-                    (root, Box::new(move |dir| commands::node(dir, &id, all, json.json)))
-                }
-                Command::Diagnostics { root, severity, code, json } => (
+                Command::Search { root, binding, query, limit, json } => (
                     root,
-                    Box::new(move |dir| commands::diagnostics(dir, severity.as_deref(), &code, json.json)),
+                    Box::new(move |dir| {
+                        commands::search(dir, binding.no_ast, &query, limit as usize, json.json)
+                    }),
+                ),
+                Command::Node { root, binding, id, all, json } => {
+                    (root, Box::new(move |dir| commands::node(dir, binding.no_ast, &id, all, json.json)))
+                }
+                Command::Diagnostics { root, binding, severity, code, json } => (
+                    root,
+                    Box::new(move |dir| {
+                        commands::diagnostics(dir, binding.no_ast, severity.as_deref(), &code, json.json)
+                    }),
                 ),
                 Command::Logic { root, id, json } => {
                     (root, Box::new(move |dir| commands::logic(dir, &id, json.json)))

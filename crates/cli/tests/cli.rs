@@ -49,7 +49,8 @@ fn index_stats_search_node_on_the_shop_fixture() {
     let report = json(&run(root, &["index", "--json"]));
     assert_eq!(report["schema_version"], "docforge.index.v1");
     assert_eq!(report["generation"], 1);
-    assert_eq!(report["precision"], "ast");
+    assert_eq!(report["precision"], "precise", "the default of [analysis] precision");
+    assert_eq!(report["precision_declared"], "precise");
     assert_eq!(report["completeness"], "complete", "{report}");
     assert_eq!(report["files"]["docs"], 7);
     assert!(report["packages"].as_u64().unwrap() >= 6, "{report}");
@@ -102,17 +103,21 @@ fn index_stats_search_node_on_the_shop_fixture() {
     assert_eq!(again["up_to_date"], true, "a new process sees no change without re-analysing: {again}");
     assert_eq!(again["nodes"], report["nodes"], "the recorded summary is reported");
     assert_eq!(again["files"]["read"], 0);
-    // A different policy is not the same publication.
+    // A process policy never changes the project's index: --no-ast publishes an index of its
+    // own, and the project's is still the one it was.
     let no_ast = json(&run(root, &["index", "--no-ast", "--json"]));
-    assert_eq!((no_ast["up_to_date"].clone(), no_ast["generation"].clone()), (false.into(), 2.into()));
+    assert_eq!((no_ast["up_to_date"].clone(), no_ast["generation"].clone()), (false.into(), 1.into()));
+    assert_eq!(no_ast["precision"], Value::Null, "{no_ast}");
+    assert!(no_ast["index_path"].as_str().unwrap().ends_with(".docforge/index.no-ast.sqlite"), "{no_ast}");
     let back = json(&run(root, &["index", "--json"]));
-    assert_eq!((back["up_to_date"].clone(), back["generation"].clone()), (false.into(), 3.into()));
+    assert_eq!((back["up_to_date"].clone(), back["generation"].clone()), (true.into(), 1.into()));
+    assert_eq!(back["precision"], "precise");
     // Editing one document rewrites that document's rows only.
     let p = root.join("docs/notes.md");
     let text = fs::read_to_string(&p).unwrap() + "\nOne more line.\n";
     fs::write(&p, text).unwrap();
     let edited = json(&run(root, &["index", "--json"]));
-    assert_eq!(edited["generation"], 4);
+    assert_eq!(edited["generation"], 2);
     assert_eq!(edited["up_to_date"], false);
     assert_eq!(edited["publication"]["owners_written"], 2, "file node + document: {edited}");
     // Changing docforge.toml invalidates the publication too.
@@ -139,10 +144,42 @@ fn no_ast_inventories_go_files_without_symbols() {
     assert_eq!(report["ast_policy"], "no_ast");
     assert_eq!(report["precision"], Value::Null);
     assert_eq!(report["packages"], 0);
-    let file = json(&run(root, &["node", "file:storage/storage.go", "--json"]));
+    let file = json(&run(root, &["node", "--no-ast", "file:storage/storage.go", "--json"]));
     assert_eq!(file["node"]["attrs"]["sha256"].as_str().unwrap().len(), 64);
-    let missing = run(root, &["node", "go:example.com/shop/storage::Repository", "--json"]);
+    let missing = run(root, &["node", "--no-ast", "go:example.com/shop/storage::Repository", "--json"]);
     one_line_error(&missing, 1);
+    // The no-AST index is kept apart: the project's does not exist until `docforge index`.
+    let err = one_line_error(&run(root, &["stats"]), 1);
+    assert!(
+        err.contains("no index at ") && err.contains(".docforge/index.sqlite; run `docforge index` first"),
+        "{err}"
+    );
+    let stats = json(&run(root, &["stats", "--no-ast", "--json"]));
+    assert_eq!(stats["meta"]["ast_policy"], "no_ast");
+}
+
+/// Precision is the project's: `docforge.toml` declares it, every command builds that, and a
+/// flag asking for more is refused with nothing written.
+#[test]
+fn precision_is_the_projects_setting() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    let cfg = fs::read_to_string(root.join("docforge.toml")).unwrap() + "\n[analysis]\nprecision = \"ast\"\n";
+    fs::write(root.join("docforge.toml"), cfg).unwrap();
+    let report = json(&run(root, &["index", "--json"]));
+    assert_eq!(
+        (report["precision"].clone(), report["precision_declared"].clone()),
+        ("ast".into(), "ast".into())
+    );
+    let before = fs::read(root.join(".docforge/index.sqlite")).unwrap();
+    let err = one_line_error(&run(root, &["index", "--precise"]), 1);
+    assert!(err.contains("the project declares [analysis] precision = \"ast\" in docforge.toml"), "{err}");
+    assert_eq!(fs::read(root.join(".docforge/index.sqlite")).unwrap(), before, "nothing written");
+    let logic =
+        one_line_error(&run(root, &["logic", "go:example.com/shop/service::(*OrderService).Place"]), 1);
+    assert!(logic.contains("docforge.toml declares [analysis] precision = \"ast\""), "{logic}");
+    let text = String::from_utf8(run(root, &["stats"]).stdout).unwrap();
+    assert!(text.contains("precision ast"), "{text}");
 }
 
 #[test]
@@ -323,6 +360,20 @@ fn init_writes_a_commented_config_and_the_ignore_entries_and_never_overwrites() 
     assert_eq!(fs::read_to_string(root.join(".gitignore")).unwrap().matches(".docforge/").count(), 1);
     let missing = one_line_error(&run(&root.join("nope"), &["init"]), 1);
     assert!(missing.contains("does not exist"), "{missing}");
+    // Never through a symlink: a linked .gitignore or docforge.toml is refused, its target kept.
+    let linked = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("ignore"), "keep\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("ignore"), linked.path().join(".gitignore")).unwrap();
+    let err = one_line_error(&run(linked.path(), &["init"]), 1);
+    assert!(err.contains(".gitignore is not a regular file; refused"), "{err}");
+    assert_eq!(fs::read_to_string(outside.path().join("ignore")).unwrap(), "keep\n");
+    assert!(!linked.path().join("docforge.toml").exists(), "refused before anything is written");
+    fs::remove_file(linked.path().join(".gitignore")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("ignore"), linked.path().join("docforge.toml")).unwrap();
+    let err = one_line_error(&run(linked.path(), &["init"]), 1);
+    assert!(err.contains("docforge.toml is a symlink; refused"), "{err}");
+    assert_eq!(fs::read_to_string(outside.path().join("ignore")).unwrap(), "keep\n");
 }
 
 #[test]

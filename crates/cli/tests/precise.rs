@@ -1,5 +1,6 @@
-//! `docforge index --precise` and `docforge logic` through the real binary on fixtures/shop:
-//! implements edges and Logic are stored in precise mode only, and say so when absent.
+//! `docforge index` at precision `precise` (the default of `[analysis] precision`) and
+//! `docforge logic` through the real binary on fixtures/shop: implements edges and Logic are
+//! stored at precision precise only, and say so when absent.
 
 use serde_json::Value;
 use std::fs;
@@ -68,7 +69,17 @@ fn precise_index_stores_implements_and_logic_beside_the_graph() {
     let text = run(root, &["logic", PLACE]);
     assert!(String::from_utf8_lossy(&text.stdout).starts_with("method (*OrderService).Place @"));
 
-    // An AST index is a different index: it is rebuilt, without implements or Logic.
+    // Another command (or flag) never changes the project's index: it stays precise.
+    let report = json(&run(root, &["index", "--json"]));
+    assert_eq!((report["precision"].as_str(), report["up_to_date"].as_bool()), (Some("precise"), Some(true)));
+    json(&run(root, &["index", "--no-ast", "--json"]));
+    let again = json(&run(root, &["index", "--precise", "--json"]));
+    assert_eq!((again["precision"].as_str(), again["up_to_date"].as_bool()), (Some("precise"), Some(true)));
+    assert_eq!(count(&json(&run(root, &["stats", "--json"]))["logic"]), functions);
+
+    // Declared `ast`: the index is rebuilt without implements or Logic, and says why.
+    let cfg = fs::read_to_string(root.join("docforge.toml")).unwrap() + "\n[analysis]\nprecision = \"ast\"\n";
+    fs::write(root.join("docforge.toml"), cfg).unwrap();
     let report = json(&run(root, &["index", "--json"]));
     assert_eq!((report["precision"].as_str(), report["up_to_date"].as_bool()), (Some("ast"), Some(false)));
     let stats = json(&run(root, &["stats", "--json"]));
@@ -76,11 +87,7 @@ fn precise_index_stores_implements_and_logic_beside_the_graph() {
     let missing = run(root, &["logic", PLACE]);
     assert_eq!(missing.status.code(), Some(1));
     let err = String::from_utf8_lossy(&missing.stderr);
-    assert!(err.contains("--precise") && err.lines().count() == 1, "{err}");
-    // Precise again: a second run finds it up to date.
-    json(&run(root, &["index", "--precise", "--json"]));
-    let again = json(&run(root, &["index", "--precise", "--json"]));
-    assert_eq!(again["up_to_date"], true);
+    assert!(err.contains("[analysis] precision = \"ast\"") && err.lines().count() == 1, "{err}");
 }
 
 #[test]
@@ -90,8 +97,5 @@ fn precise_and_no_ast_conflict_and_no_ast_has_no_logic() {
     let both = run(root, &["index", "--precise", "--no-ast"]);
     assert_eq!(both.status.code(), Some(2), "a usage error");
     json(&run(root, &["index", "--no-ast", "--json"]));
-    assert_eq!(count(&json(&run(root, &["stats", "--json"]))["logic"]), 0);
-    let out = run(root, &["logic", PLACE]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no Logic"));
+    assert_eq!(count(&json(&run(root, &["stats", "--no-ast", "--json"]))["logic"]), 0);
 }

@@ -222,6 +222,15 @@ impl AnalysisHost {
         {
             return Ok(false);
         }
+        // The file records too (sizes and modification times are not part of the digests): a
+        // file touched without a change in content must be recorded with its new stamp, or
+        // the index would never again be proven current by stamps.
+        let mut mine: Vec<&FileRecord> = snap.files().map(|f| &**f).collect();
+        mine.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        let stored = index.files().map_err(PublishError::Index)?;
+        if stored.len() != mine.len() || stored.iter().zip(&mine).any(|(s, m)| s != *m) {
+            return Ok(false);
+        }
         let hashes = all_hashes(&snap);
         self.published = Some(Published {
             path: index.path().to_path_buf(),

@@ -491,9 +491,19 @@ pub(crate) fn build(header: Header, changes: ChangeSummary) -> Receipt {
     r
 }
 
-/// Where the receipt of the index at `index_path` lives.
+/// Where the receipt of the index at `index_path` lives: `receipts/generation-diff.v1.json`
+/// for the project's `index.sqlite`; the index of a restricted binding (`index.TAG.sqlite`)
+/// has its own, `receipts/generation-diff.TAG.v1.json`.
 pub fn receipt_path(index_path: &Path) -> PathBuf {
-    index_path.parent().unwrap_or(Path::new(".")).join(RECEIPT_DIR).join(RECEIPT_FILE)
+    index_path.parent().unwrap_or(Path::new(".")).join(RECEIPT_DIR).join(receipt_file(index_path))
+}
+
+fn receipt_file(index_path: &Path) -> String {
+    let name = index_path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    match name.strip_prefix("index.").and_then(|r| r.strip_suffix(".sqlite")) {
+        Some(tag) if !tag.is_empty() => format!("generation-diff.{tag}.v1.json"),
+        _ => RECEIPT_FILE.to_string(),
+    }
 }
 
 /// The receipt beside `index_path` when it parses and its hash verifies.
@@ -514,13 +524,30 @@ pub(crate) fn write(index_path: &Path, r: &Receipt) -> Result<(), docforge_proje
     let dir = index_path.parent().unwrap_or(Path::new("."));
     let bytes = serde_json::to_vec(r).expect("receipt serialises");
     docforge_project::ProjectWriter::new(dir)
-        .write(&format!("{RECEIPT_DIR}/{RECEIPT_FILE}"), &bytes, docforge_project::Durability::Atomic)
+        .write(
+            &format!("{RECEIPT_DIR}/{}", receipt_file(index_path)),
+            &bytes,
+            docforge_project::Durability::Atomic,
+        )
         .map(|_| ())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_index_file_has_its_own_receipt() {
+        let cases = [
+            ("/p/.docforge/index.sqlite", "/p/.docforge/receipts/generation-diff.v1.json"),
+            ("/p/.docforge/index.no-ast.sqlite", "/p/.docforge/receipts/generation-diff.no-ast.v1.json"),
+            ("/p/.docforge/index.ast.sqlite", "/p/.docforge/receipts/generation-diff.ast.v1.json"),
+            ("/tmp/other.sqlite", "/tmp/receipts/generation-diff.v1.json"),
+        ];
+        for (index, receipt) in cases {
+            assert_eq!(receipt_path(Path::new(index)), Path::new(receipt), "{index}");
+        }
+    }
 
     fn n(id: &str, text: &str) -> Node {
         Node { id: id.into(), kind: "k".into(), text: text.into(), ..Default::default() }

@@ -6,18 +6,15 @@
 //! this crate; the engine speaks plain Rust data.
 
 mod cursor;
-mod engine;
 mod policy;
 mod reply;
 mod server;
 pub mod tools;
-mod watch;
 
-pub use engine::{Engine, Generation, Staleness};
+pub use docforge_workspace::{Generation, Staleness, Workspace};
 pub use policy::{check_startup, CapabilityMode, Options, StartupError};
 pub use reply::ToolError;
 
-use docforge_project::Project;
 use std::sync::Mutex;
 
 /// The process-wide state shared by every request.
@@ -27,28 +24,36 @@ pub struct Server {
     pub root: String,
     pub max_results: u32,
     pub max_response_bytes: u64,
-    pub precise: bool,
-    /// The engine's analysis counters (shared, so progress can be read while it works).
-    pub progress: std::sync::Arc<docforge_db::Progress>,
-    pub engine: Mutex<Engine>,
+    /// What this binding analyses at (`precise`, `ast` or `none`).
+    pub precision: docforge_workspace::Precision,
+    /// The binding's synchronisation progress (shared, so it can be read while it works).
+    pub progress: std::sync::Arc<docforge_workspace::SyncProgress>,
+    pub engine: Mutex<Workspace>,
 }
 
 impl Server {
     /// Validate the options and bind the project. Opens no socket and writes nothing.
+    /// `precise` is `--precise`: refused when the project declares `ast`.
     pub fn bind(opts: Options, precise: bool) -> Result<Server, StartupError> {
         check_startup(&opts)?;
-        let project = Project::load(&opts.project_root)
-            .map_err(|e| StartupError { code: "project_unavailable", message: e.to_string() })?;
+        let options = docforge_workspace::Options {
+            no_ast: opts.no_ast,
+            require_precise: precise,
+            watch: true,
+            ..Default::default()
+        };
+        let workspace = Workspace::bind(&opts.project_root, options)
+            .map_err(|e| StartupError { code: e.code(), message: e.to_string() })?;
+        let project = workspace.project();
         let limits = &project.config.limits;
-        let engine = Engine::new(project.clone(), opts.no_ast, precise && !opts.no_ast);
         Ok(Server {
-            progress: engine.progress.clone(),
+            progress: workspace.progress(),
             project_id: project.id.clone(),
             root: project.root.display().to_string(),
             max_results: limits.max_results,
             max_response_bytes: limits.max_response_bytes,
-            precise: precise && !opts.no_ast,
-            engine: Mutex::new(engine),
+            precision: workspace.precision(),
+            engine: Mutex::new(workspace),
             opts,
         })
     }

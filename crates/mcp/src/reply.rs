@@ -46,6 +46,16 @@ impl ToolError {
     }
 }
 
+impl From<docforge_workspace::WorkspaceError> for ToolError {
+    fn from(e: docforge_workspace::WorkspaceError) -> Self {
+        let err = ToolError::new(e.code(), e.to_string());
+        match e {
+            docforge_workspace::WorkspaceError::BindingChanged => err.remediation("restart_project_server"),
+            _ => err,
+        }
+    }
+}
+
 /// Version-1 request diagnostics: fixed stage timings and counters, never content, paths,
 /// queries, node IDs or SQL.
 #[derive(Debug)]

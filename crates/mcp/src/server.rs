@@ -1,7 +1,6 @@
 //! The rmcp handler: `tools/list` from the one tool table, `tools/call` through
 //! synchronisation, the handler, the response envelope and the size limit.
 
-use crate::engine::Staleness;
 use crate::reply::{fit, Diagnostics, ToolError, NOTICE};
 use crate::tools::{self, Call, ToolSpec};
 use crate::Server;
@@ -40,11 +39,12 @@ fn output_schema() -> Arc<Map<String, Value>> {
             "revision": { "type": ["integer", "null"] },
             "source_hash": { "type": ["string", "null"] },
             "adapter_version": { "type": "string" },
+            "precision": { "type": "string", "enum": ["precise", "precise_fallback", "ast", "none", "unknown"] },
             "staleness": { "type": "string", "enum": ["current", "rebuilt", "stale", "missing", "unsafe", "unverified", "unknown"] },
             "result": { "type": "object" },
             "diagnostics": { "type": "object" },
         },
-        "required": ["notice", "project", "revision", "source_hash", "adapter_version", "staleness", "result"],
+        "required": ["notice", "project", "revision", "source_hash", "adapter_version", "precision", "staleness", "result"],
     });
     Arc::new(schema.as_object().expect("object").clone())
 }
@@ -113,7 +113,8 @@ impl ServerHandler for Handler {
                 done = &mut task => break done,
                 _ = tokio::time::sleep(std::time::Duration::from_millis(250)), if token.is_some() => {
                     use std::sync::atomic::Ordering;
-                    let now = (progress.done.load(Ordering::Relaxed), progress.total.load(Ordering::Relaxed));
+                    let counters = &progress.analysis;
+                    let now = (counters.done.load(Ordering::Relaxed), counters.total.load(Ordering::Relaxed));
                     if now != last && now.1 > 0 {
                         last = now;
                         let p = ProgressNotificationParam::new(token.clone().expect("checked"), now.0 as f64)
@@ -136,10 +137,14 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     let mut engine = server.engine.lock().unwrap_or_else(|p| p.into_inner());
     let identity = Instant::now();
     let synced = if spec.syncs {
-        engine.sync(spec.name == "docforge_sync")
+        engine.ensure_current(spec.name == "docforge_sync").map_err(ToolError::from)
     } else {
         // A status tool reads no index generation: it states its own envelope fields.
-        Ok((crate::engine::Generation::unbound(), Staleness::Current, crate::engine::SyncStats::default()))
+        Ok(docforge_workspace::Synced {
+            generation: unbound(server),
+            staleness: docforge_workspace::Staleness::Current,
+            stats: Default::default(),
+        })
     };
     let mut body = Map::new();
     body.insert("notice".into(), json!(NOTICE));
@@ -147,7 +152,7 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     body.insert("adapter_version".into(), json!(ENGINE_VERSION));
     let outcome = match synced {
         Err(e) => Err(e),
-        Ok((generation, staleness, stats)) => {
+        Ok(docforge_workspace::Synced { generation, staleness, stats }) => {
             // The walk or re-stat when there was one; otherwise the (watcher) check itself.
             let identity_ms =
                 if stats.walk_ms > 0.0 { stats.walk_ms } else { identity.elapsed().as_secs_f64() * 1e3 };
@@ -160,13 +165,8 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
             body.insert("revision".into(), json!(generation.revision));
             body.insert("source_hash".into(), json!(generation.source_hash));
             body.insert("graph_digest".into(), json!(generation.graph_digest));
-            body.insert(
-                "staleness".into(),
-                json!(match staleness {
-                    Staleness::Current => "current",
-                    Staleness::Rebuilt => "rebuilt",
-                }),
-            );
+            body.insert("precision".into(), json!(generation.precision));
+            body.insert("staleness".into(), json!(staleness.as_str()));
             if !spec.syncs {
                 for k in ["revision", "source_hash", "graph_digest"] {
                     body.insert(k.into(), Value::Null);
@@ -225,6 +225,19 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     };
     result.structured_content = Some(value);
     result
+}
+
+/// The generation a status tool reports: none (it reads no index). Its precision is the one
+/// the binding analyses at.
+fn unbound(server: &Server) -> docforge_workspace::Generation {
+    docforge_workspace::Generation {
+        revision: 0,
+        source_hash: String::new(),
+        graph_digest: String::new(),
+        precision: server.precision.as_str().to_string(),
+        cheap_identity: String::new(),
+        index_file: (0, 0),
+    }
 }
 
 pub async fn serve_stdio(server: Server) -> Result<(), String> {

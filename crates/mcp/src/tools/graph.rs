@@ -77,7 +77,7 @@ pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
 pub fn get_logic(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let a: NodeArgs = args(a)?;
     check_id(&a.node_id)?;
-    if call.engine.binding.no_ast {
+    if call.engine.precision() == docforge_workspace::Precision::NoAst {
         return Err(ToolError::new(
             "adapter_policy_forbids_logic",
             "this server was started with --no-ast: function Logic is never extracted or returned",
@@ -93,12 +93,12 @@ pub fn get_logic(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     if !index.has_node(&a.node_id).map_err(index_err)? {
         return Err(not_found(&a.node_id));
     }
-    if !call.engine.binding.precise {
+    if !call.engine.precision().semantic() {
         return Err(ToolError::new(
             "logic_not_indexed",
-            "Logic is extracted with the precise Go layer, which this server was not started with",
+            "Logic is extracted by precise analysis; the project declares [analysis] precision = \"ast\"",
         )
-        .remediation("start the server with --precise"));
+        .remediation("set [analysis] precision = \"precise\" in docforge.toml and restart the server"));
     }
     Err(ToolError::new(
         "logic_not_found",

@@ -9,18 +9,18 @@ mod project;
 mod task;
 
 use crate::cursor::{self, CursorV1};
-use crate::engine::{Engine, Generation};
 use crate::reply::{Diagnostics, ToolError};
 use crate::Server;
 use docforge_db::ENGINE_VERSION;
+use docforge_workspace::{Generation, Workspace};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-/// What a handler gets: the synchronised engine, the generation it reads, the server's
+/// What a handler gets: the synchronised binding, the generation it reads, the server's
 /// fixed policy and the request's diagnostics.
 pub struct Call<'a> {
-    pub engine: &'a mut Engine,
+    pub engine: &'a mut Workspace,
     pub generation: Generation,
     pub server: &'a Server,
     pub diag: &'a mut Diagnostics,

@@ -60,14 +60,15 @@ fn session_contract() -> Value {
 
 pub fn bootstrap(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let _: NoArgs = args(a)?;
-    let b = &call.engine.binding;
+    let w = &call.engine;
     Ok(json!({
         "binding": {
             "project_id": call.server.project_id,
             "project_root": call.server.root,
-            "config_present": b.project.config_present,
-            "index_path": b.index_path.display().to_string(),
-            "precision_requested": if b.no_ast { "none" } else if b.precise { "precise" } else { "ast" },
+            "config_present": w.project().config_present,
+            "index_path": w.index_path().display().to_string(),
+            "precision_declared": w.settings().declared.as_str(),
+            "precision_requested": w.precision().as_str(),
         },
         "effective_policy": policy(call),
         "adapter_policy": adapter_policy(&call.server.opts),
@@ -85,17 +86,18 @@ pub fn sync(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
 
 pub fn project_info(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let _: NoArgs = args(a)?;
-    let c = &call.engine.binding.project.config;
+    let c = &call.engine.project().config;
     Ok(json!({
         "project_id": call.server.project_id,
         "project_root": call.server.root,
-        "config_present": call.engine.binding.project.config_present,
+        "config_present": call.engine.project().config_present,
         "descriptor": {
             "schema_version": 1,
             "sources": { "docs": c.sources.docs, "go": c.sources.go, "exclude": c.sources.exclude },
             "limits": { "max_results": c.limits.max_results, "max_response_bytes": c.limits.max_response_bytes },
             "views": c.views.iter().map(|v| &v.id).collect::<Vec<_>>(),
             "go_build": { "goos": c.go.goos, "goarch": c.go.goarch, "cgo": c.go.cgo, "tags": c.go.tags },
+            "analysis": { "precision": c.analysis.precision.as_str() },
         },
         "index": stats(call)?,
     }))
@@ -107,7 +109,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("invalid_cursor", "the cursor is corrupt or belongs to another operation/parameters"),
     ("stale_cursor", "the generation or collection changed; restart pagination"),
     ("adapter_policy_forbids_logic", "the server runs with --no-ast"),
-    ("logic_not_indexed", "Logic needs the precise layer (--precise)"),
+    ("logic_not_indexed", "Logic needs precise analysis ([analysis] precision = \"precise\")"),
     ("logic_not_found", "the node has no Logic projection"),
     ("adapter_restart_required", "the executable or docforge.toml changed; restart the server"),
     ("index_unavailable", "the derived index could not be built or read"),
@@ -147,7 +149,7 @@ pub fn get_contract(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
 pub fn validate_project(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let _: NoArgs = args(a)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let root = call.engine.binding.project.root.clone();
+    let root = call.engine.project().root.clone();
     let v = docforge_validate::validate_project(&root, ENGINE_VERSION, threads)
         .map_err(|e| ToolError::new("validation_failed", e))?;
     let cap = call.max_results() as usize;

@@ -1,6 +1,8 @@
 //! A change detector that lets a tool call skip the stat walk when provably nothing moved.
 //!
-//! Linux inotify watches every directory under the root (except `.docforge` and `.git`).
+//! Linux inotify watches every directory under the root except the VCS directory and the
+//! directories DocForge writes derived files into (`Config::derived_dirs`: the state
+//! directory, changeset and preview roots, view outputs), which are never sources.
 //! The kernel queues an event synchronously with each write, so draining the queue at the
 //! start of a call sees every change completed before the call. Events on files name the
 //! touched paths (the caller re-stats just those); a directory event, a queue overflow or any
@@ -13,7 +15,8 @@ use std::path::{Path, PathBuf};
 
 pub struct Watcher {
     ino: Inotify,
-    root: PathBuf,
+    /// Absolute directories that are not sources.
+    derived: Vec<PathBuf>,
     dirs: HashMap<WatchDescriptor, PathBuf>,
     /// Something may have changed since the last walk.
     dirty: bool,
@@ -39,16 +42,19 @@ fn mask() -> WatchMask {
         | WatchMask::DONT_FOLLOW
 }
 
-fn skipped(name: &std::ffi::OsStr) -> bool {
-    name == ".docforge" || name == ".git"
+/// Whether `path` is not a source directory: a VCS or state directory, or a derived one.
+fn skipped(derived: &[PathBuf], path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == ".git" || n == docforge_project::STATE_DIR)
+        || derived.iter().any(|d| d == path)
 }
 
 impl Watcher {
-    pub fn start(root: &Path) -> std::io::Result<Watcher> {
+    /// Watch `root` except `derived` (project-relative directories that are not sources).
+    pub fn start(root: &Path, derived: &[String]) -> std::io::Result<Watcher> {
         let ino = Inotify::init()?;
         let mut w = Watcher {
             ino,
-            root: root.to_path_buf(),
+            derived: derived.iter().map(|d| root.join(d)).collect(),
             dirs: HashMap::new(),
             dirty: true,
             touched: BTreeSet::new(),
@@ -78,7 +84,7 @@ impl Watcher {
             };
             for entry in rd.flatten() {
                 // Symlinked directories are not followed (the walk refuses or records them).
-                if entry.file_type().is_ok_and(|t| t.is_dir()) && !skipped(&entry.file_name()) {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) && !skipped(&self.derived, &entry.path()) {
                     stack.push(entry.path());
                 }
             }
@@ -100,10 +106,12 @@ impl Watcher {
             let mut any = false;
             for ev in events {
                 any = true;
-                // The state directory's own entry (created on the first publication) and the
-                // VCS directory are not sources.
-                if ev.name.is_some_and(skipped) && self.dirs.get(&ev.wd).is_some_and(|d| d == &self.root) {
-                    continue;
+                // The entries of the VCS directory and of derived directories (the state
+                // directory is created by the first publication) are not sources.
+                if let (Some(dir), Some(name)) = (self.dirs.get(&ev.wd), ev.name) {
+                    if skipped(&self.derived, &dir.join(name)) {
+                        continue;
+                    }
                 }
                 if ev.mask.contains(EventMask::Q_OVERFLOW) {
                     self.broken = true;
@@ -119,9 +127,7 @@ impl Watcher {
                     && ev.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
                 {
                     if let (Some(parent), Some(name)) = (self.dirs.get(&ev.wd), ev.name) {
-                        if !skipped(name) {
-                            new_dirs.push(parent.join(name));
-                        }
+                        new_dirs.push(parent.join(name));
                     }
                 }
                 if ev.mask.intersects(EventMask::IGNORED | EventMask::DELETE_SELF | EventMask::MOVE_SELF) {
@@ -162,7 +168,8 @@ mod tests {
     fn a_write_a_new_directory_and_a_file_in_it_are_all_seen() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.md"), "# a").unwrap();
-        let mut w = Watcher::start(dir.path()).unwrap();
+        let derived = [".docforge".to_string(), "site/out".to_string()];
+        let mut w = Watcher::start(dir.path(), &derived).unwrap();
         assert!(!w.quiet(), "a new watcher proves nothing until the first walk");
         w.rearm();
         assert!(w.quiet());
@@ -181,5 +188,13 @@ mod tests {
         w.rearm();
         std::fs::write(dir.path().join(".docforge/index.sqlite"), "x").unwrap();
         assert!(w.quiet(), "the state directory is not watched");
+        std::fs::create_dir(dir.path().join("site")).unwrap();
+        assert!(!w.quiet(), "a new directory is a change");
+        w.rearm();
+        std::fs::create_dir_all(dir.path().join("site/out/pages")).unwrap();
+        std::fs::write(dir.path().join("site/out/pages/index.md"), "# rendered").unwrap();
+        assert!(w.quiet(), "a derived directory (a view output) is not watched");
+        std::fs::write(dir.path().join("site/notes.md"), "# a source beside it").unwrap();
+        assert!(!w.quiet(), "its parent still is");
     }
 }

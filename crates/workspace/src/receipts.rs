@@ -1,0 +1,150 @@
+//! Hash-bound, versioned receipts: one state machine and one fail-closed reader.
+//!
+//! A receipt is evidence DocForge wrote about a derived state (an index publication, later a
+//! render or a changeset). A reader never trusts it more than it can prove: the file must be
+//! reached through real directories (no symlink), be a regular file within the size its
+//! writer can produce, stay the same file while it is read, parse as the expected version and
+//! carry the hash of its own canonical content. Anything less is a state with a reason —
+//! never `current`.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// What a receipt proves about the state it describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiptState {
+    /// The receipt verifies and binds exactly the current sources and derived files.
+    Current,
+    /// The receipt verifies, but what it binds changed since.
+    Stale,
+    /// There is no receipt.
+    Missing,
+    /// The receipt is reached through a symlink or is not a regular file: not read.
+    Unsafe,
+    /// The receipt exists but cannot be trusted (unreadable, torn, another version, a hash
+    /// that does not match, another project or index).
+    Unverified,
+    /// The receipt verifies but cannot prove currency either way.
+    Unknown,
+}
+
+impl ReceiptState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReceiptState::Current => "current",
+            ReceiptState::Stale => "stale",
+            ReceiptState::Missing => "missing",
+            ReceiptState::Unsafe => "unsafe",
+            ReceiptState::Unverified => "unverified",
+            ReceiptState::Unknown => "unknown",
+        }
+    }
+}
+
+/// A verdict on a receipt, with why, and the receipt when it verified.
+#[derive(Clone, Debug)]
+pub struct ReceiptStatus<R> {
+    pub state: ReceiptState,
+    pub reason: String,
+    pub receipt: Option<R>,
+}
+
+impl<R> ReceiptStatus<R> {
+    pub fn new(state: ReceiptState, reason: impl Into<String>) -> Self {
+        ReceiptStatus { state, reason: reason.into(), receipt: None }
+    }
+
+    pub fn with(state: ReceiptState, reason: impl Into<String>, receipt: R) -> Self {
+        ReceiptStatus { state, reason: reason.into(), receipt: Some(receipt) }
+    }
+}
+
+/// A receipt format: versioned, and carrying the hash of its own canonical content.
+pub trait HashBound: DeserializeOwned {
+    /// The version this build reads.
+    const SCHEMA_VERSION: u32;
+    /// The largest file a writer of this format produces; larger files are `unverified`.
+    const MAX_FILE_BYTES: u64;
+    fn schema_version(&self) -> u32;
+    fn stored_hash(&self) -> &str;
+    fn compute_hash(&self) -> String;
+}
+
+impl HashBound for docforge_db::receipt::Receipt {
+    const SCHEMA_VERSION: u32 = 1;
+    const MAX_FILE_BYTES: u64 = docforge_db::receipt::MAX_RECEIPT_FILE_BYTES;
+    fn schema_version(&self) -> u32 {
+        self.receipt_schema_version
+    }
+    fn stored_hash(&self) -> &str {
+        &self.receipt_hash
+    }
+    fn compute_hash(&self) -> String {
+        docforge_db::receipt::Receipt::compute_hash(self)
+    }
+}
+
+/// The identity of the receipt file that was read (device, inode, size, mtime).
+pub type FileStamp = (u64, u64, u64, i64, i64);
+
+fn stamp(m: &std::fs::Metadata) -> FileStamp {
+    (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec())
+}
+
+/// Every component from the root down must be a real directory (no symlink) and the receipt
+/// a regular file; `Ok(None)` when something on the way does not exist.
+fn confined(root: &Path, path: &Path) -> Result<Option<std::fs::Metadata>, String> {
+    let rel = path.strip_prefix(root).map_err(|_| "the receipt path leaves the project root".to_string())?;
+    let mut at = root.to_path_buf();
+    let parts: Vec<_> = rel.components().collect();
+    for (i, c) in parts.iter().enumerate() {
+        at.push(c);
+        let m = match std::fs::symlink_metadata(&at) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot inspect the receipt path: {e}")),
+        };
+        let last = i + 1 == parts.len();
+        if m.file_type().is_symlink() || (last && !m.file_type().is_file()) || (!last && !m.is_dir()) {
+            return Err("a receipt path component is a symlink or not the expected file type".into());
+        }
+        if last {
+            return Ok(Some(m));
+        }
+    }
+    Ok(None)
+}
+
+/// Read and verify the receipt at `path` (under `root`). `Err` is the state it is in when it
+/// cannot be trusted: `missing`, `unsafe` or `unverified`, with the reason.
+pub fn read_verified<R: HashBound>(root: &Path, path: &Path) -> Result<(R, FileStamp), ReceiptStatus<R>> {
+    use ReceiptState::*;
+    let before = match confined(root, path) {
+        Err(why) => return Err(ReceiptStatus::new(Unsafe, why)),
+        Ok(None) => return Err(ReceiptStatus::new(Missing, "no receipt has been written")),
+        Ok(Some(m)) => m,
+    };
+    if before.len() > R::MAX_FILE_BYTES {
+        return Err(ReceiptStatus::new(Unverified, "the receipt is larger than any receipt DocForge writes"));
+    }
+    let Ok(bytes) = std::fs::read(path) else {
+        return Err(ReceiptStatus::new(Unverified, "the receipt could not be read"));
+    };
+    match std::fs::symlink_metadata(path) {
+        Ok(after) if stamp(&after) == stamp(&before) => {}
+        _ => return Err(ReceiptStatus::new(Unverified, "the receipt changed while it was read")),
+    }
+    let Ok(receipt) = serde_json::from_slice::<R>(&bytes) else {
+        return Err(ReceiptStatus::new(
+            Unverified,
+            format!("the receipt is not a version-{} receipt of its kind", R::SCHEMA_VERSION),
+        ));
+    };
+    if receipt.schema_version() != R::SCHEMA_VERSION || receipt.compute_hash() != receipt.stored_hash() {
+        return Err(ReceiptStatus::new(Unverified, "the receipt hash does not match its content"));
+    }
+    Ok((receipt, stamp(&before)))
+}

@@ -1,0 +1,216 @@
+//! The binding as a specification: which precision and index a process gets, when the
+//! published index is proven current, adopted or rebuilt, and what the receipt reader says.
+
+use docforge_workspace::{Options, Precision, ReceiptState, Staleness, Workspace, WorkspaceError};
+use std::fs;
+use std::path::Path;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+/// A small project: a Go module with an interface and its implementation, two documents.
+fn project(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "docforge.toml", &format!("schema_version = 1\n{config}"));
+    write(root, "go.mod", "module example.com/m\n\ngo 1.22\n");
+    write(root, "m.go", "package m\n\ntype S interface{ Run() }\n\ntype T struct{}\n\nfunc (T) Run() { helper() }\n\nfunc helper() {}\n");
+    write(root, "docs/a.md", "+++\nid = \"a\"\n+++\n# A\n\nSee [b](b.md).\n");
+    write(root, "docs/b.md", "# B\n\nText.\n");
+    dir
+}
+
+fn bind(root: &Path, opts: Options) -> Workspace {
+    Workspace::bind(root, opts).unwrap()
+}
+
+/// What a binding resolves to: its precision and index file, or the error code.
+type Resolved = Result<(Precision, &'static str), &'static str>;
+
+#[test]
+fn a_process_gets_the_declared_precision_or_less_never_more() {
+    let cases: &[(&str, Options, Resolved)] = &[
+        ("", Options::default(), Ok((Precision::Precise, "index.sqlite"))),
+        (
+            "[analysis]\nprecision = \"precise\"\n",
+            Options::default(),
+            Ok((Precision::Precise, "index.sqlite")),
+        ),
+        ("[analysis]\nprecision = \"ast\"\n", Options::default(), Ok((Precision::Ast, "index.sqlite"))),
+        (
+            "",
+            Options { require_precise: true, ..Default::default() },
+            Ok((Precision::Precise, "index.sqlite")),
+        ),
+        ("", Options { no_ast: true, ..Default::default() }, Ok((Precision::NoAst, "index.no-ast.sqlite"))),
+        ("", Options { no_precise: true, ..Default::default() }, Ok((Precision::Ast, "index.ast.sqlite"))),
+        (
+            "[analysis]\nprecision = \"ast\"\n",
+            Options { no_precise: true, ..Default::default() },
+            Ok((Precision::Ast, "index.sqlite")),
+        ),
+        (
+            "[analysis]\nprecision = \"ast\"\n",
+            Options { no_ast: true, ..Default::default() },
+            Ok((Precision::NoAst, "index.no-ast.sqlite")),
+        ),
+        (
+            "[analysis]\nprecision = \"ast\"\n",
+            Options { require_precise: true, ..Default::default() },
+            Err("precision_not_declared"),
+        ),
+    ];
+    for (config, opts, want) in cases {
+        let dir = project(config);
+        let got = Workspace::bind(dir.path(), opts.clone())
+            .map(|w| (w.precision(), w.index_path().file_name().unwrap().to_str().unwrap().to_string()));
+        match (got, want) {
+            (Ok((p, file)), Ok((wp, wfile))) => {
+                assert_eq!((p, file.as_str()), (*wp, *wfile), "{config:?} {opts:?}")
+            }
+            (Err(e), Err(code)) => assert_eq!(e.code(), *code, "{config:?} {opts:?}: {e}"),
+            (got, want) => {
+                panic!("{config:?} {opts:?}: got {got:?}, want {want:?}", got = got.map_err(|e| e.code()))
+            }
+        }
+        assert!(!dir.path().join(".docforge").exists(), "binding writes nothing");
+    }
+}
+
+#[test]
+fn the_index_is_published_adopted_and_republished_only_when_the_sources_move() {
+    let dir = project("");
+    let root = dir.path();
+    let mut first = bind(root, Options::default());
+    let synced = first.ensure_current(false).unwrap();
+    assert_eq!((synced.staleness, synced.generation.revision), (Staleness::Rebuilt, 1));
+    assert_eq!(synced.generation.precision, "precise");
+    assert!(synced.stats.publish.is_some());
+    // Proven current again without a publication.
+    let again = first.ensure_current(false).unwrap();
+    assert_eq!((again.staleness, again.generation.clone()), (Staleness::Current, synced.generation.clone()));
+    drop(first);
+
+    // A new process adopts the published generation without analysing.
+    let mut second = bind(root, Options::default());
+    let adopted = second.ensure_current(true).unwrap();
+    assert_eq!(adopted.staleness, Staleness::Current);
+    assert!(adopted.stats.publish.is_none() && adopted.stats.files_read == 0);
+    assert_eq!(adopted.generation, synced.generation);
+    drop(second);
+
+    // A file touched without a change in content: the next process records its new stamp
+    // (a new generation of the same graph), and the one after that adopts it.
+    let p = root.join("docs/b.md");
+    let later = fs::metadata(&p).unwrap().modified().unwrap() + std::time::Duration::from_secs(5);
+    fs::File::options().write(true).open(&p).unwrap().set_modified(later).unwrap();
+    let mut third = bind(root, Options::default());
+    let touched = third.ensure_current(true).unwrap();
+    assert_eq!(touched.staleness, Staleness::Rebuilt);
+    assert_eq!(touched.generation.graph_digest, synced.generation.graph_digest, "the same graph");
+    assert!(touched.generation.revision > synced.generation.revision, "{touched:?}");
+    drop(third);
+    let mut fourth = bind(root, Options::default());
+    assert!(fourth.ensure_current(true).unwrap().stats.publish.is_none(), "adopted, not re-analysed");
+}
+
+/// A restricted process never writes the project's index: `--no-ast` binds an index of its
+/// own, and the project's keeps its precision, inode and bytes.
+#[test]
+fn a_process_policy_never_rewrites_the_projects_index() {
+    let dir = project("");
+    let root = dir.path();
+    let mut precise = bind(root, Options::default());
+    precise.ensure_current(false).unwrap();
+    drop(precise);
+    let index = root.join(".docforge/index.sqlite");
+    let before = (fs::read(&index).unwrap(), docforge_workspace::file_identity(&index));
+    let mut no_ast = bind(root, Options { no_ast: true, ..Default::default() });
+    let synced = no_ast.ensure_current(false).unwrap();
+    assert_eq!(synced.generation.precision, "none");
+    assert!(!no_ast.index().has_logic().unwrap());
+    assert_eq!(no_ast.index_path(), root.join(".docforge/index.no-ast.sqlite"));
+    drop(no_ast);
+    assert_eq!((fs::read(&index).unwrap(), docforge_workspace::file_identity(&index)), before);
+    let mut again = bind(root, Options::default());
+    let adopted = again.ensure_current(true).unwrap();
+    assert_eq!((adopted.staleness, adopted.generation.precision.as_str()), (Staleness::Current, "precise"));
+    assert!(again.index().has_logic().unwrap());
+}
+
+#[test]
+fn a_changed_configuration_stales_a_long_lived_binding() {
+    let dir = project("");
+    let root = dir.path();
+    let mut w = bind(root, Options::default());
+    w.ensure_current(false).unwrap();
+    write(root, "docforge.toml", "schema_version = 1\n[analysis]\nprecision = \"ast\"\n");
+    let err = w.ensure_current(false).unwrap_err();
+    assert!(matches!(err, WorkspaceError::BindingChanged), "{err}");
+    assert_eq!(err.code(), "adapter_restart_required");
+}
+
+/// With the watcher on, writes into derived directories (a view's output, the state
+/// directory) are not source changes: the index is proven current without a walk.
+#[test]
+fn writes_into_derived_directories_are_not_changes() {
+    let dir = project("[[views]]\nid = \"site\"\noutput = \"site/out\"\n");
+    let root = dir.path();
+    fs::create_dir_all(root.join("site/out")).unwrap();
+    let mut w = bind(root, Options { watch: true, ..Default::default() });
+    w.ensure_current(false).unwrap();
+    write(root, "site/out/page.md", "# A rendered page\n");
+    write(root, ".docforge/previews/p/x.md", "# A preview\n");
+    let quiet = w.ensure_current(false).unwrap();
+    assert_eq!(quiet.staleness, Staleness::Current);
+    assert!(!quiet.stats.walked, "proven by the watcher alone");
+    write(root, "docs/b.md", "# B\n\nNew text.\n");
+    let edited = w.ensure_current(false).unwrap();
+    assert_eq!((edited.staleness, edited.stats.files_read), (Staleness::Rebuilt, 1));
+    assert!(!edited.stats.walked, "only the touched file was re-stamped");
+}
+
+/// The transition receipt through the one fail-closed reader: each state, with nothing
+/// repaired or written by reading.
+#[test]
+fn the_generation_receipt_is_read_fail_closed() {
+    let dir = project("");
+    let root = dir.path();
+    let mut w = bind(root, Options::default());
+    assert_eq!(w.generation_receipt().state, ReceiptState::Missing);
+    w.ensure_current(false).unwrap();
+    let status = w.generation_receipt();
+    assert_eq!(status.state, ReceiptState::Current, "{}", status.reason);
+    let receipt = status.receipt.unwrap();
+    assert_eq!(receipt.to.generation, 1);
+
+    write(root, "docs/b.md", "# B\n\nChanged.\n");
+    assert_eq!(w.generation_receipt().state, ReceiptState::Stale);
+    let path = root.join(".docforge/receipts/generation-diff.v1.json");
+    let bytes = fs::read(&path).unwrap();
+
+    // Tampered content fails its hash; a torn file does not parse.
+    let tampered =
+        String::from_utf8(bytes.clone()).unwrap().replacen("\"generation\":1", "\"generation\":7", 1);
+    assert_ne!(tampered.as_bytes(), &bytes[..]);
+    fs::write(&path, tampered).unwrap();
+    assert_eq!(w.generation_receipt().state, ReceiptState::Unverified);
+    fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    assert_eq!(w.generation_receipt().state, ReceiptState::Unverified);
+
+    // Through a symlink: never read.
+    let elsewhere = root.join("elsewhere.json");
+    fs::write(&elsewhere, &bytes).unwrap();
+    fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+    let status = w.generation_receipt();
+    assert_eq!(status.state, ReceiptState::Unsafe, "{}", status.reason);
+    fs::remove_file(&path).unwrap();
+    let receipts = root.join(".docforge/receipts");
+    fs::rename(&receipts, root.join("moved")).unwrap();
+    std::os::unix::fs::symlink(root.join("moved"), &receipts).unwrap();
+    assert_eq!(w.generation_receipt().state, ReceiptState::Unsafe);
+}
