@@ -263,8 +263,8 @@ impl Analysis {
         Ok(out)
     }
 
-    /// Where an edge is stated, over the token its location points at (`None` for structural
-    /// edges and edges without a place).
+    /// Where an edge is stated, over the token its location points at (`None` for the tree's
+    /// edges, [`Edge::is_tree`], and edges without a place).
     pub fn edge_span(&self, e: &Edge) -> Cancellable<Option<Span>> {
         let Some(loc) = &e.location else { return Ok(None) };
         let Some(text) = self.file_text(&loc.path)? else { return Ok(None) };
@@ -313,7 +313,7 @@ fn edge_span(lines: &[&str], e: &Edge) -> Option<Span> {
 /// [`Analysis::edge_span`] given the text of the edge's line (for callers that cache lines).
 pub fn edge_span_on_line(line: &str, e: &Edge) -> Option<Span> {
     let loc = e.location.as_ref().filter(|l| l.line > 0)?;
-    if matches!(e.relation.as_str(), "contains" | "defines") {
+    if e.is_tree() {
         return None;
     }
     let (start, end) = if e.relation == "calls" {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 mod attrs;
 mod relation;
 pub use attrs::Attrs;
-pub use relation::{classify_relation, RelationClass, RELATION_ALIASES_V1};
+pub use relation::{classify_relation, is_tree_relation, RelationClass, RELATION_ALIASES_V1};
 
 /// A 1-based source position inside a project-relative file.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -106,6 +106,10 @@ impl Edge {
     }
     pub fn class(&self) -> RelationClass {
         classify_relation(&self.relation)
+    }
+    /// Whether this edge is one of the graph's tree (see [`is_tree_relation`]).
+    pub fn is_tree(&self) -> bool {
+        is_tree_relation(&self.relation)
     }
 }
 

@@ -58,6 +58,15 @@ pub const RELATION_ALIASES_V1: &[(&str, RelationClass)] = &[
     ("relates_to", RelationClass::Context),
 ];
 
+/// True for the relations the engine derives for the graph's tree: a package `contains` its
+/// files, a document `contains` its sections, a Go file `defines` its declarations. Such an
+/// edge places a node rather than refers to it from somewhere, so navigation never counts it
+/// as a reference. Narrower than [`RelationClass::Structure`]: `owns` and `defined_in` are
+/// only ever written by authors, and a written relation refers to its target like any other.
+pub fn is_tree_relation(name: &str) -> bool {
+    matches!(name, "contains" | "defines")
+}
+
 /// Classify a relation by exact, case-sensitive lookup in the version-1 alias map.
 pub fn classify_relation(name: &str) -> RelationClass {
     RELATION_ALIASES_V1
@@ -90,5 +99,16 @@ mod tests {
             assert_eq!(classify_relation(name), want, "{name}");
         }
         assert_eq!(RELATION_ALIASES_V1.len(), 22);
+    }
+
+    #[test]
+    fn tree_relations_are_the_derived_structure_only() {
+        let tree: Vec<&str> =
+            RELATION_ALIASES_V1.iter().map(|(name, _)| *name).filter(|name| is_tree_relation(name)).collect();
+        assert_eq!(tree, ["contains", "defines"]);
+        assert!(tree.iter().all(|name| classify_relation(name) == RelationClass::Structure));
+        for written in ["owns", "defined_in", "Contains", "governs", ""] {
+            assert!(!is_tree_relation(written), "{written}");
+        }
     }
 }
