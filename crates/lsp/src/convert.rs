@@ -1,7 +1,9 @@
 //! Positions and paths between LSP and the engine: URIs ↔ project-relative paths, LSP
-//! positions (UTF-16 code units unless UTF-8 was negotiated) ↔ 1-based byte columns.
+//! positions (UTF-16 code units unless UTF-8 was negotiated) ↔ byte columns (1-based in
+//! engine spans, 0-based in `docforge_ide` positions and ranges).
 
 use docforge_db::Span;
+use docforge_ide::LineRange;
 use lsp_types::{Position, Range, Uri};
 use std::path::Path;
 use std::str::FromStr;
@@ -51,26 +53,7 @@ pub fn column(line: &str, character: u32, enc: Encoding) -> u32 {
     byte as u32 + 1
 }
 
-/// Lines of a text, without their `\n` (a trailing `\r` is kept: it is a byte of the line).
-/// A file's text with the byte offset of each line's start (split once, no copy per line).
-pub struct Lines {
-    text: String,
-    starts: Vec<usize>,
-}
-
-impl Lines {
-    pub fn new(text: String) -> Lines {
-        let starts =
-            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)).collect();
-        Lines { text, starts }
-    }
-    /// Line `i` (0-based) without its `\n`, as `text.split('\n')` numbers them.
-    pub fn get(&self, i: usize) -> Option<&str> {
-        let start = *self.starts.get(i)?;
-        let end = self.starts.get(i + 1).map_or(self.text.len(), |next| next - 1);
-        Some(&self.text[start..end])
-    }
-}
+pub use docforge_ide::Lines;
 
 pub fn lines(text: &str) -> Vec<&str> {
     text.split('\n').collect()
@@ -96,6 +79,14 @@ pub fn range(lines: &[&str], span: &Span, enc: Encoding) -> Range {
     Range::new(
         Position::new(l, character(text, span.start, enc)),
         Position::new(l, character(text, span.end, enc)),
+    )
+}
+
+/// The LSP range of an engine range (0-based byte columns) on a line whose text is `line`.
+pub fn line_range(line: &str, r: &LineRange, enc: Encoding) -> Range {
+    Range::new(
+        Position::new(r.line, character(line, r.start + 1, enc)),
+        Position::new(r.line, character(line, r.end + 1, enc)),
     )
 }
 

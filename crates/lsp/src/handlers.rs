@@ -1,16 +1,14 @@
-//! Request dispatch and the helpers every handler uses (paths, positions, spans).
+//! Request dispatch and the conversions every handler uses (paths, positions, ranges).
 
 use crate::convert;
 use crate::roots::Folder;
 use crate::server::Shared;
-use docforge_db::{Analysis, Cancelled, ExternalNode, Mention, Span};
-use docforge_model::Node;
+use docforge_db::{Analysis, Cancelled};
+use docforge_ide::{FilePosition, FileRange, FileRef, Ide, LineRange, Lines};
 use lsp_server::ErrorCode;
 use lsp_types::{Location, Position, Range, Uri};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -33,14 +31,13 @@ pub(crate) fn refuse(message: impl Into<String>) -> Failure {
     Failure::Error(ErrorCode::InvalidRequest as i32, message.into())
 }
 
-/// One request's view: the snapshot of one folder, the shared settings, and the file texts
-/// it read.
+/// One request's view: the snapshot of one folder, the shared settings, and the editor
+/// features over the snapshot (which keep the file texts the request read).
 pub(crate) struct Ctx<'a> {
     pub shared: &'a Shared,
     pub folder: &'a Folder,
     pub analysis: &'a Analysis,
-    texts: RefCell<HashMap<String, Option<Rc<str>>>>,
-    lines: RefCell<HashMap<String, Rc<convert::Lines>>>,
+    pub ide: Ide<'a>,
 }
 
 impl Ctx<'_> {
@@ -50,97 +47,41 @@ impl Ctx<'_> {
     pub fn uri(&self, rel: &str) -> Uri {
         convert::uri(&self.folder.root, rel)
     }
-    pub fn text(&self, rel: &str) -> Result<Option<Rc<str>>, Failure> {
-        if let Some(t) = self.texts.borrow().get(rel) {
-            return Ok(t.clone());
-        }
-        let t = self.analysis.file_text(rel)?.map(|b| Rc::from(String::from_utf8_lossy(&b)));
-        self.texts.borrow_mut().insert(rel.to_string(), t.clone());
-        Ok(t)
-    }
-    /// 1-based line and byte column of an LSP position in a loaded file.
-    pub fn byte_pos(&self, rel: &str, pos: Position) -> Result<Option<(u32, u32)>, Failure> {
-        if self.text(rel)?.is_none() {
-            return Ok(None);
-        }
-        let lines = self.lines_of(rel)?;
-        let Some(line) = lines.get(pos.line as usize) else { return Ok(None) };
-        Ok(Some((pos.line + 1, convert::column(line, pos.character, self.shared.enc))))
-    }
     /// The lines of a loaded file (split once per request; empty for a file not loaded).
-    pub fn lines_of(&self, rel: &str) -> Result<Rc<convert::Lines>, Failure> {
-        if let Some(l) = self.lines.borrow().get(rel) {
-            return Ok(l.clone());
-        }
-        let text = self.text(rel)?.map(|t| t.to_string()).unwrap_or_default();
-        let lines = Rc::new(convert::Lines::new(text));
-        self.lines.borrow_mut().insert(rel.to_string(), lines.clone());
-        Ok(lines)
+    pub fn lines_of(&self, rel: &str) -> Result<Rc<Lines>, Failure> {
+        Ok(self.ide.lines(rel)?)
     }
-    pub fn range(&self, span: &Span) -> Result<Range, Failure> {
-        let lines = self.lines_of(&span.path)?;
-        let text = lines.get(span.line.max(1) as usize - 1).unwrap_or("");
-        Ok(self.range_on(text, span.line, span.start, span.end))
+    /// The engine position of an LSP position in a text document of this folder. A position
+    /// on no line of the file is passed on as it is (the engine answers nothing there).
+    pub fn position(&self, uri: &Uri, pos: Position) -> Result<Option<FilePosition>, Failure> {
+        let Some(path) = self.rel(uri) else { return Ok(None) };
+        let lines = self.lines_of(&path)?;
+        let column = lines
+            .get(pos.line as usize)
+            .map_or(pos.character, |l| convert::column(l, pos.character, self.shared.enc) - 1);
+        Ok(Some(FilePosition { path, line: pos.line, column }))
     }
-    /// The range of 1-based byte columns `[start, end)` of 1-based `line`, whose text is `text`.
-    fn range_on(&self, text: &str, line: u32, start: u32, end: u32) -> Range {
-        let span = Span { path: String::new(), line: 1, start, end };
-        let mut r = convert::range(&[text], &span, self.shared.enc);
-        r.start.line = line.saturating_sub(1);
-        r.end.line = r.start.line;
-        r
+    /// The LSP range of a range in a project file.
+    pub fn line_range(&self, path: &str, r: &LineRange) -> Result<Range, Failure> {
+        let lines = self.lines_of(path)?;
+        Ok(convert::line_range(lines.get(r.line as usize).unwrap_or(""), r, self.shared.enc))
     }
-    /// Where an edge is stated (see [`Analysis::edge_span`]), reading each file once.
-    pub fn edge_span(&self, e: &docforge_model::Edge) -> Result<Option<Span>, Failure> {
-        let Some(loc) = e.location.as_ref().filter(|l| l.line > 0) else { return Ok(None) };
-        let lines = self.lines_of(&loc.path)?;
-        Ok(lines.get(loc.line as usize - 1).and_then(|l| docforge_db::edge_span_on_line(l, e)))
-    }
-    pub fn location(&self, span: &Span) -> Result<Location, Failure> {
-        Ok(Location::new(self.uri(&span.path), self.range(span)?))
-    }
-    /// Where a declaration outside the project (Go installation, module cache) is; columns
-    /// converted with the declaring line the engine read (a front reads no file).
-    pub fn external_location(&self, e: &ExternalNode) -> Location {
-        let range = self.range_on(&e.line_text, e.line, e.column, e.column + e.len);
-        Location::new(convert::file_uri(&e.file), range)
-    }
-    /// The node mention under the cursor of a text document position.
-    pub fn mention_at(&self, uri: &Uri, pos: Position) -> Result<Option<Mention>, Failure> {
-        let Some(rel) = self.rel(uri) else { return Ok(None) };
-        let Some((line, col)) = self.byte_pos(&rel, pos)? else { return Ok(None) };
-        Ok(self.analysis.mention_at(&rel, line, col)?)
-    }
-    /// Where a node is declared: its declaration mention, else its location's start.
-    pub fn decl_span(&self, node: &Node) -> Result<Option<Span>, Failure> {
-        let Some(loc) = &node.location else {
-            // A package has no single place: its first file.
-            let ide = self.analysis.ide()?;
-            let file = ide
-                .outgoing(&node.id)
-                .filter(|e| e.relation == "contains")
-                .find_map(|e| e.target.strip_prefix("file:"));
-            return Ok(file.map(|path| Span { path: path.to_string(), line: 1, start: 1, end: 1 }));
-        };
-        if loc.line > 0 {
-            let decl = self
-                .analysis
-                .mentions(&loc.path)?
-                .into_iter()
-                .find(|m| m.edge.is_none() && m.target == node.id);
-            if let Some(m) = decl {
-                return Ok(Some(m.span));
+    /// The LSP range of a range; a declaration outside the project is converted with the
+    /// declaring line the engine read (a front reads no file).
+    pub fn range(&self, r: &FileRange) -> Result<Range, Failure> {
+        match &r.file {
+            FileRef::Project(path) => self.line_range(path, &r.range),
+            FileRef::External { line_text, .. } => {
+                Ok(convert::line_range(line_text, &r.range, self.shared.enc))
             }
         }
-        let line = loc.line.max(1);
-        let col = loc.column.max(1);
-        Ok(Some(Span { path: loc.path.clone(), line, start: col, end: col }))
     }
-    pub fn decl_location(&self, node: &Node) -> Result<Option<Location>, Failure> {
-        match self.decl_span(node)? {
-            Some(span) => Ok(Some(self.location(&span)?)),
-            None => Ok(None),
-        }
+    pub fn location(&self, r: &FileRange) -> Result<Location, Failure> {
+        let uri = match &r.file {
+            FileRef::Project(path) => self.uri(path),
+            FileRef::External { path, .. } => convert::file_uri(path),
+        };
+        Ok(Location::new(uri, self.range(r)?))
     }
 }
 
@@ -197,7 +138,7 @@ pub(crate) fn dispatch_all(shared: &Shared, folders: &[Arc<Folder>], method: &st
 
 /// One request against one folder's snapshot (the method is [`supports`]ed).
 fn dispatch(shared: &Shared, folder: &Folder, analysis: &Analysis, method: &str, params: Value) -> Answer {
-    let ctx = Ctx { shared, folder, analysis, texts: RefCell::default(), lines: RefCell::default() };
+    let ctx = Ctx { shared, folder, analysis, ide: Ide::new(analysis) };
     let ctx = &ctx;
     match method {
         "textDocument/definition" => crate::nav::definition(ctx, parse(params)?),
@@ -208,7 +149,7 @@ fn dispatch(shared: &Shared, folder: &Folder, analysis: &Analysis, method: &str,
         "textDocument/prepareCallHierarchy" => crate::nav::prepare_call_hierarchy(ctx, parse(params)?),
         "callHierarchy/incomingCalls" => crate::nav::incoming_calls(ctx, parse(params)?),
         "callHierarchy/outgoingCalls" => crate::nav::outgoing_calls(ctx, parse(params)?),
-        "textDocument/hover" => crate::read::hover(ctx, parse(params)?),
+        "textDocument/hover" => crate::hover::hover(ctx, parse(params)?),
         "textDocument/completion" => crate::read::completion(ctx, parse(params)?),
         "textDocument/codeLens" => crate::read::code_lens(ctx, parse(params)?),
         "textDocument/prepareRename" => crate::rename::prepare(ctx, parse(params)?),

@@ -1,7 +1,7 @@
 //! `docforge lsp`: the language server front (LSP 3.17 over stdio).
 //!
-//! It translates requests into engine queries and the answers into LSP; it never parses a
-//! file. Each workspace folder is its own project with its own [`AnalysisHost`]
+//! It translates requests into calls of the editor features (`docforge_ide`) and their
+//! plain-data answers into LSP; it never parses a file and holds no navigation policy. Each workspace folder is its own project with its own [`AnalysisHost`]
 //! (`roots.rs`); the main loop owns the hosts and applies edits to the folder owning the
 //! file; requests run on worker threads against [`docforge_db::Analysis`] snapshots, so
 //! typing never waits for a read. An edit cancels running reads of its folder (salsa
@@ -11,6 +11,7 @@
 mod convert;
 mod diagnostics;
 mod handlers;
+mod hover;
 mod nav;
 mod read;
 mod rename;

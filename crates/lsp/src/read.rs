@@ -1,130 +1,11 @@
-//! Reading aids: hover (a node card; for a Go local name, struct field or interface method,
-//! what it is and its declaring line), completion of node IDs, code lens over claims.
+//! Reading aids: completion of node IDs and relation keys, code lens over claims.
 
 use crate::diagnostics::{claim_label, claim_outcomes};
-use crate::handlers::{json, Answer, Ctx, Failure};
-use crate::nav::{denoting_mention_at, field_at, is_structural, local_at};
-use docforge_model::Node;
+use crate::handlers::{json, Answer, Ctx};
 use lsp_types::{
     CodeLens, CodeLensParams, Command, CompletionItem, CompletionItemKind, CompletionParams,
-    CompletionResponse, CompletionTextEdit, Hover, HoverContents, HoverParams, MarkupContent, MarkupKind,
-    Position, Range, TextEdit,
+    CompletionResponse, CompletionTextEdit, Position, Range, TextEdit,
 };
-use std::collections::BTreeMap;
-
-pub(crate) fn hover(ctx: &Ctx<'_>, p: HoverParams) -> Answer {
-    let tp = p.text_document_position_params;
-    let Some(m) = denoting_mention_at(ctx, &tp.text_document.uri, tp.position)? else {
-        return json(go_name_hover(ctx, &tp.text_document.uri, tp.position)?);
-    };
-    let ide = ctx.analysis.ide()?;
-    let Some(node) = ide.node(&m.target) else {
-        // A declaration outside the project (Go installation, module cache).
-        let Some(ext) = ctx.analysis.go_external_node(&m.target)? else { return json(()) };
-        let mut card = node_card(&ext.node);
-        if let Some(doc) = &ext.doc {
-            card.push_str(&format!("\n\n{doc}"));
-        }
-        card.push_str(&format!("\n\n{}: `{}`", ext.origin, ext.file.display()));
-        let contents = HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card });
-        return json(Hover { contents, range: Some(ctx.range(&m.span)?) });
-    };
-    let mut card = node_card(node);
-    let count = |edges: Vec<&docforge_model::Edge>| {
-        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
-        for e in edges.into_iter().filter(|e| !is_structural(e)) {
-            *by.entry(e.relation.as_str()).or_default() += 1;
-        }
-        by.iter().map(|(r, n)| format!("{r} {n}")).collect::<Vec<_>>().join(", ")
-    };
-    let incoming = count(ide.incoming(&node.id).collect());
-    let outgoing = count(ide.outgoing(&node.id).collect());
-    card.push_str(&format!(
-        "\n\nincoming: {}  \noutgoing: {}",
-        if incoming.is_empty() { "none" } else { &incoming },
-        if outgoing.is_empty() { "none" } else { &outgoing }
-    ));
-    if node.id.starts_with("go:") {
-        let mut docs: Vec<String> = ide
-            .incoming(&node.id)
-            .filter(|e| !e.source.starts_with("go:") && !e.source.starts_with("file:"))
-            .map(|e| format!("`{}` ({})", e.source, e.relation))
-            .collect();
-        docs.sort();
-        docs.dedup();
-        if !docs.is_empty() {
-            card.push_str(&format!("\n\ngoverned / documented by: {}", docs.join(", ")));
-        }
-    }
-    let hover = Hover {
-        contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card }),
-        range: Some(ctx.range(&m.span)?),
-    };
-    json(hover)
-}
-
-/// A Go local name, struct field or interface method under the cursor: what it is, where it
-/// is declared and the declaring line.
-fn go_name_hover(ctx: &Ctx<'_>, uri: &lsp_types::Uri, pos: Position) -> Result<Option<Hover>, Failure> {
-    let mut external = None;
-    let (span, title, decl) = if let Some((at, decl)) = local_at(ctx, uri, pos)? {
-        let name = ctx
-            .lines_of(&decl.path)?
-            .get(decl.line as usize - 1)
-            .and_then(|l| l.get(decl.start as usize - 1..decl.end as usize - 1).map(str::to_string));
-        (at, format!("local `{}`", name.unwrap_or_default()), Some(decl))
-    } else if let Some(f) = field_at(ctx, uri, pos)? {
-        let owner = f.owner.strip_prefix("go:").unwrap_or(&f.owner);
-        let what = if f.method { "method" } else { "field" };
-        let of = if f.method { "interface " } else { "" };
-        let title = if f.owner.starts_with("anon:") {
-            match ctx.analysis.go_local_type_name(&f.owner)? {
-                Some(local) => format!("{what} `{}` of local type `{local}`", f.field),
-                None => {
-                    let of = if f.method { "interface" } else { "struct" };
-                    format!("{what} `{}` of an unnamed {of} type", f.field)
-                }
-            }
-        } else {
-            format!("{what} `{}` of {of}`{owner}`", f.field)
-        };
-        let decl = ctx.analysis.go_field_decl(&f.owner, &f.field)?;
-        if decl.is_none() {
-            // A field or method spec of a standard-library type.
-            external = ctx.analysis.go_external_field(&f.owner, &f.field)?;
-        }
-        (f.span, title, decl)
-    } else {
-        return Ok(None);
-    };
-    let mut card = format!("**{title}**");
-    if let Some(d) = decl {
-        if let Some(line) = ctx.lines_of(&d.path)?.get(d.line as usize - 1) {
-            card.push_str(&format!("\n\n```go\n{}\n```\n\ndeclared at `{}:{}`", line.trim(), d.path, d.line));
-        }
-    }
-    if let Some(e) = external {
-        let line = e.line_text.trim();
-        card.push_str(&format!("\n\n```go\n{line}\n```\n\n{}: `{}:{}`", e.origin, e.file.display(), e.line));
-    }
-    let contents = HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: card });
-    Ok(Some(Hover { contents, range: Some(ctx.range(&span)?) }))
-}
-
-/// Kind, family, status and the other attributes of a node, with a Go signature when known.
-fn node_card(node: &Node) -> String {
-    let mut card = format!("**{}** `{}`\n\nkind: {}", node.title, node.id, node.kind);
-    for key in ["family", "status", "authority", "kind", "tags", "package", "receiver", "calls_resolved"] {
-        if let Some(v) = node.attrs.get(key).filter(|_| !(key == "kind" && node.attrs[key] == node.kind)) {
-            let label = if key == "kind" { "document kind" } else { key };
-            card.push_str(&format!(" · {label}: {v}"));
-        }
-    }
-    if node.id.starts_with("go:") && !node.text.is_empty() {
-        card.push_str(&format!("\n\n```go\n{}\n```", node.text));
-    }
-    card
-}
 
 /// What is being typed: the ID prefix and where it starts (byte offset in the line).
 fn typed_id(before: &str) -> Option<(usize, &str, bool)> {
@@ -154,8 +35,8 @@ fn typed_id(before: &str) -> Option<(usize, &str, bool)> {
 pub(crate) fn completion(ctx: &Ctx<'_>, p: CompletionParams) -> Answer {
     let tp = p.text_document_position;
     let Some(rel) = ctx.rel(&tp.text_document.uri) else { return json(()) };
-    let Some(text) = ctx.text(&rel)? else { return json(()) };
-    let lines = crate::convert::lines(&text);
+    let Some(text) = ctx.ide.loaded(&rel)? else { return json(()) };
+    let lines = crate::convert::lines(text.text());
     let Some(line) = lines.get(tp.position.line as usize) else { return json(()) };
     let col = crate::convert::column(line, tp.position.character, ctx.shared.enc) as usize;
     let before = &line[..col - 1];
