@@ -190,12 +190,12 @@ fn build(
         None => index.search(&a.description, 5).map_err(index_err)?.into_iter().map(|h| h.id).collect(),
     };
     // Evidence ID -> (graph path, reasons). BTreeMap keeps the stream deterministic.
-    let mut found: BTreeMap<String, (Vec<Value>, Vec<Value>)> = BTreeMap::new();
+    let mut found: BTreeMap<String, (Vec<Value>, Vec<Reason>)> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut limits_hit: Vec<&str> = Vec::new();
     let mut examined = 0usize;
     for f in &focus {
-        if found.insert(f.clone(), (Vec::new(), vec![json!({ "reason": "focus" })])).is_none() {
+        if found.insert(f.clone(), (Vec::new(), vec![Reason::Focus])).is_none() {
             order.push(f.clone());
         }
         for (dir, depth, label) in
@@ -220,10 +220,12 @@ fn build(
             for r in t.reached {
                 // Path direction is relative to the preceding node; reasons relative to the item.
                 let step = json!({ "from": r.from, "relation": r.relation, "class": r.class.as_str(), "direction": label });
-                let reason = json!({
-                    "relation": r.relation, "class": r.class.as_str(), "other": r.from,
-                    "direction": if label == "outgoing" { "incoming" } else { "outgoing" },
-                });
+                let reason = Reason::Edge {
+                    relation: r.relation,
+                    class: r.class,
+                    other: r.from,
+                    direction: if label == "outgoing" { "incoming" } else { "outgoing" },
+                };
                 let e = found.entry(r.id.clone()).or_insert_with(|| {
                     order.push(r.id.clone());
                     (vec![step], Vec::new())
@@ -246,19 +248,10 @@ fn build(
             continue;
         }
         tokens_left -= cost;
-        let mut limitations = Vec::new();
-        for r in reasons {
-            match r["class"].as_str() {
-                Some("unclassified") => limitations
-                    .push(json!({ "limitation": "unclassified_relation", "relation": r["relation"] })),
-                Some(c) => {
-                    seen_classes.insert(c.to_string());
-                }
-                None => {}
-            }
-        }
+        let (limitations, classes_seen) = limitations(reasons);
+        seen_classes.extend(classes_seen);
         let mut unproven = vec!["text_semantics"];
-        if reasons.iter().any(|r| r["relation"] == "calls") && precision != Some("precise") {
+        if reasons.iter().any(Reason::is_call) && precision != Some("precise") {
             unproven.push("call_resolution_complete");
         }
         stream.push(json!({
@@ -269,7 +262,7 @@ fn build(
             "source_path": node.location.as_ref().map(|l| &l.path),
             "content_hash": hash_json(&json!(node.text)),
             "graph_path": path,
-            "relationship_reasons": reasons,
+            "relationship_reasons": reasons.iter().map(Reason::to_json).collect::<Vec<_>>(),
             "limitations": limitations,
             "unproven": unproven,
             "excerpt": excerpt,
@@ -278,7 +271,7 @@ fn build(
     let evidence = stream.iter().filter(|i| i["type"] == "evidence").count();
     let mut gaps = Vec::new();
     for c in classes {
-        if seen_classes.contains(c.as_str()) {
+        if seen_classes.contains(c) {
             continue;
         }
         let gap = if !facts.declared.contains(c.as_str()) {
@@ -291,4 +284,75 @@ fn build(
         gaps.push(gap);
     }
     Ok(Built { stream, gaps, evidence, edges_examined: examined })
+}
+
+/// Why an item is evidence: it is a focus, or an edge joins it to the node it was reached
+/// from (`direction` relative to the item).
+enum Reason {
+    Focus,
+    Edge { relation: String, class: RelationClass, other: String, direction: &'static str },
+}
+
+impl Reason {
+    /// Reached through a Go call edge, whose completeness depends on call resolution.
+    fn is_call(&self) -> bool {
+        matches!(self, Reason::Edge { relation, .. } if relation == "calls")
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            Reason::Focus => json!({ "reason": "focus" }),
+            Reason::Edge { relation, class, other, direction } => json!({
+                "relation": relation, "class": class.as_str(), "other": other, "direction": direction,
+            }),
+        }
+    }
+}
+
+/// The limitation of each reason whose relation is [`RelationClass::Unclassified`], in
+/// order, and the classes of the others.
+fn limitations(reasons: &[Reason]) -> (Vec<Value>, Vec<RelationClass>) {
+    let mut limitations = Vec::new();
+    let mut classes = Vec::new();
+    for r in reasons {
+        match r {
+            Reason::Edge { relation, class: RelationClass::Unclassified, .. } => {
+                limitations.push(json!({ "limitation": "unclassified_relation", "relation": relation }))
+            }
+            Reason::Edge { class, .. } => classes.push(*class),
+            Reason::Focus => {}
+        }
+    }
+    (limitations, classes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edge(relation: &str) -> Reason {
+        let class = docforge_model::classify_relation(relation);
+        Reason::Edge { relation: relation.into(), class, other: "x".into(), direction: "incoming" }
+    }
+
+    #[test]
+    fn reasons_name_their_classes_and_unclassified_relations_are_limitations() {
+        let reasons = [Reason::Focus, edge("governs"), edge("supersedes"), edge("calls"), edge("Calls")];
+        let (limits, classes) = limitations(&reasons);
+        assert_eq!(
+            limits,
+            [
+                json!({ "limitation": "unclassified_relation", "relation": "supersedes" }),
+                json!({ "limitation": "unclassified_relation", "relation": "Calls" }),
+            ]
+        );
+        assert_eq!(classes, [RelationClass::Evidence, RelationClass::Execution]);
+        let calls: Vec<bool> = reasons.iter().map(Reason::is_call).collect();
+        assert_eq!(calls, [false, false, false, true, false]);
+        assert_eq!(reasons[0].to_json(), json!({ "reason": "focus" }));
+        assert_eq!(
+            reasons[1].to_json(),
+            json!({ "relation": "governs", "class": "evidence", "other": "x", "direction": "incoming" })
+        );
+    }
 }
