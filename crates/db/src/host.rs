@@ -147,6 +147,11 @@ impl AnalysisHost {
         }
     }
 
+    /// Whether the Go semantic layer runs (`precise` facts).
+    pub fn precise(&self) -> bool {
+        self.ws.precise(&self.db)
+    }
+
     /// Let editor navigation read the standard library of the Go installation at `goroot`
     /// (`None`: never read outside the project). See [`crate::external_q`].
     pub fn set_goroot(&mut self, goroot: Option<&std::path::Path>) {

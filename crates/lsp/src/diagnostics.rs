@@ -294,7 +294,7 @@ pub(crate) fn claim_outcomes(
     }
     let version = concat!("docforge-lsp ", env!("CARGO_PKG_VERSION"));
     let outcomes: Vec<ClaimOutcome> =
-        match snapshot_of(analysis, &folder.policy, shared.precise, version, &SystemClock) {
+        match snapshot_of(analysis, &folder.policy, folder.precise, version, &SystemClock) {
             Err(e) if e == "analysis cancelled" => return Err(Cancelled::PendingWrite),
             Err(e) => claims
                 .into_iter()

@@ -93,14 +93,23 @@ pub(crate) fn json<T: serde::Serialize>(value: T) -> Answer {
     Ok(serde_json::to_value(value).expect("LSP results serialise"))
 }
 
-/// Whether a request is served (Go-derived ones only when Go is analysed; the test hooks
-/// only when enabled).
+/// The requests only the Go semantic layer answers.
+fn needs_precise(method: &str) -> bool {
+    matches!(
+        method,
+        "textDocument/implementation"
+            | "textDocument/prepareCallHierarchy"
+            | "callHierarchy/incomingCalls"
+            | "callHierarchy/outgoingCalls"
+    )
+}
+
+/// Whether a request is served (Go-derived ones only when Go is analysed — precise ones when
+/// the process does not restrict the semantic layer; a folder whose project declares `ast`
+/// refuses them —; the test hooks only when enabled).
 pub(crate) fn supports(shared: &Shared, method: &str) -> bool {
     match method {
-        "textDocument/implementation"
-        | "textDocument/prepareCallHierarchy"
-        | "callHierarchy/incomingCalls"
-        | "callHierarchy/outgoingCalls" => shared.precise,
+        m if needs_precise(m) => shared.precise,
         "textDocument/codeLens" => shared.go,
         "docforge/debugPanic" | "docforge/debugWaitForCancel" | "docforge/debugExecutions" => {
             shared.test_hooks
@@ -138,6 +147,13 @@ pub(crate) fn dispatch_all(shared: &Shared, folders: &[Arc<Folder>], method: &st
 
 /// One request against one folder's snapshot (the method is [`supports`]ed).
 fn dispatch(shared: &Shared, folder: &Folder, analysis: &Analysis, method: &str, params: Value) -> Answer {
+    if needs_precise(method) && !folder.precise {
+        return Err(refuse(format!(
+            "{} declares [analysis] precision = \"ast\" in docforge.toml: implementations and the call \
+             hierarchy need precise analysis",
+            folder.root.display()
+        )));
+    }
     let ctx = Ctx { shared, folder, analysis, ide: Ide::new(analysis) };
     let ctx = &ctx;
     match method {

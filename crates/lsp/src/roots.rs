@@ -5,8 +5,7 @@
 use crate::convert;
 use crate::server::lock;
 use crate::Options;
-use docforge_db::{Analysis, AnalysisHost, AstPolicy, Progress};
-use docforge_project::Project;
+use docforge_db::{Analysis, AnalysisHost, Progress};
 use lsp_types::{InitializeParams, Uri};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -21,6 +20,9 @@ pub(crate) struct Folder {
     /// Tells this folder's `$/progress` apart from the others'.
     pub token: String,
     pub policy: docforge_validate::SelectionPolicy,
+    /// The project's Go semantic layer runs (its declared precision is `precise` and the
+    /// process does not restrict it): implementation, call hierarchy and precise claims.
+    pub precise: bool,
     /// The current revision's snapshot. Taken out (under the lock) while the host changes,
     /// so no idle clone delays a write.
     snapshot: Mutex<Option<Analysis>>,
@@ -77,6 +79,7 @@ impl Root {
             root: host.project().root.clone(),
             token,
             policy: docforge_validate::SelectionPolicy::of(host.project()),
+            precise: host.precise() && host.policy() == docforge_db::AstPolicy::Allow,
             snapshot: Mutex::new(Some(host.analysis())),
             generation: AtomicU64::new(0),
             diagnostics: Default::default(),
@@ -106,21 +109,22 @@ impl Root {
 
 /// A project bound and configured as the options say (its files are not read yet).
 pub(crate) fn load(path: &Path, opts: &Options) -> Result<AnalysisHost, String> {
-    let project = Project::load(path).map_err(|e| format!("cannot open project {}: {e}", path.display()))?;
-    let policy = if opts.no_ast { AstPolicy::Forbid } else { AstPolicy::Allow };
-    let mut host = if opts.execution_log {
-        AnalysisHost::with_execution_log(project, policy)
-    } else {
-        AnalysisHost::new(project, policy)
+    // Bound like every front binds a project: the precision is the project's declaration,
+    // restricted (never raised) by --no-ast / --no-precise. The editor keeps the analysis in
+    // memory and never publishes an index.
+    let options = docforge_workspace::Options {
+        no_ast: opts.no_ast,
+        no_precise: opts.no_precise,
+        execution_log: opts.execution_log,
+        ..Default::default()
     };
-    host.set_precise(!opts.no_ast && !opts.no_precise);
+    let workspace = docforge_workspace::Workspace::bind(path, options)
+        .map_err(|e| format!("cannot open project {}: {e}", path.display()))?;
+    let mut host = workspace.into_host();
     // No LSP feature shows Logic: do not project it.
     host.set_logic(false);
     host.set_goroot(opts.goroot.goroot().as_deref());
     host.set_module_cache(opts.gomodcache.module_cache().as_deref());
-    if opts.execution_log {
-        host.execution_log().enable(true);
-    }
     Ok(host)
 }
 

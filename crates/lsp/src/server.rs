@@ -21,7 +21,8 @@ type Job = Box<dyn FnOnce() + Send>;
 pub(crate) struct Shared {
     pub enc: Encoding,
     pub go: bool,
-    /// The Go semantic layer runs (claims needing `precise` can pass).
+    /// The process does not restrict the Go semantic layer (each folder's project decides
+    /// whether it runs: `Folder::precise`).
     pub precise: bool,
     pub threads: usize,
     pub test_hooks: bool,

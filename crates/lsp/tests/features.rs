@@ -6,6 +6,7 @@ mod support;
 
 use expect_test::expect;
 use serde_json::{json, Value};
+use std::path::Path;
 use support::{opts, Client, ResponseExt};
 
 fn locs(c: &Client, v: &Value) -> String {
@@ -253,6 +254,36 @@ fn implementation_and_call_hierarchy_label_static_and_cha_edges() {
     .assert_eq(&got.join("\n"));
     let inc = c.ok("callHierarchy/incomingCalls", json!({"item": item}));
     assert_eq!(inc[0]["from"]["data"], "go:example.com/shop/cmd/shop::main");
+    c.shutdown();
+}
+
+/// Precision is the project's: a project declaring `ast` is analysed without the semantic
+/// layer, and the requests only it answers say why instead of answering nothing.
+#[test]
+fn a_project_declaring_ast_refuses_what_needs_precise_analysis_and_says_why() {
+    let declare_ast = |root: &Path| {
+        let cfg = std::fs::read_to_string(root.join("docforge.toml")).unwrap();
+        std::fs::write(root.join("docforge.toml"), cfg + "\n[analysis]\nprecision = \"ast\"\n").unwrap();
+    };
+    let mut c = Client::start_prepared(opts(), json!({}), declare_ast);
+    for (method, at) in [
+        ("textDocument/implementation", c.pos("storage/storage.go", "Repository interface", 0)),
+        ("textDocument/prepareCallHierarchy", c.pos("service/service.go", "Place(o", 0)),
+    ] {
+        let r = c.request(method, at);
+        let e = r.error().unwrap_or_else(|| panic!("{method}: {r:?}"));
+        assert!(
+            e.message.ends_with(
+                "declares [analysis] precision = \"ast\" in docforge.toml: implementations and the call \
+                 hierarchy need precise analysis"
+            ),
+            "{method}: {}",
+            e.message
+        );
+    }
+    // What syntax answers still works.
+    let def = c.ok("textDocument/definition", c.pos("service/service.go", "NewSet[string]()", 0));
+    assert_eq!(locs(&c, &def), "service/set.go:9:5-11");
     c.shutdown();
 }
 

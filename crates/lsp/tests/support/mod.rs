@@ -50,9 +50,19 @@ pub fn opts() -> docforge_lsp::Options {
 impl Client {
     /// Start a server on a copy of the shop fixture and complete the handshake.
     pub fn start(opts: docforge_lsp::Options, capabilities: Value) -> Client {
+        Client::start_prepared(opts, capabilities, |_| {})
+    }
+
+    /// [`Client::start`] after `prepare` changed the copy (its root is given).
+    pub fn start_prepared(
+        opts: docforge_lsp::Options,
+        capabilities: Value,
+        prepare: impl FnOnce(&Path),
+    ) -> Client {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&fixture(), &dir.path().join("shop"));
         let root = dir.path().join("shop").canonicalize().unwrap();
+        prepare(&root);
         let mut c = Client::launch(opts, dir, root);
         let root_uri = c.uri("");
         let init = json!({"processId": null, "rootUri": root_uri.trim_end_matches('/'), "capabilities": capabilities});
