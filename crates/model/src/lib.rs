@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 
 mod attrs;
 mod relation;
+mod span;
 pub use attrs::Attrs;
 pub use relation::{classify_relation, is_tree_relation, RelationClass, RELATION_ALIASES_V1};
+pub use span::{ByteSpan, NodeSpan, SpanAttrError};
 
 /// A 1-based source position inside a project-relative file.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -68,6 +70,8 @@ pub struct Node {
     /// Text for lexical search (a summary, never whole source bodies).
     pub text: String,
     /// Flat string attributes (family, status, authority, tags joined by `,`, test=true, …).
+    /// Documents, sections and TOML nodes carry their byte span and content hash here
+    /// ([`NodeSpan`]).
     pub attrs: Attrs,
 }
 
