@@ -1,6 +1,6 @@
 //! What one document file says, before anything is resolved against other files.
 
-use docforge_model::{Diagnostic, Location, Node};
+use docforge_model::{Diagnostic, Location, Node, NodeSpan};
 
 /// `Node::kind` of a Markdown document.
 pub const DOCUMENT_KIND: &str = "document";
@@ -26,8 +26,14 @@ pub struct DocFacts {
     pub id_location: Location,
     /// The document node: kind `document` or `toml_node`, title, summary text, attributes.
     /// Attribute keys are the front-matter keys: `kind`, `family`, `authority`, `status`,
-    /// `tags` (joined by `,`) and every unknown key (kept, rendered as text).
+    /// `tags` (joined by `,`) and every unknown key (kept, rendered as text); the projection
+    /// adds the [`span`](Self::span) attributes.
     pub node: Node,
+    /// Where the node's bytes are in its file: the whole file, with a Markdown document's
+    /// front matter (`+++` block) and body (everything after it) as parts — a leading BOM
+    /// belongs to neither. `None` only when the file's bytes are unknown (it could not be
+    /// read).
+    pub span: Option<NodeSpan>,
     /// Headings in document order.
     pub sections: Vec<Section>,
     /// HTML anchors before the first heading: fragment names that lead to the document.
@@ -61,6 +67,11 @@ pub struct Section {
     /// Other fragment names that lead here: HTML `id`/`name` anchors and an explicit `{#id}`
     /// (see `crate::anchors`).
     pub anchors: Vec<String>,
+    /// Where the section's bytes are in its file: from the start of its heading's first line
+    /// to just before the next heading of the same or a higher level (or the end of the
+    /// file), subsections included; its parts are the heading's lines (line ending included)
+    /// and the body, from after the heading to the first subsection or the section's end.
+    pub span: NodeSpan,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

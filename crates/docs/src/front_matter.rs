@@ -2,7 +2,7 @@
 
 use crate::facts::{Claim, Relation, CLAIM_PREDICATES};
 use crate::lines::LineIndex;
-use docforge_model::{Diagnostic, Location};
+use docforge_model::{Diagnostic, Location, NodeSpan};
 use std::collections::BTreeMap;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
@@ -153,6 +153,13 @@ impl Reader<'_, '_> {
                         format!("the front matter table `{name}` (not `[[claims]]`)"),
                         self.loc(key),
                     );
+                }
+                _ if NodeSpan::is_reserved_key(name) => {
+                    let message = format!(
+                        "front matter key `{name}` is reserved for the node's byte span and content hash: it is ignored"
+                    );
+                    let d = Diagnostic::warning("front_matter_reserved_key", message).at(self.loc(key));
+                    self.header.diagnostics.push(d);
                 }
                 _ => {
                     let message = format!("unknown front matter key `{name}` (kept as an attribute)");

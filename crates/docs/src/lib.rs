@@ -22,6 +22,7 @@ mod markdown;
 mod project;
 mod refdef;
 mod slug;
+mod spans;
 mod text;
 mod toml_node;
 
@@ -30,10 +31,11 @@ pub use facts::{
     SECTION_KIND, TOML_NODE_KIND,
 };
 pub use index::{DocIndex, DocIndexEntry, Resolution};
-pub use markdown::parse_markdown_document;
+pub use markdown::{parse_markdown_bytes, parse_markdown_document};
 pub use project::{document_fragment, project};
 pub use slug::{slugify, Slugger};
-pub use toml_node::parse_toml_node;
+pub use spans::{content_sha256, span_matches};
+pub use toml_node::{parse_toml_node, parse_toml_node_bytes};
 
 /// The ID a file gets when it declares none: its project-relative path without extension
 /// (`docs/arch/auth.md` → `docs/arch/auth`).

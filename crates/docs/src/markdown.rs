@@ -7,8 +7,9 @@ use crate::lines::LineIndex;
 use crate::links::{classify_destination, normalize_label, scan_wiki_links};
 use crate::refdef::missed_definitions;
 use crate::slug::Slugger;
+use crate::spans::{line_end, line_start, section_spans, Decoded, HeadingLines, Parts};
 use crate::text::{inline_plain_text, Summary};
-use docforge_model::{Diagnostic, Location, Node};
+use docforge_model::{ByteSpan, Diagnostic, Location, Node, NodeSpan};
 use docforge_syntax::{markdown_query, parse_markdown, MarkdownTree};
 use std::collections::HashMap;
 use tree_sitter::{Node as TsNode, Query, QueryCursor, QueryMatch, StreamingIterator};
@@ -18,10 +19,24 @@ pub(crate) const DOC_SUMMARY_CHARS: usize = 2000;
 /// Characters of prose kept as a section's search text.
 pub(crate) const SECTION_SUMMARY_CHARS: usize = 1000;
 
-/// Parse one Markdown document. `path` is project-relative with `/` separators. Never
-/// panics and never drops the file: broken front matter is a diagnostic, and the document
-/// still becomes a node (with an ID from its path) with its sections and links.
+/// Parse one Markdown document whose file holds exactly `text`. `path` is project-relative
+/// with `/` separators. Never panics and never drops the file: broken front matter is a
+/// diagnostic, and the document still becomes a node (with an ID from its path) with its
+/// sections and links. The document and its sections record their byte spans in `text`
+/// ([`DocFacts::span`], [`Section::span`]).
 pub fn parse_markdown_document(path: &str, text: &str) -> DocFacts {
+    parse(path, &Decoded::text(text))
+}
+
+/// [`parse_markdown_document`] of a file's bytes as read: a file that is not valid UTF-8 is
+/// read with its invalid bytes replaced (as `String::from_utf8_lossy` does), and its spans
+/// are still byte offsets into `bytes`.
+pub fn parse_markdown_bytes(path: &str, bytes: &[u8]) -> DocFacts {
+    parse(path, &Decoded::bytes(bytes))
+}
+
+fn parse(path: &str, decoded: &Decoded<'_>) -> DocFacts {
+    let text: &str = &decoded.text;
     let lines = LineIndex::new(path, text);
     let mut diagnostics = Vec::new();
     let front = front_matter::find(text, &lines).unwrap_or_else(|d| {
@@ -37,13 +52,24 @@ pub fn parse_markdown_document(path: &str, text: &str) -> DocFacts {
         ),
         None => Header::default(),
     };
-    let blank_until = front.map_or(front_matter::bom_len(text), |f| f.block_end);
+    let bom = front_matter::bom_len(text);
+    let blank_until = front.map_or(bom, |f| f.block_end);
     let body_text = blank_prefix(text, blank_until);
     let (id, id_from_path, id_location) = match header.id {
         Some((id, loc)) => (id, false, loc),
         None => (crate::id_from_path(path), true, Location::new(path, 1, 1)),
     };
-    let body = scan_body(&body_text, path, &id, &lines);
+    let mut body = scan_body(&body_text, path, &id, &lines, bom);
+    for (section, (span, parts)) in body.sections.iter_mut().zip(body.spans) {
+        section.span = decoded.node_span(span, parts);
+    }
+    // The BOM belongs to the whole file only: rewriting the front matter or the body keeps it.
+    let parts = Parts {
+        front_matter: front.map(|f| ByteSpan::new(bom, f.block_end)),
+        body: Some(ByteSpan::new(blank_until, text.len())),
+        heading: None,
+    };
+    let span = decoded.node_span(ByteSpan::new(0, text.len()), parts);
     let title = header
         .title
         .or_else(|| body.sections.first().map(|s| s.title.clone()))
@@ -63,6 +89,7 @@ pub fn parse_markdown_document(path: &str, text: &str) -> DocFacts {
         id,
         id_from_path,
         id_location,
+        span: Some(span),
         sections: body.sections,
         anchors: body.anchors,
         links: body.links,
@@ -90,6 +117,8 @@ fn blank_prefix(text: &str, end: usize) -> String {
 
 struct Body {
     sections: Vec<Section>,
+    /// Each section's span and parts, in text offsets.
+    spans: Vec<(ByteSpan, Parts)>,
     anchors: Vec<String>,
     links: Vec<Link>,
     summary: String,
@@ -123,6 +152,8 @@ fn node_text<'s>(node: TsNode<'_>, src: &'s str) -> &'s str {
 struct Heading {
     start: usize,
     end: usize,
+    /// An offset on the heading's last line (a setext heading's underline).
+    last_line: usize,
     level: u8,
     title: String,
 }
@@ -183,13 +214,15 @@ fn headings(tree: &MarkdownTree, nodes: &[TsNode<'_>], src: &str) -> Vec<Heading
     let mut out = Vec::with_capacity(nodes.len());
     for &node in nodes {
         let mut level = 1u8;
+        let mut last_line = node.start_byte();
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
             let kind = child.kind();
             if let Some(n) = kind.strip_prefix("atx_h").and_then(|k| k.strip_suffix("_marker")) {
                 level = n.parse().unwrap_or(1);
-            } else if kind == "setext_h2_underline" {
-                level = 2;
+            } else if let Some(n) = kind.strip_prefix("setext_h").and_then(|k| k.strip_suffix("_underline")) {
+                level = n.parse().unwrap_or(1);
+                last_line = child.start_byte();
             }
         }
         let content = node.child_by_field_name("heading_content").map(|c| {
@@ -206,7 +239,7 @@ fn headings(tree: &MarkdownTree, nodes: &[TsNode<'_>], src: &str) -> Vec<Heading
             None => crate::text::collapse_whitespace(node_text(c, src)),
         });
         let title = if node.kind() == "atx_heading" { strip_closing_hashes(title) } else { title };
-        out.push(Heading { start: node.start_byte(), end: node.end_byte(), level, title });
+        out.push(Heading { start: node.start_byte(), end: node.end_byte(), last_line, level, title });
     }
     out.sort_by_key(|h| h.start);
     out
@@ -239,6 +272,7 @@ fn build_sections(heads: &[Heading], doc_id: &str, lines: &LineIndex<'_>) -> Vec
             location: lines.location(h.start),
             text: String::new(),
             anchors: Vec::new(),
+            span: NodeSpan::default(),
         });
         stack.push((h.level, i));
     }
@@ -250,7 +284,8 @@ fn section_at(heads: &[Heading], offset: usize) -> Option<usize> {
     heads.partition_point(|h| h.start <= offset).checked_sub(1)
 }
 
-fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body {
+/// `floor`: where the file's content starts (after a BOM); no span starts before it.
+fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>, floor: usize) -> Body {
     let tree = parse_markdown(src.as_bytes());
     let Blocks { code: mut excluded, headings: heading_nodes, inlines, definitions, defined, mut anchors } =
         scan_blocks(tree.block_tree().root_node(), src);
@@ -322,7 +357,15 @@ fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>) -> Body
         section.anchors.extend(heading_id(&head.title).map(str::to_string));
         section.anchors.append(&mut more);
     }
-    Body { sections, anchors: doc_anchors, links, summary: doc_summary.into_string() }
+    let heading_lines: Vec<HeadingLines> = heads
+        .iter()
+        .map(|h| HeadingLines {
+            level: h.level,
+            lines: ByteSpan::new(line_start(src, h.start).max(floor), line_end(src, h.last_line)),
+        })
+        .collect();
+    let spans = section_spans(&heading_lines, src.len());
+    Body { sections, spans, anchors: doc_anchors, links, summary: doc_summary.into_string() }
 }
 
 /// One link match of `inline.scm` → a link with its byte offset (source/location filled

@@ -2,7 +2,7 @@
 
 use crate::facts::{DocFacts, Link, LinkTarget, SECTION_KIND};
 use crate::index::{DocIndex, Resolution};
-use docforge_model::{Diagnostic, Edge, Fragment, Node};
+use docforge_model::{Attrs, Diagnostic, Edge, Fragment, Node};
 use std::collections::{BTreeMap, HashSet};
 
 /// Relation of a link to another document or heading.
@@ -34,7 +34,11 @@ pub fn project(docs: &[&DocFacts], known_node: &dyn Fn(&str) -> bool) -> Fragmen
 /// (`go:example.com/shop/storage::Repository`, `file:…`).
 pub fn document_fragment(facts: &DocFacts, index: &DocIndex, known_node: &dyn Fn(&str) -> bool) -> Fragment {
     let mut p = Projector { facts, index, known_node, out: Fragment::default(), seen: HashSet::new() };
-    p.out.nodes.push(facts.node.clone());
+    let mut node = facts.node.clone();
+    if let Some(span) = &facts.span {
+        span.write_to(&mut node.attrs);
+    }
+    p.out.nodes.push(node);
     p.out.diagnostics.extend(facts.diagnostics.iter().cloned());
     p.out.diagnostics.extend(index.duplicate_diagnostic(&facts.path));
     p.sections();
@@ -66,13 +70,15 @@ impl Projector<'_> {
             let mut attrs = BTreeMap::new();
             attrs.insert("level".to_string(), section.level.to_string());
             attrs.insert("document".to_string(), self.facts.id.clone());
+            let mut attrs: Attrs = attrs.into();
+            section.span.write_to(&mut attrs);
             self.out.nodes.push(Node {
                 id: section.id.clone(),
                 kind: SECTION_KIND.to_string(),
                 title: section.title.clone(),
                 location: Some(section.location.clone()),
                 text: section.text.clone(),
-                attrs: attrs.into(),
+                attrs,
             });
             let parent = section.parent.map_or(&self.facts.id, |i| &self.facts.sections[i].id);
             let edge = Edge::new(parent.clone(), "contains", section.id.clone()).at(section.location.clone());

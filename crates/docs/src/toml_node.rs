@@ -4,13 +4,26 @@ use crate::facts::{DocFacts, TOML_NODE_KIND};
 use crate::front_matter::{self, HeaderKind};
 use crate::lines::LineIndex;
 use crate::markdown::{own_diagnostics, DOC_SUMMARY_CHARS};
+use crate::spans::{Decoded, Parts};
 use crate::text::Summary;
-use docforge_model::{Location, Node};
+use docforge_model::{ByteSpan, Location, Node};
 
-/// Parse one TOML node file (`*.toml` under a docs root): the same keys as front matter plus
-/// `title` and `text`; one node, no sections, no links. Broken TOML is a diagnostic and the
-/// file still becomes a node with an ID from its path.
+/// Parse one TOML node file (`*.toml` under a docs root) that holds exactly `text`: the same
+/// keys as front matter plus `title` and `text`; one node, no sections, no links, spanning
+/// the whole file. Broken TOML is a diagnostic and the file still becomes a node with an ID
+/// from its path.
 pub fn parse_toml_node(path: &str, text: &str) -> DocFacts {
+    parse(path, &Decoded::text(text))
+}
+
+/// [`parse_toml_node`] of a file's bytes as read (invalid UTF-8 replaced for reading; the
+/// span and hash are of `bytes`).
+pub fn parse_toml_node_bytes(path: &str, bytes: &[u8]) -> DocFacts {
+    parse(path, &Decoded::bytes(bytes))
+}
+
+fn parse(path: &str, decoded: &Decoded<'_>) -> DocFacts {
+    let text: &str = &decoded.text;
     let lines = LineIndex::new(path, text);
     let bom = front_matter::bom_len(text);
     let header = front_matter::parse_header(&text[bom..], bom, &lines, HeaderKind::TomlNode);
@@ -35,6 +48,7 @@ pub fn parse_toml_node(path: &str, text: &str) -> DocFacts {
         id,
         id_from_path,
         id_location,
+        span: Some(decoded.node_span(ByteSpan::new(0, text.len()), Parts::default())),
         sections: Vec::new(),
         anchors: Vec::new(),
         links: Vec::new(),
