@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Facts of one Markdown document or TOML node file (lossy UTF-8; the file node carries the
-/// `invalid_utf8` diagnostic).
+/// `invalid_utf8` diagnostic; spans are of the file's bytes).
 #[salsa::tracked(returns(ref))]
 pub fn doc_facts(db: &dyn Db, file: SourceFile) -> Arc<DocFacts> {
     let (rel, kind, content) = (file.rel(db), file.kind(db), file.content(db));
@@ -72,16 +72,21 @@ impl PreparedDocs {
     }
 }
 
-/// The facts of a document or TOML node file with this content.
+/// The facts of a document or TOML node file with this content. Spans and hashes are of the
+/// bytes as read (also when they are not UTF-8); a file that could not be read has none.
 pub(crate) fn parse_doc(rel: &str, kind: FileKind, content: &Content) -> DocFacts {
-    let text = match content {
-        Content::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        Content::Unreadable { .. } => String::new(),
+    let bytes: &[u8] = match content {
+        Content::Bytes(b) => b,
+        Content::Unreadable { .. } => &[],
     };
-    match kind {
-        FileKind::TomlNode => docforge_docs::parse_toml_node(rel, &text),
-        _ => docforge_docs::parse_markdown_document(rel, &text),
+    let mut facts = match kind {
+        FileKind::TomlNode => docforge_docs::parse_toml_node_bytes(rel, bytes),
+        _ => docforge_docs::parse_markdown_bytes(rel, bytes),
+    };
+    if let Content::Unreadable { .. } = content {
+        facts.span = None; // not the empty file it was read as
     }
+    facts
 }
 
 /// What other documents read of one document: its entry in the [`DocIndex`]. From its facts
