@@ -127,6 +127,45 @@ fn index_stats_search_node_on_the_shop_fixture() {
 }
 
 #[test]
+fn node_shows_the_byte_span_and_content_hash_of_documents_and_sections() {
+    use sha2::{Digest, Sha256};
+    let dir = fixture_copy();
+    let root = dir.path();
+    json(&run(root, &["index", "--json"]));
+    let out = run(root, &["node", "arch.storage#interfaces"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let attrs: Vec<&str> =
+        text.lines().filter(|l| l.starts_with("  ") && l.contains(" = ")).map(str::trim_start).collect();
+    expect_test::expect![[r#"
+          content_sha256 = bf7c96773d19183064f6bc8f45c7a35748c73dedbd52e98bd23354060633cfe6
+          document = arch.storage
+          level = 2
+          span = 987..1123
+          span.body = 1001..1123
+          span.heading = 987..1001"#]]
+    .assert_eq(&attrs.join("\n"));
+    // The same attributes in JSON, and they describe the file's bytes.
+    let file = fs::read(root.join("docs/arch/storage.md")).unwrap();
+    for id in ["arch.storage", "arch.storage#interfaces"] {
+        let node = json(&run(root, &["node", id, "--json"]));
+        let attrs: docforge_model::Attrs = serde_json::from_value(node["node"]["attrs"].clone()).unwrap();
+        let span = docforge_model::NodeSpan::from_attrs(&attrs).unwrap().unwrap();
+        let bytes = &file[span.span.range()];
+        assert_eq!(<[u8; 32]>::from(Sha256::digest(bytes)), span.content_sha256, "{id}");
+        // Attributes are not search text: the hash finds nothing.
+        let hits = json(&run(root, &["search", &span.content_sha256_hex(), "--json"]));
+        assert_eq!(hits["count"], 0, "{id}: {hits}");
+        if id == "arch.storage" {
+            assert_eq!(bytes, &file[..], "a document spans its file");
+            assert!(file[span.front_matter.unwrap().range()].ends_with(b"+++\n"));
+        } else {
+            assert!(bytes.starts_with(b"## Interfaces\n"), "{id}: {:?}", String::from_utf8_lossy(bytes));
+        }
+    }
+}
+
+#[test]
 fn text_output_is_a_summary_line() {
     let dir = fixture_copy();
     let out = run(dir.path(), &["index"]);

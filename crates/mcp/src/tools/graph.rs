@@ -310,3 +310,49 @@ pub fn dependencies(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
 pub fn impact(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     traverse(call, a, Direction::Incoming)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{CapabilityMode, Options, Server};
+    use docforge_model::{Attrs, NodeSpan};
+    use expect_test::expect;
+    use serde_json::json;
+    use sha2::{Digest, Sha256};
+
+    #[test]
+    fn get_node_serves_a_sections_span_and_content_hash_as_attributes() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = "schema_version = 1\n[project]\nid = \"t\"\n[sources]\ndocs = [\"*.md\"]\ngo = []\n";
+        std::fs::write(dir.path().join("docforge.toml"), config).unwrap();
+        let doc = "+++\nid = \"a\"\n+++\n# One\n\nfirst\n\n## Two\n\nsecond\n";
+        std::fs::write(dir.path().join("a.md"), doc).unwrap();
+        let opts = Options {
+            project_root: dir.path().to_path_buf(),
+            no_ast: false,
+            diagnostics: false,
+            mode: CapabilityMode::Read,
+            proposal_writer: None,
+            canonical_applier: None,
+        };
+        let server = Server::bind(opts, false).unwrap();
+        let spec = super::super::SPECS.iter().find(|s| s.name == "docforge_get_node").unwrap();
+        let reply = crate::server::execute(&server, spec, json!({ "node_id": "a#two" }));
+        let body = reply.structured_content.unwrap();
+        let attrs = &body["result"]["node"]["attrs"];
+        expect![[r#"
+            {
+              "content_sha256": "ced9a282729ac85939608ed649d7050153b8468ea756678a0ce6aba9816daefe",
+              "document": "a",
+              "level": "2",
+              "span": "31..46",
+              "span.body": "38..46",
+              "span.heading": "31..38"
+            }"#]]
+        .assert_eq(&serde_json::to_string_pretty(attrs).unwrap());
+        let attrs: Attrs = serde_json::from_value(attrs.clone()).unwrap();
+        let span = NodeSpan::from_attrs(&attrs).unwrap().unwrap();
+        let bytes = &doc.as_bytes()[span.span.range()];
+        assert_eq!(bytes, b"## Two\n\nsecond\n");
+        assert_eq!(<[u8; 32]>::from(Sha256::digest(bytes)), span.content_sha256);
+    }
+}
