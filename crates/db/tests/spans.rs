@@ -119,7 +119,7 @@ fn round_trip(root: &Path) -> Checked {
                         "{what}: starts on its heading's line"
                     );
                     assert!(
-                        heading.end == file.len() || file[heading.end - 1] == b'\n',
+                        heading.end == file.len() || matches!(file[heading.end - 1], b'\n' | b'\r'),
                         "{what}: the heading's lines end with their line ending"
                     );
                     // Heading, body and subsections tile the section.

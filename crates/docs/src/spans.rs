@@ -97,15 +97,29 @@ pub(crate) struct Parts {
     pub(crate) body: Option<ByteSpan>,
 }
 
+/// Whether `b` ends a line: Markdown's line endings are `\n`, `\r\n` and a lone `\r`.
+fn is_line_ending(b: &u8) -> bool {
+    matches!(b, b'\n' | b'\r')
+}
+
 /// The start of the line holding `offset`.
 pub(crate) fn line_start(text: &str, offset: usize) -> usize {
-    text[..offset].rfind('\n').map_or(0, |i| i + 1)
+    let bytes = text.as_bytes();
+    // The `\n` of a `\r\n` belongs to the line the `\r` ends.
+    let within_crlf = offset > 0 && bytes.get(offset) == Some(&b'\n') && bytes[offset - 1] == b'\r';
+    let before = if within_crlf { offset - 1 } else { offset };
+    bytes[..before].iter().rposition(is_line_ending).map_or(0, |i| i + 1)
 }
 
 /// The end of the line holding `offset`, its line ending included (the end of the text on
 /// the last line).
 pub(crate) fn line_end(text: &str, offset: usize) -> usize {
-    text[offset..].find('\n').map_or(text.len(), |i| offset + i + 1)
+    let bytes = text.as_bytes();
+    match bytes[offset..].iter().position(is_line_ending) {
+        None => bytes.len(),
+        Some(i) if bytes[offset + i] == b'\r' && bytes.get(offset + i + 1) == Some(&b'\n') => offset + i + 2,
+        Some(i) => offset + i + 1,
+    }
 }
 
 /// One heading, for [`section_spans`]: its level, where its first line starts (no earlier
@@ -120,6 +134,17 @@ pub(crate) struct HeadingLines {
 /// higher level, or the end of the text) and parts: the heading's lines and the body up to
 /// the next heading of any level.
 pub(crate) fn section_spans(heads: &[HeadingLines], len: usize) -> Vec<(ByteSpan, Parts)> {
+    // Headings are disjoint lines in document order; clamping keeps them so whatever the
+    // parser reports, so that no span can run backwards.
+    let mut at = 0;
+    let heads: Vec<HeadingLines> = heads
+        .iter()
+        .map(|h| {
+            let start = h.lines.start.clamp(at, len);
+            at = h.lines.end.clamp(start, len);
+            HeadingLines { level: h.level, lines: ByteSpan::new(start, at) }
+        })
+        .collect();
     let mut out = Vec::with_capacity(heads.len());
     for (i, h) in heads.iter().enumerate() {
         let later = &heads[i + 1..];
@@ -166,8 +191,10 @@ mod tests {
 
     #[test]
     fn lines_around_an_offset() {
-        let text = "ab\r\ncd\nef";
-        let cases = [(0, 0, 4), (3, 0, 4), (4, 4, 7), (6, 4, 7), (7, 7, 9), (9, 7, 9)];
+        // `\r\n`, `\n` and a lone `\r` each end a line.
+        let text = "ab\r\ncd\nef\rgh";
+        let cases =
+            [(0, 0, 4), (3, 0, 4), (4, 4, 7), (6, 4, 7), (7, 7, 10), (9, 7, 10), (10, 10, 12), (12, 10, 12)];
         for (offset, start, end) in cases {
             assert_eq!((line_start(text, offset), line_end(text, offset)), (start, end), "{offset}");
         }

@@ -49,6 +49,13 @@ fn render(file: &[u8], facts: &DocFacts) -> String {
                 let (heading, body) = (span.heading.unwrap(), span.body.unwrap());
                 assert!(span.front_matter.is_none());
                 assert_eq!(heading.start, span.span.start, "{}: starts at its heading", node.id);
+                // The heading is whole lines: it starts a line (or the file, after a BOM) and
+                // ends with its line ending (or the file).
+                let bom = if file.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+                let ends_line = |at: usize| matches!(file[at - 1], b'\n' | b'\r');
+                assert!(!heading.is_empty(), "{}", node.id);
+                assert!(heading.start == bom || ends_line(heading.start), "{}: {heading}", node.id);
+                assert!(heading.end == file.len() || ends_line(heading.end), "{}: {heading}", node.id);
                 assert_eq!(heading.end, body.start, "{}: the body follows the heading", node.id);
                 assert!(span.span.contains(body), "{}", node.id);
                 let level: u8 = node.attrs["level"].parse().unwrap();
@@ -251,6 +258,26 @@ fn crlf_line_endings_belong_to_their_lines() {
               heading 33..39 "## B\r\n"
               body 39..42 "b\r\n"
         "###]],
+    );
+}
+
+#[test]
+fn a_lone_carriage_return_ends_a_line_too() {
+    check(
+        b"# A\rtext\r## B\rb\r\n## C\r",
+        expect![[r###"
+        document d 0..22
+          body 0..22 "# A\rtext\r## B\rb\r\n## C\r"
+        d#a 0..22 "# A\rtext\r## B\rb\r\n## C\r"
+          heading 0..4 "# A\r"
+          body 4..9 "text\r"
+        d#b 9..17 "## B\rb\r\n"
+          heading 9..14 "## B\r"
+          body 14..17 "b\r\n"
+        d#c 17..22 "## C\r"
+          heading 17..22 "## C\r"
+          body 22..22 ""
+    "###]],
     );
 }
 
@@ -460,4 +487,38 @@ fn an_edit_in_one_section_moves_later_sections_but_keeps_their_hashes() {
     assert_ne!(b.2, before[1].2, "the edited section has new bytes");
     assert_eq!(c.1.start, before[2].1.start + ", edited".len(), "after the edit: moved");
     assert_eq!(c.2, before[2].2, "same bytes, same hash");
+}
+
+#[test]
+fn every_combination_of_tricky_lines_keeps_the_span_rules() {
+    // Three pieces at a time out of lines that start, end or hide headings, in every order:
+    // whatever the parser makes of them, every span hashes to its bytes, parts lie in their
+    // node, front matter and body tile the file, and sections nest (the checks of `render`).
+    let pieces: &[&[u8]] = &[
+        b"# H\n",
+        b"## H2\r\n",
+        b"### H3\r",
+        b"Setext\n===\n",
+        b"---\n",
+        b"+++\n",
+        b"\xef\xbb\xbf",
+        b"```\n# x\n",
+        b"> # Q\n",
+        b"- ## L\n",
+        b"text \xff\n",
+        b"    # code\n",
+        b"#",
+        b"\n",
+    ];
+    let mut files = 0;
+    for a in pieces {
+        for b in pieces {
+            for c in pieces {
+                let file = [*a, *b, *c].concat();
+                render(&file, &parse_markdown_bytes("d.md", &file));
+                files += 1;
+            }
+        }
+    }
+    assert_eq!(files, pieces.len().pow(3));
 }
