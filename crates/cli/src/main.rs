@@ -4,6 +4,7 @@
 mod commands;
 mod init;
 mod output;
+mod render;
 mod staged;
 mod stdout;
 mod validate;
@@ -190,6 +191,18 @@ enum Command {
         root: Root,
         /// The exact node ID, e.g. `go:example.com/m/pkg::(*T).M`.
         id: String,
+        #[command(flatten)]
+        json: Json,
+    },
+    /// Render every declared view (or one) to HTML into its output directory, from the
+    /// current index (synchronised first), with a publication receipt per view.
+    #[command(after_help = EXIT_HELP)]
+    Render {
+        #[command(flatten)]
+        root: Root,
+        /// Only the view with this ID (as declared in docforge.toml).
+        #[arg(long, value_name = "ID")]
+        view: Option<String>,
         #[command(flatten)]
         json: Json,
     },
@@ -452,6 +465,9 @@ fn main() -> ExitCode {
                         commands::diagnostics(dir, binding.no_ast, severity.as_deref(), &code, json.json)
                     }),
                 ),
+                Command::Render { root, view, json } => {
+                    (root, Box::new(move |dir| render::render(dir, view.as_deref(), json.json)))
+                }
                 Command::Logic { root, id, json } => {
                     (root, Box::new(move |dir| commands::logic(dir, &id, json.json)))
                 }

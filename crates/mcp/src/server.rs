@@ -30,7 +30,7 @@ pub struct Handler {
     server: Arc<Server>,
 }
 
-fn output_schema() -> Arc<Map<String, Value>> {
+fn output_schema(result: Option<Value>) -> Arc<Map<String, Value>> {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -41,7 +41,7 @@ fn output_schema() -> Arc<Map<String, Value>> {
             "adapter_version": { "type": "string" },
             "precision": { "type": "string", "enum": ["precise", "precise_fallback", "ast", "none", "unknown"] },
             "staleness": { "type": "string", "enum": ["current", "rebuilt", "stale", "missing", "unsafe", "unverified", "unknown"] },
-            "result": { "type": "object" },
+            "result": result.unwrap_or_else(|| json!({ "type": "object" })),
             "diagnostics": { "type": "object" },
         },
         "required": ["notice", "project", "revision", "source_hash", "adapter_version", "precision", "staleness", "result"],
@@ -60,7 +60,7 @@ fn tool(spec: &ToolSpec) -> Tool {
     let annotations =
         ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false);
     Tool::new(spec.name, spec.description, Arc::new(input.as_object().cloned().unwrap_or_default()))
-        .with_raw_output_schema(output_schema())
+        .with_raw_output_schema(output_schema(spec.result_schema.map(|f| f())))
         .with_annotations(annotations)
 }
 

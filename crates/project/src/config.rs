@@ -1,6 +1,7 @@
 //! `docforge.toml` (reference: docs/configuration.md). Unknown keys and bad values are errors
 //! naming the key.
 
+use crate::views::{inside_root, normalized, View};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -94,16 +95,6 @@ impl Default for Limits {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct View {
-    pub id: String,
-    #[serde(default)]
-    pub select: std::collections::BTreeMap<String, Vec<String>>,
-    /// The project-relative directory the view is rendered into (never read as sources).
-    pub output: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Proposals {
     pub changeset_root: String,
@@ -175,62 +166,55 @@ impl Config {
                 None => err(None, inner),
             }
         })?;
-        config
-            .check()
-            .map_err(|(key, message)| err(Some(key.to_string()), format!("key `{key}`: {message}")))?;
+        config.check().map_err(|(key, message)| err(Some(key.clone()), format!("key `{key}`: {message}")))?;
         Ok(config)
     }
 
-    fn check(&self) -> Result<(), (&'static str, String)> {
+    fn check(&self) -> Result<(), (String, String)> {
         if self.schema_version != 1 {
             return Err((
-                "schema_version",
+                "schema_version".to_string(),
                 format!("unsupported value {}; this DocForge reads 1", self.schema_version),
             ));
         }
         if let Some(id) = &self.project.id {
             if id.trim().is_empty() {
-                return Err(("project.id", "must not be empty".into()));
+                return Err(("project.id".to_string(), "must not be empty".into()));
             }
         }
         for (key, globs) in [("sources.docs", &self.sources.docs), ("sources.exclude", &self.sources.exclude)]
         {
             for g in globs {
-                globset::Glob::new(g).map_err(|e| (key, format!("invalid glob {g:?}: {e}")))?;
+                globset::Glob::new(g).map_err(|e| (key.to_string(), format!("invalid glob {g:?}: {e}")))?;
             }
         }
         for dir in &self.sources.go {
             if Path::new(dir).is_absolute() || dir.split('/').any(|c| c == "..") {
                 return Err((
-                    "sources.go",
+                    "sources.go".to_string(),
                     format!("{dir:?} must be a relative directory inside the project root"),
                 ));
             }
         }
         if self.limits.max_results == 0 {
-            return Err(("limits.max_results", "must be at least 1".into()));
+            return Err(("limits.max_results".to_string(), "must be at least 1".into()));
         }
         if self.limits.max_response_bytes < 1024 {
-            return Err(("limits.max_response_bytes", "must be at least 1024".into()));
+            return Err(("limits.max_response_bytes".to_string(), "must be at least 1024".into()));
         }
         if self.limits.max_file_bytes == 0 {
-            return Err(("limits.max_file_bytes", "must be at least 1".into()));
+            return Err(("limits.max_file_bytes".to_string(), "must be at least 1".into()));
         }
         if self.go.goos.is_empty() || self.go.goarch.is_empty() {
-            return Err(("go", "goos and goarch must not be empty".into()));
+            return Err(("go".to_string(), "goos and goarch must not be empty".into()));
         }
         for (key, dir) in [
             ("proposals.changeset_root", &self.proposals.changeset_root),
             ("proposals.preview_root", &self.proposals.preview_root),
         ] {
-            inside_root(dir).map_err(|why| (key, format!("{dir:?} {why}")))?;
+            inside_root(dir).map_err(|why| (key.to_string(), format!("{dir:?} {why}")))?;
         }
-        for view in &self.views {
-            if let Some(dir) = &view.output {
-                inside_root(dir)
-                    .map_err(|why| ("views.output", format!("{dir:?} (view {:?}) {why}", view.id)))?;
-            }
-        }
+        crate::views::check(self)?;
         Ok(())
     }
 
@@ -241,27 +225,11 @@ impl Config {
         let mut dirs = vec![crate::STATE_DIR.to_string()];
         dirs.push(normalized(&self.proposals.changeset_root));
         dirs.push(normalized(&self.proposals.preview_root));
-        dirs.extend(self.views.iter().filter_map(|v| v.output.as_deref()).map(normalized));
+        dirs.extend(self.views.iter().map(|v| normalized(&v.output)));
         dirs.sort();
         dirs.dedup();
         dirs
     }
-}
-
-/// `dir` without a trailing slash or `./` components.
-fn normalized(dir: &str) -> String {
-    dir.split('/').filter(|c| !c.is_empty() && *c != ".").collect::<Vec<_>>().join("/")
-}
-
-/// Why `dir` is not a directory strictly inside the project root (`Ok`: it is).
-fn inside_root(dir: &str) -> Result<(), &'static str> {
-    if Path::new(dir).is_absolute() || dir.split('/').any(|c| c == "..") {
-        return Err("must be a relative directory inside the project root");
-    }
-    if normalized(dir).is_empty() {
-        return Err("must name a directory below the project root, not the root itself");
-    }
-    Ok(())
 }
 
 /// The toml crate renders errors over several lines with a source excerpt; keep the message
@@ -280,6 +248,7 @@ fn one_line(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::views::Renderer;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(Path::new("docforge.toml"), text)
@@ -300,7 +269,9 @@ max_results = 200
 max_response_bytes = 262144
 [[views]]
 id = "architecture"
+renderer = "html-site@1"
 select = { family = ["architecture"] }
+output = "site/architecture"
 [proposals]
 changeset_root = ".docforge/changesets"
 preview_root = ".docforge/previews"
@@ -331,7 +302,6 @@ preview_root = ".docforge/previews"
             ("schema_version = 1\n[proposals]\nchangeset_root = \"../c\"\n", "proposals.changeset_root"),
             ("schema_version = 1\n[proposals]\npreview_root = \"/tmp/p\"\n", "proposals.preview_root"),
             ("schema_version = 1\n[proposals]\npreview_root = \"./\"\n", "proposals.preview_root"),
-            ("schema_version = 1\n[[views]]\nid = \"v\"\noutput = \"../site\"\n", "views.output"),
         ];
         for (text, key) in cases {
             let e = parse(text).unwrap_err();
@@ -353,14 +323,52 @@ preview_root = ".docforge/previews"
     fn derived_directories_are_the_state_dir_the_proposal_roots_and_view_outputs() {
         let c = parse(
             "schema_version = 1\n[proposals]\nchangeset_root = \"work/changesets/\"\n\
-             [[views]]\nid = \"a\"\noutput = \"./site/a\"\n[[views]]\nid = \"b\"\n",
+             [[views]]\nid = \"a\"\nrenderer = \"html-page@1\"\noutput = \"./site/a\"\n\
+             [[views]]\nid = \"b\"\nrenderer = \"html-site@1\"\noutput = \"b/\"\n",
         )
         .unwrap();
-        assert_eq!(c.derived_dirs(), [".docforge", ".docforge/previews", "site/a", "work/changesets"]);
+        assert_eq!(c.derived_dirs(), [".docforge", ".docforge/previews", "b", "site/a", "work/changesets"]);
         assert_eq!(
             Config::default().derived_dirs(),
             [".docforge", ".docforge/changesets", ".docforge/previews"]
         );
+    }
+
+    /// Every invalid view declaration is refused with the key and the reason.
+    #[test]
+    fn invalid_views_are_errors_naming_the_key() {
+        let view = |body: &str| {
+            format!("schema_version = 1\n[sources]\ndocs = [\"docs/**/*.md\", \"README.md\"]\n{body}")
+        };
+        let ok = "[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \"site/a\"\n";
+        let cases: &[(&str, &str)] = &[
+            ("[[views]]\nid = \"a\"\noutput = \"site\"\n", "key `views[0]`: TOML parse error at line 4, column 1: missing field `renderer`"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\n", "missing field `output`"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"sh -c make\"\noutput = \"site\"\n", "key `views[0].renderer`: TOML parse error at line 6, column 12: unknown variant `sh -c make`, expected `html-page@1` or `html-site@1`"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@2\"\noutput = \"site\"\n", "unknown variant `html-site@2`"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \"site\"\ncolor = \"red\"\n", "unknown field `color`"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \"site\"\nselect = { owner = [\"x\"] }\n", "key `views[0].select.owner`: TOML parse error at line 8, column 12: unknown field `owner`, expected one of `family`, `authority`, `status`, `tag`, `kind`, `paths`"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \"site\"\nselect = { paths = [\"[\"] }\n", "key `views[0].select.paths`: invalid glob \"[\" (view \"a\")"),
+            ("[[views]]\nid = \"a/b\"\nrenderer = \"html-site@1\"\noutput = \"site\"\n", "key `views[0].id`: \"a/b\" must be 1 to 64 letters"),
+            ("[[views]]\nid = \"..\"\nrenderer = \"html-site@1\"\noutput = \"site\"\n", "key `views[0].id`: \"..\" must not start with `.`"),
+            (&format!("{ok}{ok}"), "key `views[1].id`: \"a\" is declared twice"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \"../site\"\n", "key `views[0].output`: \"../site\" (view \"a\") must be a relative directory inside the project root"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \"/tmp/site\"\n", "must be a relative directory inside the project root"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \".\"\n", "not the root itself"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \".docforge/site\"\n", "overlaps the state directory .docforge"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \".git\"\n", "overlaps the Git directory"),
+            ("[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \"docs/site\"\n", "key `views[0].output`: \"docs/site\" (view \"a\") overlaps the content root \"docs\" of sources.docs"),
+            (&format!("{ok}[[views]]\nid = \"b\"\nrenderer = \"html-page@1\"\noutput = \"site\"\n"), "key `views[1].output`: \"site\" (view \"b\") overlaps the output of view \"a\""),
+            ("[proposals]\npreview_root = \"site/previews\"\n[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\noutput = \"site\"\n", "overlaps proposals.preview_root"),
+        ];
+        for (body, says) in cases {
+            let e = parse(&view(body)).unwrap_err();
+            assert!(e.message.contains(says), "{body:?}: {:?}", e.message);
+            assert!(!e.message.contains('\n'), "one line: {:?}", e.message);
+        }
+        let c = parse(&view(&format!("{ok}[[views]]\nid = \"b\"\nrenderer = \"html-page@1\"\noutput = \"site/b\"\nselect = {{ family = [\"x\"], paths = [\"docs/a/**\"] }}\n"))).unwrap();
+        assert_eq!(c.views[1].renderer, Renderer::HtmlPage1);
+        assert_eq!(c.views[1].select.family, ["x"]);
     }
 
     #[test]

@@ -13,11 +13,13 @@ mod ignores;
 mod read;
 mod stamp;
 mod transaction;
+mod tree;
+mod views;
 mod write;
 
 pub use config::{
     AnalysisSection, Config, ConfigError, GoConfig, Limits, PrecisionSetting, ProjectSection, Proposals,
-    Sources, View,
+    Sources,
 };
 pub use discover::{
     discover, discover_each, discover_each_lazy, enclosing_go_files, Entry, EntryStatus, FileKind, FileStamp,
@@ -26,6 +28,8 @@ pub use discover::{
 pub use read::{read_source, read_source_into, ReadError, SourceReader, DEFAULT_MAX_FILE_BYTES};
 pub use stamp::{PathState, ReadStamp, RACY_WINDOW};
 pub use transaction::{Change, Recovery, TransactionError, JOURNAL_VERSION};
+pub use tree::Owner;
+pub use views::{Renderer, Select, View};
 pub use write::{Durability, ProjectWriter, WriteError};
 
 /// The index directory inside the project root.

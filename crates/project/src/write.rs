@@ -37,6 +37,8 @@ pub enum WriteError {
     NotRegular { path: String, what: &'static str },
     #[error("cannot write {path}: {message}")]
     Io { path: String, message: String },
+    #[error("{path} exists and was not written by DocForge (no {marker} marker); refused — remove it or choose another directory")]
+    NotOwned { path: String, marker: String },
 }
 
 /// A handle on a root for writing beneath it.

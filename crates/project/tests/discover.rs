@@ -90,7 +90,7 @@ fn derived_directories_are_never_sources() {
         root,
         "docforge.toml",
         "schema_version = 1\n[proposals]\nchangeset_root = \"work/changesets\"\npreview_root = \"previews\"\n\
-         [[views]]\nid = \"arch\"\noutput = \"site/arch\"\n",
+         [[views]]\nid = \"arch\"\nrenderer = \"html-site@1\"\noutput = \"site/arch\"\n",
     );
     let project = Project::load(root).unwrap();
     let inv = discover(&project);

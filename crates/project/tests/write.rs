@@ -319,3 +319,108 @@ fn a_transaction_killed_at_random_recovers_to_one_generation() {
         no_leftovers(dir.path());
     }
 }
+
+// ---- Replacing a directory of derived files ----
+
+use docforge_project::Owner;
+
+const OWNER: Owner<'static> = Owner { file: ".docforge-output", bytes: b"view site\n" };
+
+fn site(generation: u32, pages: u32) -> Vec<(String, Vec<u8>)> {
+    (0..pages)
+        .map(|i| (format!("p/{i}.html"), format!("generation {generation} page {i}").into_bytes()))
+        .collect()
+}
+
+#[test]
+fn a_tree_is_replaced_whole_and_only_when_docforge_wrote_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let w = ProjectWriter::new(root);
+    w.replace_tree("out/site", &site(1, 3), OWNER).unwrap();
+    w.replace_tree("out/site", &[("index.html".into(), b"only".to_vec())], OWNER).unwrap();
+    assert_eq!(
+        tree(root),
+        vec![
+            ("out/".into(), String::new()),
+            ("out/site/".into(), String::new()),
+            ("out/site/.docforge-output".into(), "view site\n".into()),
+            ("out/site/index.html".into(), "only".into()),
+        ],
+        "the old pages are gone and nothing is left beside the tree"
+    );
+    // Never over a directory without the same marker, a symlink or a file.
+    fs::create_dir_all(root.join("mine/sub")).unwrap();
+    fs::write(root.join("mine/sub/notes.md"), "keep").unwrap();
+    fs::write(root.join("mine/.docforge-output"), "view other\n").unwrap();
+    fs::write(root.join("afile"), "keep").unwrap();
+    symlink(root.join("mine"), root.join("linked")).unwrap();
+    fs::create_dir(root.join("plain")).unwrap();
+    let before = tree(root);
+    for (target, says) in [
+        ("mine", "mine exists and was not written by DocForge (no .docforge-output marker); refused"),
+        ("plain", "plain exists and was not written by DocForge"),
+        ("linked", "linked is a symlink; refused"),
+        ("afile", "afile is a regular file; refused"),
+        ("linked/x", "linked is a symlink; refused"),
+        ("../out", "not a project-relative path"),
+    ] {
+        let err = w.replace_tree(target, &site(2, 2), OWNER).unwrap_err();
+        assert!(err.to_string().contains(says), "{target}: {err}");
+    }
+    let err = w.replace_tree("out/site", &[("../escape.html".into(), b"x".to_vec())], OWNER).unwrap_err();
+    assert!(err.to_string().contains("out/site/../escape.html: not a project-relative path"), "{err}");
+    assert_eq!(tree(root), before, "nothing changed");
+}
+
+#[test]
+fn a_failure_while_staging_leaves_the_old_tree_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = ProjectWriter::new(dir.path());
+    w.replace_tree("site", &site(1, 4), OWNER).unwrap();
+    let before = tree(dir.path());
+    for budget in 0..5 {
+        let err = w.replace_tree_failing_after("site", &site(2, 4), OWNER, budget).unwrap_err();
+        assert!(err.to_string().contains("injected failure"), "{err}");
+        assert_eq!(tree(dir.path()), before, "after {budget} staged files");
+    }
+}
+
+/// A writer killed at any moment leaves the old tree or the new one whole (every page of one
+/// generation), and the next replacement sweeps what the killed one staged.
+#[test]
+fn a_tree_writer_killed_at_random_leaves_one_whole_generation() {
+    if let Ok(root) = std::env::var("DOCFORGE_TREE_CHILD") {
+        let w = ProjectWriter::new(Path::new(&root));
+        for g in 2u32.. {
+            w.replace_tree("site", &site(g, 200), OWNER).unwrap();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let w = ProjectWriter::new(dir.path());
+    w.replace_tree("site", &site(1, 200), OWNER).unwrap();
+    for round in 0..8u64 {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "a_tree_writer_killed_at_random_leaves_one_whole_generation", "--nocapture"])
+            .env("DOCFORGE_TREE_CHILD", dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(30 + 19 * round));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let pages: Vec<String> = (0..200)
+            .map(|i| fs::read_to_string(dir.path().join(format!("site/p/{i}.html"))).unwrap())
+            .collect();
+        let generation = pages[0].split(' ').nth(1).unwrap().to_string();
+        assert!(
+            pages.iter().enumerate().all(|(i, p)| *p == format!("generation {generation} page {i}")),
+            "round {round}: pages of one generation"
+        );
+    }
+    w.replace_tree("site", &site(99, 1), OWNER).unwrap();
+    let names: Vec<String> =
+        fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(names, ["site"], "stages of killed writers are swept");
+}

@@ -157,7 +157,7 @@ fn a_changed_configuration_stales_a_long_lived_binding() {
 /// directory) are not source changes: the index is proven current without a walk.
 #[test]
 fn writes_into_derived_directories_are_not_changes() {
-    let dir = project("[[views]]\nid = \"site\"\noutput = \"site/out\"\n");
+    let dir = project("[[views]]\nid = \"site\"\nrenderer = \"html-site@1\"\noutput = \"site/out\"\n");
     let root = dir.path();
     fs::create_dir_all(root.join("site/out")).unwrap();
     let mut w = bind(root, Options { watch: true, ..Default::default() });

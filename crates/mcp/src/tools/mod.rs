@@ -6,6 +6,7 @@ mod context;
 mod diff;
 mod graph;
 mod project;
+mod render;
 mod task;
 
 use crate::cursor::{self, CursorV1};
@@ -38,6 +39,8 @@ pub struct ToolSpec {
     /// Whether the call first proves the index current (re-syncing when stale). Status
     /// tools that must never repair say `false`.
     pub syncs: bool,
+    /// The JSON Schema of the tool's `result`, when it has its own (else any object).
+    pub result_schema: Option<fn() -> Value>,
 }
 
 macro_rules! spec {
@@ -48,6 +51,7 @@ macro_rules! spec {
             input_schema: schema::<$args>,
             handler: $handler,
             syncs: true,
+            result_schema: None,
         }
     };
     (status $name:literal, $args:ty, $handler:path, $desc:literal) => {
@@ -57,6 +61,17 @@ macro_rules! spec {
             input_schema: schema::<$args>,
             handler: $handler,
             syncs: false,
+            result_schema: None,
+        }
+    };
+    (status $name:literal, $args:ty, $handler:path, $result:path, $desc:literal) => {
+        ToolSpec {
+            name: $name,
+            description: $desc,
+            input_schema: schema::<$args>,
+            handler: $handler,
+            syncs: false,
+            result_schema: Some($result),
         }
     };
 }
@@ -91,13 +106,14 @@ pub static SPECS: &[ToolSpec] = &[
         "Evidence for a task (change, implementation, failure, ownership, test, operation, release) from a derived version-1 plan, paged."),
     spec!("docforge_validate_project", project::NoArgs, project::validate_project,
         "Evaluate every [[claims]] entry of the project's documents (gograph.validation.v1 results)."),
+    spec!(status "docforge_render_status", render::RenderStatusArgs, render::render_status, render::result_schema,
+        "Per declared view, the state of its rendered output: current/stale/missing/unverified/unsafe with the reason, from its publication receipt and file identities (never opens the index, renders or writes). deep=true renders in memory and compares every output's SHA-256."),
     spec!(status "docforge_get_generation_diff", diff::DiffArgs, diff::get_generation_diff,
         "Pages of the latest version-1 transition receipt (what the last index publication changed). Never synchronises; states current/stale/missing/unsafe/unverified/unknown."),
 ];
 
 /// Contract tools this build does not register yet, with why (reported by `get_contract`).
 pub static NOT_REGISTERED: &[(&str, &str)] = &[
-    ("docforge_render_status", "render receipts are not implemented in this build"),
     ("docforge_visualize", "the graph browser is not implemented in this build"),
     ("docforge_stop_visualization", "the graph browser is not implemented in this build"),
     ("docforge_visualization_status", "the graph browser is not implemented in this build"),
@@ -111,7 +127,7 @@ pub fn find(name: &str) -> Option<&'static ToolSpec> {
     SPECS.iter().find(|s| s.name == name)
 }
 
-fn schema<T: JsonSchema>() -> Value {
+pub(crate) fn schema<T: JsonSchema>() -> Value {
     let mut v = serde_json::to_value(schemars::schema_for!(T)).expect("schema serialises");
     if let Some(o) = v.as_object_mut() {
         o.remove("$schema");

@@ -1,0 +1,106 @@
+//! What the graph knows about a document, gathered from the published index: its fields, its
+//! relations both ways, its backlinks and diagnostics, and the targets' titles and places.
+
+use docforge_index::{EdgeRecord, Index, IndexError};
+use docforge_model::{Diagnostic, Node, RelationClass};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The graph around one document: the document node and its sections.
+pub struct DocGraph {
+    pub node: Node,
+    /// Outgoing edges of the document and its sections, `contains` excluded.
+    pub outgoing: Vec<EdgeRecord>,
+    /// Incoming edges of the document and its sections from elsewhere, `contains` excluded.
+    pub incoming: Vec<EdgeRecord>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl DocGraph {
+    /// The document `id` and the sections `section_ids`.
+    pub fn load(index: &Index, id: &str, section_ids: &[String]) -> Result<Option<DocGraph>, IndexError> {
+        let Some(doc) = index.node(id)? else { return Ok(None) };
+        let mut g =
+            DocGraph { node: doc.node, outgoing: Vec::new(), incoming: Vec::new(), diagnostics: Vec::new() };
+        let own: BTreeSet<&str> = std::iter::once(id).chain(section_ids.iter().map(String::as_str)).collect();
+        let mut add = |out: Vec<EdgeRecord>, inc: Vec<EdgeRecord>, diags: Vec<Diagnostic>| {
+            g.outgoing.extend(out.into_iter().filter(|e| !docforge_model::is_tree_relation(&e.relation)));
+            // Edges between the document's own nodes are its structure, not references.
+            g.incoming.extend(inc.into_iter().filter(|e| {
+                !docforge_model::is_tree_relation(&e.relation) && !own.contains(e.source.as_str())
+            }));
+            g.diagnostics.extend(diags);
+        };
+        add(doc.outgoing, doc.incoming, doc.diagnostics);
+        for s in section_ids {
+            if let Some(r) = index.node(s)? {
+                add(r.outgoing, r.incoming, r.diagnostics);
+            }
+        }
+        let key =
+            |e: &EdgeRecord| (e.relation.clone(), e.other.clone(), e.source.clone(), e.location.clone());
+        g.outgoing.sort_by_key(key);
+        g.incoming.sort_by_key(key);
+        g.diagnostics
+            .sort_by(|a, b| (&a.location, &a.code, &a.message).cmp(&(&b.location, &b.code, &b.message)));
+        g.diagnostics.dedup();
+        Ok(Some(g))
+    }
+
+    /// Edges by the place they were stated (file line, column): how a link of the text is
+    /// matched with what the engine resolved it to.
+    pub fn by_place(&self) -> HashMap<(u32, u32), &EdgeRecord> {
+        self.outgoing.iter().filter_map(|e| e.location.as_ref().map(|l| ((l.line, l.column), e))).collect()
+    }
+}
+
+/// One category's relations: relation name → the other ends, each once.
+pub type Category = (RelationClass, Vec<(String, Vec<String>)>);
+
+/// Edges grouped for display: category (in the version-1 order, unclassified last) →
+/// relation name → the other ends, each once.
+pub fn grouped(edges: &[EdgeRecord]) -> Vec<Category> {
+    let mut by: BTreeMap<(u8, String), BTreeSet<String>> = BTreeMap::new();
+    for e in edges {
+        by.entry((order(e.class), e.relation.clone())).or_default().insert(e.other.clone());
+    }
+    let mut out: Vec<Category> = Vec::new();
+    for ((o, relation), others) in by {
+        let class = CLASSES[o as usize];
+        match out.last_mut() {
+            Some((c, list)) if *c == class => list.push((relation, others.into_iter().collect())),
+            _ => out.push((class, vec![(relation, others.into_iter().collect())])),
+        }
+    }
+    out
+}
+
+const CLASSES: [RelationClass; 8] = [
+    RelationClass::Structure,
+    RelationClass::Implementation,
+    RelationClass::Dependency,
+    RelationClass::Execution,
+    RelationClass::Data,
+    RelationClass::Evidence,
+    RelationClass::Context,
+    RelationClass::Unclassified,
+];
+
+fn order(c: RelationClass) -> u8 {
+    CLASSES.iter().position(|x| *x == c).unwrap_or(CLASSES.len() - 1) as u8
+}
+
+/// Titles and places of the nodes a render mentions, read once each.
+#[derive(Default)]
+pub struct Nodes {
+    cache: HashMap<String, Option<Node>>,
+}
+
+impl Nodes {
+    pub fn get(&mut self, index: &Index, id: &str) -> Result<Option<&Node>, IndexError> {
+        if !self.cache.contains_key(id) {
+            let node = index.node_only(id)?;
+            self.cache.insert(id.to_string(), node);
+        }
+        Ok(self.cache[id].as_ref())
+    }
+}

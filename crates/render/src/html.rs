@@ -1,0 +1,78 @@
+//! Escaping for the HTML DocForge writes around a document (the document's own HTML is
+//! produced by comrak and sanitised, see `markdown.rs`).
+
+/// `s` escaped for text and double-quoted attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The relative URL from the page at `from` (a path inside the output, `a/b.html`) to the
+/// file at `to` (another path inside it).
+pub fn relative(from: &str, to: &str) -> String {
+    let from_dirs: Vec<&str> = from.split('/').collect();
+    let from_dirs = &from_dirs[..from_dirs.len() - 1];
+    let to_parts: Vec<&str> = to.split('/').collect();
+    let common = from_dirs.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
+    let mut out: Vec<&str> = vec![".."; from_dirs.len() - common];
+    out.extend(&to_parts[common..]);
+    let joined = out.join("/");
+    // Each component percent-encoded where a URL needs it.
+    joined.split('/').map(encode_component).collect::<Vec<_>>().join("/")
+}
+
+/// A path component as it may stand in a URL.
+fn encode_component(c: &str) -> String {
+    let mut out = String::with_capacity(c.len());
+    for b in c.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// A fragment identifier as it may stand after `#` in a URL (slugs are already safe; other
+/// characters are percent-encoded).
+pub fn fragment(f: &str) -> String {
+    let mut out = String::with_capacity(f.len());
+    for b in f.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_urls_between_pages() {
+        let cases = [
+            ("index.html", "docs/a.html", "docs/a.html"),
+            ("docs/a.html", "docs/b.html", "b.html"),
+            ("docs/arch/a.html", "docs/b.html", "../b.html"),
+            ("docs/a.html", "index.html", "../index.html"),
+            ("a.html", "assets/docforge.css", "assets/docforge.css"),
+            ("docs/x y.html", "docs/é.html", "%C3%A9.html"),
+        ];
+        for (from, to, want) in cases {
+            assert_eq!(relative(from, to), want, "{from} -> {to}");
+        }
+        assert_eq!(esc("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+    }
+}

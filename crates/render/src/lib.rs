@@ -1,0 +1,51 @@
+//! Declared views to HTML (`crates/render`): the fixed built-in renderer registry
+//! (`html-page@1`, `html-site@1`), the pages with the graph on them, atomic publication into
+//! each view's declared output with a version-1 publication receipt, and the fail-closed
+//! render status.
+//!
+//! Engine side: it reads the published index (`crates/index`) and the documents' bytes
+//! through the confined reader, parses them with the engine's own document parser (so heading
+//! anchors are the engine's section slugs) and writes only through the project writer. No
+//! front; the CLI (`docforge render`) and the MCP front (`docforge_render_status`) call it.
+
+mod claims;
+mod graph;
+pub mod html;
+mod markdown;
+mod page;
+mod publish;
+pub mod receipt;
+mod render;
+mod sanitize;
+mod status;
+pub mod view;
+
+pub use claims::{Claims, Outcome};
+pub use markdown::{body_html, Body, LinkTo};
+pub use publish::{publish, Published, OUTPUT_MARKER};
+pub use receipt::{receipt_path, RenderReceipt, RENDERER_VERSION};
+pub use render::{render_view, Rendered, SourceRead};
+pub use sanitize::clean as sanitize_html;
+pub use status::{deep_status, status, DeepStatus, ViewStatus};
+
+/// Why a view could not be rendered or published. Nothing was written when it is returned
+/// (the previous output and receipt are intact).
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Index(#[from] docforge_index::IndexError),
+    #[error("cannot read {path}: {message}")]
+    Source { path: String, message: String },
+    #[error("{path} changed since the index was published (its bytes are not the ones the index holds); run `docforge render` again")]
+    SourceChanged { path: String },
+    #[error("the published index has no document {id} it lists")]
+    MissingNode { id: String },
+    #[error("{0}")]
+    Write(#[from] docforge_project::WriteError),
+}
+
+impl From<RenderError> for String {
+    fn from(e: RenderError) -> String {
+        e.to_string()
+    }
+}

@@ -1,0 +1,420 @@
+//! One page: the document's HTML between DocForge's frame — navigation and table of contents
+//! (`html-site@1`), and the graph panel no static-site generator has: fields, relations both
+//! ways, backlinks, claims with their last validation outcome, diagnostics.
+
+use crate::graph::{grouped, DocGraph, Nodes};
+use crate::html::{esc, fragment, relative};
+use crate::markdown::{body_html, Body, LinkTo};
+use crate::view::Doc;
+use crate::{Claims, RenderError};
+use docforge_docs::{DocFacts, LinkTarget};
+use docforge_index::Index;
+use docforge_project::Renderer;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+/// What every page of one view shares.
+pub struct Site<'a> {
+    pub project_id: &'a str,
+    pub view_id: &'a str,
+    pub renderer: Renderer,
+    /// The selected documents, by ID.
+    pub docs: &'a BTreeMap<String, Doc>,
+    /// The site navigation, rendered once per page (its links are relative).
+    pub nav: Vec<(String, String, Vec<&'a Doc>)>,
+}
+
+pub const CSS_PATH: &str = "assets/docforge.css";
+pub const CSS: &str = include_str!("../assets/docforge.css");
+
+impl Site<'_> {
+    fn href_to(&self, from: &Doc, id: &str) -> Option<String> {
+        let (doc, slug) = id.split_once('#').map_or((id, None), |(d, s)| (d, Some(s)));
+        let target = self.docs.get(doc)?;
+        let mut href =
+            if target.page == from.page { String::new() } else { relative(&from.page, &target.page) };
+        if let Some(slug) = slug {
+            href.push('#');
+            href.push_str(&fragment(slug));
+        }
+        if href.is_empty() {
+            href.push('#');
+        }
+        Some(href)
+    }
+}
+
+/// A node as the graph panel and the text name it: a page link, a Go symbol with its place,
+/// or an ID marked as not in the view.
+fn node_ref(
+    site: &Site<'_>,
+    nodes: &mut Nodes,
+    index: &Index,
+    from: &Doc,
+    id: &str,
+) -> Result<String, RenderError> {
+    let node = nodes.get(index, id)?.cloned();
+    let title =
+        node.as_ref().map(|n| n.title.clone()).filter(|t| !t.is_empty()).unwrap_or_else(|| id.to_string());
+    if let Some(href) = site.href_to(from, id) {
+        return Ok(format!("<a href=\"{}\" title=\"{}\">{}</a>", esc(&href), esc(id), esc(&title)));
+    }
+    if id.starts_with("go:") || id.starts_with("file:") {
+        let place = node.as_ref().and_then(|n| n.location.as_ref()).map(place_of);
+        let place = place.map(|p| format!(" <small class=\"place\">{}</small>", esc(&p))).unwrap_or_default();
+        return Ok(format!("<code class=\"go-symbol\" title=\"{}\">{}</code>{place}", esc(id), esc(&title)));
+    }
+    Ok(format!(
+        "<span class=\"out-of-view\" title=\"{} is not in this view\">{}</span>",
+        esc(id),
+        esc(&title)
+    ))
+}
+
+fn place_of(l: &docforge_model::Location) -> String {
+    if l.line == 0 {
+        l.path.clone()
+    } else {
+        format!("{}:{}", l.path, l.line)
+    }
+}
+
+/// The page of `doc` from its source bytes, its facts and its graph.
+#[allow(clippy::too_many_arguments)]
+pub fn page(
+    site: &Site<'_>,
+    index: &Index,
+    nodes: &mut Nodes,
+    doc: &Doc,
+    bytes: &[u8],
+    facts: &DocFacts,
+    graph: &DocGraph,
+    claims: &Claims,
+) -> Result<String, RenderError> {
+    let content = content_html(site, index, nodes, doc, bytes, facts, graph)?;
+    let mut h = String::with_capacity(content.len() + 8192);
+    let css = relative(&doc.page, CSS_PATH);
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">\n\
+         <meta name=\"generator\" content=\"docforge {} {}\">\n\
+         <title>{} · {}</title>\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n<body>\n",
+        site.renderer.as_str(),
+        esc(site.view_id),
+        esc(&doc.title),
+        esc(site.view_id),
+        esc(&css)
+    );
+    let site_mode = site.renderer == docforge_project::Renderer::HtmlSite1;
+    if site_mode {
+        let home = relative(&doc.page, "index.html");
+        let _ = write!(
+            h,
+            "<header class=\"site\"><a href=\"{}\">{} · {}</a></header>\n<div class=\"layout\">\n",
+            esc(&home),
+            esc(site.project_id),
+            esc(site.view_id)
+        );
+        h.push_str(&nav_html(site, doc));
+    } else {
+        h.push_str("<div class=\"layout single\">\n");
+    }
+    h.push_str("<main>\n");
+    let _ = writeln!(
+        h,
+        "<p class=\"doc-id\"><code>{}</code> · {} · <span class=\"source\">{}</span></p>",
+        esc(&doc.id),
+        esc(doc.kind()),
+        esc(&doc.path)
+    );
+    if site_mode || !facts.sections.is_empty() {
+        h.push_str(&toc_html(facts));
+    }
+    h.push_str("<article class=\"document\">\n");
+    h.push_str(&content);
+    h.push_str("</article>\n</main>\n");
+    h.push_str(&panel_html(site, index, nodes, doc, facts, graph, claims)?);
+    h.push_str("</div>\n</body>\n</html>\n");
+    Ok(h)
+}
+
+/// The document's own text as HTML, its links resolved as the engine resolved them.
+fn content_html(
+    site: &Site<'_>,
+    index: &Index,
+    nodes: &mut Nodes,
+    doc: &Doc,
+    bytes: &[u8],
+    facts: &DocFacts,
+    graph: &DocGraph,
+) -> Result<String, RenderError> {
+    let (text, first_line) = match doc.node_kind.as_str() {
+        docforge_docs::TOML_NODE_KIND => (facts.node.text.clone(), 1),
+        _ => {
+            let body = facts.span.as_ref().and_then(|s| s.body).map_or(0..bytes.len(), |b| b.start..b.end);
+            let first_line = 1 + bytes[..body.start].iter().filter(|b| **b == b'\n').count() as u32;
+            (String::from_utf8_lossy(&bytes[body]).into_owned(), first_line)
+        }
+    };
+    let slugs: HashMap<u32, String> =
+        facts.sections.iter().map(|s| (s.location.line, s.slug.clone())).collect();
+    let edges = graph.by_place();
+    let links: HashMap<(u32, u32), &docforge_docs::Link> =
+        facts.links.iter().map(|l| ((l.location.line, l.location.column), l)).collect();
+    // Targets are looked up before rendering (the resolver cannot return errors).
+    let mut resolved: HashMap<(u32, u32), LinkTo> = HashMap::new();
+    for (place, link) in &links {
+        let to = match edges.get(place) {
+            Some(e) if e.other.starts_with("go:") => {
+                let node = nodes.get(index, &e.other)?;
+                LinkTo::Go {
+                    id: e.other.clone(),
+                    place: node.and_then(|n| n.location.as_ref()).map(place_of),
+                }
+            }
+            Some(e) => match site.href_to(doc, &e.other) {
+                Some(href) => LinkTo::Href(href),
+                None => {
+                    LinkTo::Inert { class: "out-of-view", note: format!("{} is not in this view", e.other) }
+                }
+            },
+            None => LinkTo::Inert {
+                class: "broken-link",
+                note: match &link.target {
+                    LinkTarget::Go(id) => format!("{id} is not in the graph"),
+                    _ => format!("broken link: {}", link.destination),
+                },
+            },
+        };
+        resolved.insert(*place, to);
+    }
+    let resolve = |line: u32, column: u32, url: &str| -> LinkTo {
+        if let Some(to) = resolved.get(&(line, column)) {
+            return to.clone();
+        }
+        let lower = url.to_ascii_lowercase();
+        if ["http://", "https://", "mailto:"].iter().any(|s| lower.starts_with(s)) {
+            return LinkTo::Href(url.to_string());
+        }
+        if let Some(frag) = url.strip_prefix('#') {
+            return LinkTo::Href(format!("#{frag}"));
+        }
+        LinkTo::Inert { class: "unpublished", note: format!("{url} is not published by this view") }
+    };
+    Ok(body_html(&Body { text: &text, first_line, slugs: &slugs }, &resolve))
+}
+
+fn nav_html(site: &Site<'_>, current: &Doc) -> String {
+    let mut h = String::from("<nav class=\"site-nav\">\n");
+    let mut family: Option<&str> = None;
+    for (fam, kind, docs) in &site.nav {
+        if family != Some(fam.as_str()) {
+            if family.is_some() {
+                h.push_str("</section>\n");
+            }
+            family = Some(fam);
+            let name = if fam.is_empty() { "(no family)" } else { fam };
+            let _ = writeln!(h, "<section class=\"family\"><h2>{}</h2>", esc(name));
+        }
+        let _ = writeln!(h, "<h3>{}</h3>\n<ul>", esc(kind));
+        for d in docs {
+            let class = if d.id == current.id { " class=\"current\"" } else { "" };
+            let _ = writeln!(
+                h,
+                "<li{class}><a href=\"{}\">{}</a></li>",
+                esc(&relative(&current.page, &d.page)),
+                esc(&d.title)
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    if family.is_some() {
+        h.push_str("</section>\n");
+    }
+    h.push_str("</nav>\n");
+    h
+}
+
+fn toc_html(facts: &DocFacts) -> String {
+    if facts.sections.is_empty() {
+        return String::new();
+    }
+    // Nested lists: a section's subsections are a list inside its item.
+    let mut h = String::from("<nav class=\"toc\"><h2>Contents</h2>\n<ul>");
+    let mut open: Vec<usize> = Vec::new();
+    for s in &facts.sections {
+        let depth = nesting(facts, s);
+        while open.len() > depth {
+            h.push_str("</li></ul>");
+            open.pop();
+        }
+        if open.len() == depth {
+            h.push_str("</li>\n");
+        } else {
+            // One level deeper (a section's depth is its parent's plus one).
+            if !open.is_empty() {
+                h.push_str("<ul>");
+            }
+            open.push(depth);
+        }
+        let _ = write!(h, "<li><a href=\"#{}\">{}</a>", esc(&fragment(&s.slug)), esc(&s.title));
+    }
+    while open.len() > 1 {
+        h.push_str("</li></ul>");
+        open.pop();
+    }
+    h.push_str("</li></ul>\n</nav>\n");
+    h
+}
+
+/// 1 + the number of enclosing sections.
+fn nesting(facts: &DocFacts, s: &docforge_docs::Section) -> usize {
+    let mut n = 1;
+    let mut at = s.parent;
+    while let Some(p) = at {
+        n += 1;
+        at = facts.sections[p].parent;
+    }
+    n
+}
+
+/// Attributes a page shows as the document's fields (its own spans and hashes are not
+/// fields).
+fn is_field(key: &str) -> bool {
+    !(key == "span" || key.starts_with("span.") || key == "content_sha256")
+}
+
+fn panel_html(
+    site: &Site<'_>,
+    index: &Index,
+    nodes: &mut Nodes,
+    doc: &Doc,
+    facts: &DocFacts,
+    graph: &DocGraph,
+    claims: &Claims,
+) -> Result<String, RenderError> {
+    let mut h = String::from("<aside class=\"graph\">\n");
+    let fields: Vec<(&String, &String)> = graph.node.attrs.iter().filter(|(k, _)| is_field(k)).collect();
+    if !fields.is_empty() {
+        h.push_str("<section class=\"fields\"><h2>Fields</h2>\n<dl>\n");
+        for (k, v) in fields {
+            let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(v));
+        }
+        h.push_str("</dl></section>\n");
+    }
+    for (title, class, edges) in
+        [("Relations", "relations", &graph.outgoing), ("Referenced by", "referenced-by", &graph.incoming)]
+    {
+        if edges.is_empty() {
+            continue;
+        }
+        let _ = writeln!(h, "<section class=\"{class}\"><h2>{title}</h2>");
+        for (category, relations) in grouped(edges) {
+            let _ = writeln!(h, "<h3 class=\"category\">{}</h3>\n<dl>", esc(category.as_str()));
+            for (relation, others) in relations {
+                let _ = write!(h, "<dt>{}</dt>", esc(&relation));
+                for other in others {
+                    let _ = write!(h, "<dd>{}</dd>", node_ref(site, nodes, index, doc, &other)?);
+                }
+                h.push('\n');
+            }
+            h.push_str("</dl>\n");
+        }
+        h.push_str("</section>\n");
+    }
+    // Backlinks: the documents whose text or relations point here, each once.
+    let mut from_docs: Vec<String> = graph
+        .incoming
+        .iter()
+        .map(|e| e.source.split('#').next().unwrap_or(&e.source).to_string())
+        .filter(|d| *d != doc.id && !d.starts_with("go:") && !d.starts_with("file:"))
+        .collect();
+    from_docs.sort();
+    from_docs.dedup();
+    if !from_docs.is_empty() {
+        h.push_str("<section class=\"backlinks\"><h2>Backlinks</h2>\n<ul>\n");
+        for d in from_docs {
+            let _ = writeln!(h, "<li>{}</li>", node_ref(site, nodes, index, doc, &d)?);
+        }
+        h.push_str("</ul></section>\n");
+    }
+    if !facts.claims.is_empty() {
+        h.push_str("<section class=\"claims\"><h2>Claims</h2>\n<ul>\n");
+        for (i, c) in facts.claims.iter().enumerate() {
+            let outcome = claims.outcome(&doc.path, i, c);
+            let object = c.object.as_ref().map(|o| format!(" <code>{}</code>", esc(o))).unwrap_or_default();
+            let _ = writeln!(
+                h,
+                "<li class=\"claim {}\"><code>{}</code> <code>{}</code>{object}: <strong>{}</strong>{}</li>",
+                esc(outcome.class()),
+                esc(&c.predicate),
+                esc(&c.subject),
+                esc(outcome.label()),
+                outcome.reason().map(|r| format!(" <small>({})</small>", esc(r))).unwrap_or_default()
+            );
+        }
+        h.push_str("</ul></section>\n");
+    }
+    if !graph.diagnostics.is_empty() {
+        h.push_str("<section class=\"diagnostics\"><h2>Diagnostics</h2>\n<ul>\n");
+        for d in &graph.diagnostics {
+            let at =
+                d.location.as_ref().map(|l| format!(" <small class=\"place\">{}</small>", esc(&place_of(l))));
+            let _ = writeln!(
+                h,
+                "<li class=\"{}\"><code>{}</code> {}{}</li>",
+                d.severity.as_str(),
+                esc(&d.code),
+                esc(&d.message),
+                at.unwrap_or_default()
+            );
+        }
+        h.push_str("</ul></section>\n");
+    }
+    h.push_str("</aside>\n");
+    Ok(h)
+}
+
+/// The site's index page (`html-site@1`): every document, by family and kind.
+pub fn index_page(site: &Site<'_>) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">\n\
+         <meta name=\"generator\" content=\"docforge {} {}\">\n\
+         <title>{} · {}</title>\n<link rel=\"stylesheet\" href=\"{CSS_PATH}\">\n</head>\n<body>\n\
+         <header class=\"site\"><a href=\"index.html\">{} · {}</a></header>\n<main class=\"index\">\n<h1>{}</h1>\n",
+        site.renderer.as_str(),
+        esc(site.view_id),
+        esc(site.project_id),
+        esc(site.view_id),
+        esc(site.project_id),
+        esc(site.view_id),
+        esc(site.view_id),
+    );
+    let _ = writeln!(h, "<p>{} documents.</p>", site.docs.len());
+    let mut family: Option<&str> = None;
+    for (fam, kind, docs) in &site.nav {
+        if family != Some(fam.as_str()) {
+            family = Some(fam);
+            let _ = writeln!(h, "<h2>{}</h2>", esc(if fam.is_empty() { "(no family)" } else { fam }));
+        }
+        let _ = writeln!(h, "<h3>{}</h3>\n<ul>", esc(kind));
+        for d in docs {
+            let status = d.attr("status").map(|s| format!(" <small>{}</small>", esc(s))).unwrap_or_default();
+            let _ = writeln!(
+                h,
+                "<li><a href=\"{}\">{}</a>{status}</li>",
+                esc(&relative("index.html", &d.page)),
+                esc(&d.title)
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    h.push_str("</main>\n</body>\n</html>\n");
+    h
+}

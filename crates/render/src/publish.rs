@@ -1,0 +1,81 @@
+//! Publishing a rendered view: the output directory replaced whole through the project
+//! writer (staged beside it, swapped in with one rename; a directory DocForge did not write
+//! is never replaced), then the view's receipt written.
+
+use crate::receipt::{
+    declaration_sha256, receipt_rel, IndexStamp, OutputFile, RenderReceipt, ViewStamp, RENDERER_VERSION,
+};
+use crate::{RenderError, Rendered};
+use docforge_project::{Durability, Owner, Project, ProjectWriter, View};
+use sha2::{Digest, Sha256};
+use std::os::unix::fs::MetadataExt;
+
+/// The marker file a rendered output directory holds (`docforge view <id>`): without it an
+/// existing directory is never replaced.
+pub const OUTPUT_MARKER: &str = ".docforge-output";
+
+/// What a publication wrote.
+#[derive(Clone, Debug)]
+pub struct Published {
+    pub receipt: RenderReceipt,
+    /// Bytes written (every output file).
+    pub bytes: u64,
+}
+
+fn marker(view: &View) -> Vec<u8> {
+    format!("docforge view {}\n", view.id).into_bytes()
+}
+
+/// Replace `view`'s output with `rendered` and write its receipt.
+pub fn publish(
+    project: &Project,
+    view: &View,
+    rendered: &Rendered,
+    index: IndexStamp,
+    source_identity: String,
+) -> Result<Published, RenderError> {
+    let writer = ProjectWriter::new(&project.root);
+    let marker = marker(view);
+    writer.replace_tree(&view.output, &rendered.files, Owner { file: OUTPUT_MARKER, bytes: &marker })?;
+    let out_dir = project.root.join(&view.output);
+    let mut outputs = Vec::with_capacity(rendered.files.len());
+    let mut bytes = 0u64;
+    for (path, content) in &rendered.files {
+        let m =
+            std::fs::symlink_metadata(out_dir.join(path)).map_err(|e| docforge_project::WriteError::Io {
+                path: format!("{}/{path}", view.output),
+                message: e.to_string(),
+            })?;
+        bytes += content.len() as u64;
+        outputs.push(OutputFile {
+            path: path.clone(),
+            size: m.len(),
+            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            file: (m.dev(), m.ino()),
+            sha256: hex::encode(Sha256::digest(content)),
+        });
+    }
+    let mut receipt = RenderReceipt {
+        receipt_schema_version: 1,
+        receipt_kind: "render_publication".into(),
+        project_id: project.id.clone(),
+        root: project.root.display().to_string(),
+        adapter_version: docforge_db::ENGINE_VERSION.into(),
+        view: ViewStamp {
+            id: view.id.clone(),
+            renderer: view.renderer.as_str().into(),
+            renderer_version: RENDERER_VERSION,
+            output: view.output.clone(),
+            declaration_sha256: declaration_sha256(view),
+        },
+        index,
+        source_identity,
+        inputs: rendered.inputs.clone(),
+        outputs,
+        receipt_hash: String::new(),
+    };
+    receipt.receipt_hash = receipt.compute_hash();
+    let json = serde_json::to_vec_pretty(&receipt).expect("receipt serialises");
+    writer.write(&receipt_rel(&view.id), &json, Durability::Durable)?;
+    Ok(Published { receipt, bytes })
+}

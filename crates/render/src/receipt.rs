@@ -1,0 +1,125 @@
+//! The version-1 render publication receipt: what a view's output was rendered from and what
+//! it holds, bound by its own canonical hash. One per view, at
+//! `.docforge/receipts/render/<view id>.v1.json`.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The version of the built-in renderers' output format (the `@1` of `html-page@1`).
+pub const RENDERER_VERSION: u32 = 1;
+
+/// Readers refuse a larger receipt file as `unverified`.
+pub const MAX_RENDER_RECEIPT_BYTES: u64 = 16 << 20;
+
+/// One document a view was rendered from, as the index recorded it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputFile {
+    pub path: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub sha256: String,
+}
+
+/// One file of the output, as written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputFile {
+    /// The path inside the view's output directory.
+    pub path: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    /// (device, inode) of the file written.
+    pub file: (u64, u64),
+    pub sha256: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewStamp {
+    pub id: String,
+    /// `html-page@1` or `html-site@1`.
+    pub renderer: String,
+    pub renderer_version: u32,
+    /// The project-relative output directory.
+    pub output: String,
+    /// SHA-256 of the view's declaration (renderer, select, output).
+    pub declaration_sha256: String,
+}
+
+/// The index generation the pages were rendered from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexStamp {
+    pub generation: u64,
+    pub graph_digest: String,
+    pub source_fingerprint: String,
+    pub precision: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderReceipt {
+    pub receipt_schema_version: u32,
+    pub receipt_kind: String,
+    pub project_id: String,
+    pub root: String,
+    pub adapter_version: String,
+    pub view: ViewStamp,
+    pub index: IndexStamp,
+    /// The cheap identity (paths, sizes, modification times) of every source of the project
+    /// at the render: pages also show what other documents and the Go code say (backlinks,
+    /// symbol places), so any source change may change them.
+    pub source_identity: String,
+    pub inputs: Vec<InputFile>,
+    pub outputs: Vec<OutputFile>,
+    /// SHA-256 of the canonical receipt with this field empty.
+    pub receipt_hash: String,
+}
+
+impl RenderReceipt {
+    pub fn compute_hash(&self) -> String {
+        let mut copy = self.clone();
+        copy.receipt_hash = String::new();
+        hex::encode(Sha256::digest(serde_json::to_vec(&copy).expect("receipt serialises")))
+    }
+}
+
+impl docforge_workspace::HashBound for RenderReceipt {
+    const SCHEMA_VERSION: u32 = 1;
+    const MAX_FILE_BYTES: u64 = MAX_RENDER_RECEIPT_BYTES;
+    fn schema_version(&self) -> u32 {
+        self.receipt_schema_version
+    }
+    fn stored_hash(&self) -> &str {
+        &self.receipt_hash
+    }
+    fn compute_hash(&self) -> String {
+        RenderReceipt::compute_hash(self)
+    }
+}
+
+/// The receipt directory inside the state directory.
+pub const RECEIPT_DIR: &str = "receipts/render";
+
+/// The project-relative path of view `id`'s receipt.
+pub fn receipt_rel(id: &str) -> String {
+    format!("{}/{RECEIPT_DIR}/{id}.v1.json", docforge_project::STATE_DIR)
+}
+
+/// Where view `id`'s receipt lives under `root`.
+pub fn receipt_path(root: &Path, id: &str) -> PathBuf {
+    root.join(receipt_rel(id))
+}
+
+/// SHA-256 of a view's declaration: a receipt binds the declaration it was rendered for.
+pub fn declaration_sha256(view: &docforge_project::View) -> String {
+    let s = &view.select;
+    let canonical = serde_json::json!({
+        "id": view.id, "renderer": view.renderer.as_str(), "output": view.output,
+        "select": { "family": s.family, "authority": s.authority, "status": s.status,
+                    "tag": s.tag, "kind": s.kind, "paths": s.paths },
+    });
+    hex::encode(Sha256::digest(serde_json::to_vec(&canonical).expect("serialises")))
+}

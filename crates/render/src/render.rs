@@ -1,0 +1,90 @@
+//! A view rendered in memory: every page, the site's index and stylesheet, and the inputs the
+//! pages were made from. Nothing is written here (see `publish.rs`).
+
+use crate::graph::{DocGraph, Nodes};
+use crate::page::{index_page, page, Site, CSS, CSS_PATH};
+use crate::receipt::InputFile;
+use crate::view::{all_documents, grouped, select, Doc};
+use crate::{Claims, RenderError};
+use docforge_index::Index;
+use docforge_project::{Renderer, View};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+
+/// How the renderer reads a document's bytes (the confined project reader, or a test's).
+pub type SourceRead<'r> = dyn Fn(&str) -> Result<Vec<u8>, String> + 'r;
+
+/// A view rendered in memory.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    /// Output files (path inside the output → bytes), in path order.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// The documents rendered, as the index recorded them (and their bytes hashed to).
+    pub inputs: Vec<InputFile>,
+}
+
+/// Render `view` from the published generation in `index` and the documents' bytes.
+/// Every document's bytes must be the ones the index was derived from (same SHA-256), or
+/// nothing is rendered ([`RenderError::SourceChanged`]).
+pub fn render_view(
+    project_id: &str,
+    index: &Index,
+    view: &View,
+    read: &SourceRead<'_>,
+    claims: &Claims,
+) -> Result<Rendered, RenderError> {
+    let all = all_documents(index)?;
+    let selected: BTreeMap<String, Doc> = select(view, &all).into_iter().map(|d| (d.id.clone(), d)).collect();
+    let list: Vec<Doc> = selected.values().cloned().collect();
+    let groups = grouped(&list);
+    let nav = groups
+        .into_iter()
+        .map(|((family, kind), docs)| {
+            let docs = docs.into_iter().map(|d| &selected[&d.id]).collect();
+            (family, kind, docs)
+        })
+        .collect();
+    let site = Site {
+        project_id,
+        view_id: &view.id,
+        renderer: view.renderer,
+        docs: &selected,
+        nav,
+    };
+    let records: HashMap<String, docforge_index::FileRecord> =
+        index.files()?.into_iter().map(|f| (f.path.clone(), f)).collect();
+    let mut nodes = Nodes::default();
+    let mut files = Vec::with_capacity(selected.len() + 2);
+    let mut inputs = Vec::with_capacity(selected.len());
+    for doc in selected.values() {
+        let bytes =
+            read(&doc.path).map_err(|message| RenderError::Source { path: doc.path.clone(), message })?;
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let record = records.get(&doc.path);
+        if record.is_none_or(|r| r.sha256 != sha256) {
+            return Err(RenderError::SourceChanged { path: doc.path.clone() });
+        }
+        let record = record.expect("checked");
+        inputs.push(InputFile {
+            path: doc.path.clone(),
+            size: record.size,
+            mtime_ns: record.mtime_ns,
+            sha256,
+        });
+        let facts = match doc.node_kind.as_str() {
+            docforge_docs::TOML_NODE_KIND => docforge_docs::parse_toml_node_bytes(&doc.path, &bytes),
+            _ => docforge_docs::parse_markdown_bytes(&doc.path, &bytes),
+        };
+        let section_ids: Vec<String> = facts.sections.iter().map(|s| s.id.clone()).collect();
+        let graph = DocGraph::load(index, &doc.id, &section_ids)?
+            .ok_or_else(|| RenderError::MissingNode { id: doc.id.clone() })?;
+        let html = page(&site, index, &mut nodes, doc, &bytes, &facts, &graph, claims)?;
+        files.push((doc.page.clone(), html.into_bytes()));
+    }
+    if view.renderer == Renderer::HtmlSite1 {
+        files.push(("index.html".to_string(), index_page(&site).into_bytes()));
+    }
+    files.push((CSS_PATH.to_string(), CSS.as_bytes().to_vec()));
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Rendered { files, inputs })
+}
