@@ -45,8 +45,7 @@ pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String>
         source_fingerprint: generation.source_hash.clone(),
         precision: generation.precision.clone(),
     };
-    let claims =
-        docforge_render::Claims::none("no `docforge validate` outcome is recorded for these sources");
+    let claims = docforge_render::Claims::recorded(&project, workspace.index());
     let limit = project.config.limits.max_file_bytes;
     let read =
         |rel: &str| docforge_project::read_source(&project.root, rel, limit).map_err(|e| e.to_string());
@@ -62,7 +61,7 @@ pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String>
             generation.cheap_identity.clone(),
         )
         .map_err(|e| format!("view {:?}: {e}", view.id))?;
-        reports.push((view, rendered.inputs.len(), published));
+        reports.push((view, rendered.documents, published));
     }
     if json {
         print_json(&json!({

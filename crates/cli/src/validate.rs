@@ -24,7 +24,7 @@ pub fn validate(root: &Path, json: bool, staged: bool) -> u8 {
 fn run(root: &Path, json: bool, staged: bool) -> Result<u8, String> {
     let version = env!("DOCFORGE_BUILD_ID");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let ProjectValidation { claims, results, warnings } = if staged {
+    let ProjectValidation { claims, results, warnings, go_sources } = if staged {
         let shown =
             std::fs::canonicalize(root).map_err(|e| format!("project root {}: {e}", root.display()))?;
         let copy = crate::staged::checkout(&shown)?;
@@ -40,6 +40,13 @@ fn run(root: &Path, json: bool, staged: bool) -> Result<u8, String> {
     } else {
         validate_project(root, version, threads)?
     };
+    if !staged {
+        // The working tree's outcomes are recorded for rendered pages (never the staged
+        // content, which the pages do not show). Failing to record changes no outcome.
+        if let Err(e) = record(root, &claims, &results, &go_sources) {
+            eprintln!("docforge: warning: the outcomes could not be recorded for rendered pages: {e}");
+        }
+    }
     if json {
         let docs: Vec<&ValidationResult> = results.iter().collect();
         outln!("{}", serde_json::to_string(&docs).expect("results serialise"));
@@ -59,6 +66,37 @@ fn run(root: &Path, json: bool, staged: bool) -> Result<u8, String> {
     } else {
         0
     })
+}
+
+/// Record the outcomes in `.docforge/receipts/claims.v1.json` (see `docforge_render::claims`).
+fn record(
+    root: &Path,
+    claims: &[docforge_db::DocClaim],
+    results: &[ValidationResult],
+    go_sources: &[(String, String)],
+) -> Result<(), String> {
+    let project = docforge_project::Project::load(root).map_err(|e| e.to_string())?;
+    let mut position: std::collections::HashMap<&str, usize> = Default::default();
+    let recorded = claims
+        .iter()
+        .zip(results)
+        .map(|(c, r)| {
+            let n = position.entry(c.path.as_str()).or_default();
+            let at = *n;
+            *n += 1;
+            docforge_render::claims::RecordedClaim {
+                path: c.path.clone(),
+                position: at,
+                predicate: c.predicate.clone(),
+                subject: c.subject.clone(),
+                object: c.object.clone(),
+                required_precision: c.required_precision.clone(),
+                outcome: r.outcome().as_str().to_string(),
+                reason: r.evaluation.reason.as_str().to_string(),
+            }
+        })
+        .collect();
+    docforge_render::claims::record(&project, go_sources, recorded).map_err(|e| e.to_string())
 }
 
 fn print_table(claims: &[docforge_db::DocClaim], results: &[ValidationResult]) {

@@ -1,8 +1,19 @@
-//! The validation outcome a page shows for each `[[claims]]` entry: the latest recorded one
-//! when it is proven to be about the sources as rendered, "not evaluated" otherwise — never a
-//! guessed outcome.
+//! The validation outcome a page shows for each `[[claims]]` entry: the latest one `docforge
+//! validate` recorded, when it is proven to be about the claim as written and the Go sources
+//! as rendered; "not evaluated" otherwise — never a guessed outcome.
+//!
+//! `docforge validate` (on the working tree) records its outcomes in a hash-bound version-1
+//! receipt, `.docforge/receipts/claims.v1.json`, with the Go side it evaluated them against
+//! (every selected Go file and module file with its SHA-256) and the `docforge.toml` it read.
+//! A render shows a recorded outcome only when that receipt verifies, the configuration is
+//! the same, the published index holds exactly those Go sources (same paths, same SHA-256),
+//! and the claim at that position of that document is the same claim.
 
-use std::collections::HashMap;
+use docforge_index::Index;
+use docforge_project::{Durability, Project, ProjectWriter, WriteError};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
 
 /// One claim's outcome as a page shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,28 +52,211 @@ impl Outcome {
     }
 }
 
-/// Recorded outcomes by (document path, claim position in the document).
+/// One recorded claim and its outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedClaim {
+    /// The document's path.
+    pub path: String,
+    /// The claim's position among the document's `[[claims]]` entries (0-based).
+    pub position: usize,
+    pub predicate: String,
+    pub subject: String,
+    pub object: Option<String>,
+    pub required_precision: Option<String>,
+    /// `pass`, `fail` or `cannot_evaluate`.
+    pub outcome: String,
+    /// The reason code of the evaluation.
+    pub reason: String,
+}
+
+/// A Go-side source an outcome depends on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceHash {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// The version-1 claim outcomes receipt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimsReceipt {
+    pub receipt_schema_version: u32,
+    pub receipt_kind: String,
+    pub project_id: String,
+    pub root: String,
+    pub adapter_version: String,
+    pub config_sha256: String,
+    pub go_sources: Vec<SourceHash>,
+    pub claims: Vec<RecordedClaim>,
+    pub receipt_hash: String,
+}
+
+impl ClaimsReceipt {
+    pub fn compute_hash(&self) -> String {
+        let mut copy = self.clone();
+        copy.receipt_hash = String::new();
+        hex::encode(Sha256::digest(serde_json::to_vec(&copy).expect("receipt serialises")))
+    }
+}
+
+impl docforge_workspace::HashBound for ClaimsReceipt {
+    const SCHEMA_VERSION: u32 = 1;
+    const MAX_FILE_BYTES: u64 = 64 << 20;
+    fn schema_version(&self) -> u32 {
+        self.receipt_schema_version
+    }
+    fn stored_hash(&self) -> &str {
+        &self.receipt_hash
+    }
+    fn compute_hash(&self) -> String {
+        ClaimsReceipt::compute_hash(self)
+    }
+}
+
+/// The receipt's project-relative path.
+pub fn claims_receipt_rel() -> String {
+    format!("{}/receipts/claims.v1.json", docforge_project::STATE_DIR)
+}
+
+fn config_sha256(project: &Project) -> String {
+    hex::encode(Sha256::digest(project.config_text.as_bytes()))
+}
+
+/// Record the outcomes of one `docforge validate` run (its Go side: `go_sources`, path →
+/// SHA-256) through the project writer.
+pub fn record(
+    project: &Project,
+    go_sources: &[(String, String)],
+    claims: Vec<RecordedClaim>,
+) -> Result<(), WriteError> {
+    let mut receipt = ClaimsReceipt {
+        receipt_schema_version: 1,
+        receipt_kind: "claim_outcomes".into(),
+        project_id: project.id.clone(),
+        root: project.root.display().to_string(),
+        adapter_version: docforge_db::ENGINE_VERSION.into(),
+        config_sha256: config_sha256(project),
+        go_sources: go_sources
+            .iter()
+            .map(|(p, s)| SourceHash { path: p.clone(), sha256: s.clone() })
+            .collect(),
+        claims,
+        receipt_hash: String::new(),
+    };
+    receipt.receipt_hash = receipt.compute_hash();
+    let json = serde_json::to_vec(&receipt).expect("receipt serialises");
+    ProjectWriter::new(&project.root).write(&claims_receipt_rel(), &json, Durability::Atomic).map(|_| ())
+}
+
+/// Recorded outcomes by (document path, claim position).
 #[derive(Clone, Debug, Default)]
 pub struct Claims {
-    outcomes: HashMap<(String, usize), Outcome>,
-    /// Why a claim without a recorded outcome is not evaluated.
+    outcomes: HashMap<(String, usize), RecordedClaim>,
+    /// Why a claim without a usable recorded outcome is not evaluated.
     missing: String,
+    /// The receipt file as read (an input of every page showing claims): its stamp and
+    /// SHA-256, or an empty SHA-256 when there was none.
+    input: Option<crate::receipt::InputFile>,
 }
+
+/// The Go-side kinds of the index's file records.
+const GO_SIDE: [&str; 4] = ["go", "gomod", "gowork", "govendor"];
 
 impl Claims {
     /// No recorded outcome: every claim is "not evaluated", for `why`.
     pub fn none(why: impl Into<String>) -> Claims {
-        Claims { outcomes: HashMap::new(), missing: why.into() }
+        Claims { outcomes: HashMap::new(), missing: why.into(), input: None }
     }
 
-    pub fn with(outcomes: HashMap<(String, usize), Outcome>, missing: impl Into<String>) -> Claims {
-        Claims { outcomes, missing: missing.into() }
+    /// The claim outcomes receipt as an input of the render (see [`Claims::recorded`]).
+    pub fn input(&self) -> Option<&crate::receipt::InputFile> {
+        self.input.as_ref()
     }
 
-    pub fn outcome(&self, path: &str, position: usize, _claim: &docforge_docs::Claim) -> Outcome {
-        self.outcomes
-            .get(&(path.to_string(), position))
-            .cloned()
-            .unwrap_or_else(|| Outcome::NotEvaluated { why: self.missing.clone() })
+    /// The outcomes recorded for the sources the published `index` holds (see the module
+    /// documentation); nothing recorded or nothing proven applies → every claim is "not
+    /// evaluated" with the reason.
+    pub fn recorded(project: &Project, index: &Index) -> Claims {
+        let rel = claims_receipt_rel();
+        let mut claims = Claims::read(project, index);
+        // What the pages were made with, so the render's status sees a later change of it
+        // (an empty SHA-256: there was no receipt).
+        claims.input = Some(match std::fs::symlink_metadata(project.root.join(&rel)) {
+            Ok(m) if m.is_file() => {
+                use std::os::unix::fs::MetadataExt;
+                let sha256 = std::fs::read(project.root.join(&rel))
+                    .map(|b| hex::encode(Sha256::digest(b)))
+                    .unwrap_or_default();
+                crate::receipt::InputFile {
+                    path: rel,
+                    size: m.len(),
+                    mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+                    sha256,
+                }
+            }
+            _ => crate::receipt::InputFile { path: rel, size: 0, mtime_ns: 0, sha256: String::new() },
+        });
+        claims
+    }
+
+    fn read(project: &Project, index: &Index) -> Claims {
+        let path = project.root.join(claims_receipt_rel());
+        let receipt = match docforge_workspace::receipts::read_verified::<ClaimsReceipt>(&project.root, &path)
+        {
+            Ok((r, _)) => r,
+            Err(s) if s.state == docforge_workspace::ReceiptState::Missing => {
+                return Claims::none("`docforge validate` has not recorded an outcome")
+            }
+            Err(s) => return Claims::none(format!("the recorded outcomes cannot be used: {}", s.reason)),
+        };
+        if receipt.project_id != project.id
+            || receipt.root != project.root.display().to_string()
+            || receipt.adapter_version != docforge_db::ENGINE_VERSION
+            || receipt.config_sha256 != config_sha256(project)
+        {
+            return Claims::none(
+                "the recorded outcomes are of another project, DocForge version or docforge.toml",
+            );
+        }
+        let Ok(files) = index.files() else { return Claims::none("the index's file records cannot be read") };
+        let now: BTreeMap<&str, &str> = files
+            .iter()
+            .filter(|f| GO_SIDE.contains(&f.kind.as_str()) && f.status == "selected")
+            .map(|f| (f.path.as_str(), f.sha256.as_str()))
+            .collect();
+        let then: BTreeMap<&str, &str> =
+            receipt.go_sources.iter().map(|s| (s.path.as_str(), s.sha256.as_str())).collect();
+        if now != then {
+            return Claims::none("the Go sources changed since `docforge validate` recorded its outcomes");
+        }
+        let outcomes = receipt.claims.into_iter().map(|c| ((c.path.clone(), c.position), c)).collect();
+        Claims {
+            outcomes,
+            missing: "`docforge validate` recorded no outcome for this claim".into(),
+            input: None,
+        }
+    }
+
+    /// The outcome of the claim at `position` of the document at `path`.
+    pub fn outcome(&self, path: &str, position: usize, claim: &docforge_docs::Claim) -> Outcome {
+        let Some(r) = self.outcomes.get(&(path.to_string(), position)) else {
+            return Outcome::NotEvaluated { why: self.missing.clone() };
+        };
+        if r.predicate != claim.predicate
+            || r.subject != claim.subject
+            || r.object != claim.object
+            || r.required_precision != claim.required_precision
+        {
+            return Outcome::NotEvaluated { why: "the claim changed since `docforge validate` ran".into() };
+        }
+        let reason = r.reason.clone();
+        match r.outcome.as_str() {
+            "pass" => Outcome::Pass,
+            "fail" => Outcome::Fail { reason },
+            "cannot_evaluate" => Outcome::CannotEvaluate { reason },
+            other => Outcome::NotEvaluated { why: format!("an unknown recorded outcome {other:?}") },
+        }
     }
 }

@@ -8,7 +8,7 @@
 //! anchors are the engine's section slugs) and writes only through the project writer. No
 //! front; the CLI (`docforge render`) and the MCP front (`docforge_render_status`) call it.
 
-mod claims;
+pub mod claims;
 mod graph;
 pub mod html;
 mod markdown;

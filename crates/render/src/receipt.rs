@@ -12,7 +12,9 @@ pub const RENDERER_VERSION: u32 = 1;
 /// Readers refuse a larger receipt file as `unverified`.
 pub const MAX_RENDER_RECEIPT_BYTES: u64 = 16 << 20;
 
-/// One document a view was rendered from, as the index recorded it.
+/// One file a view was rendered from: a document, as the index recorded it, or the claim
+/// outcomes receipt the pages show (an empty SHA-256: there was none, and there must still be
+/// none for the view to be current).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputFile {

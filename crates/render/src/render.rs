@@ -19,8 +19,11 @@ pub type SourceRead<'r> = dyn Fn(&str) -> Result<Vec<u8>, String> + 'r;
 pub struct Rendered {
     /// Output files (path inside the output → bytes), in path order.
     pub files: Vec<(String, Vec<u8>)>,
-    /// The documents rendered, as the index recorded them (and their bytes hashed to).
+    /// The documents rendered, as the index recorded them (and their bytes hashed to), and
+    /// the claim outcomes receipt the pages show.
     pub inputs: Vec<InputFile>,
+    /// How many documents were rendered.
+    pub documents: usize,
 }
 
 /// Render `view` from the published generation in `index` and the documents' bytes.
@@ -44,13 +47,7 @@ pub fn render_view(
             (family, kind, docs)
         })
         .collect();
-    let site = Site {
-        project_id,
-        view_id: &view.id,
-        renderer: view.renderer,
-        docs: &selected,
-        nav,
-    };
+    let site = Site { project_id, view_id: &view.id, renderer: view.renderer, docs: &selected, nav };
     let records: HashMap<String, docforge_index::FileRecord> =
         index.files()?.into_iter().map(|f| (f.path.clone(), f)).collect();
     let mut nodes = Nodes::default();
@@ -86,5 +83,7 @@ pub fn render_view(
     }
     files.push((CSS_PATH.to_string(), CSS.as_bytes().to_vec()));
     files.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(Rendered { files, inputs })
+    let documents = inputs.len();
+    inputs.extend(claims.input().cloned());
+    Ok(Rendered { files, inputs, documents })
 }

@@ -116,7 +116,9 @@ pub fn status(project: &Project, view: &View) -> ViewStatus {
     }
     for input in &receipt.inputs {
         match stat_confined(&project.root, &input.path) {
-            Ok(m) if m.len() == input.size && mtime_ns(&m) == input.mtime_ns => {}
+            // An input recorded as absent (no claim outcomes were recorded) is still absent.
+            Err((Missing, _)) if input.sha256.is_empty() => {}
+            Ok(m) if !input.sha256.is_empty() && m.len() == input.size && mtime_ns(&m) == input.mtime_ns => {}
             Ok(_) | Err((Missing, _)) => {
                 return verdict(
                     view,

@@ -12,6 +12,9 @@ pub struct ProjectValidation {
     pub results: Vec<ValidationResult>,
     /// Warnings of the snapshot build (e.g. precise semantics unavailable for a package).
     pub warnings: Vec<String>,
+    /// The Go side the claims were evaluated against: every selected Go file and module file
+    /// with its SHA-256, in path order (what an outcome is bound to when it is recorded).
+    pub go_sources: Vec<(String, String)>,
 }
 
 /// Analyse the project once to read its claims, again with precise semantics when a claim
@@ -30,5 +33,13 @@ pub fn validate_project(root: &Path, version: &str, threads: usize) -> Result<Pr
     let repo = DiskRepository::with_graph(&built.host.project().root, built.snapshot.encode());
     let validator = Validator { repo: &repo, clock: &SystemClock, version, pause: None };
     let results = validator.validate_all(claims.iter().map(claim_request).collect());
-    Ok(ProjectValidation { claims, results, warnings: built.warnings.clone() })
+    let build = &built.snapshot.build;
+    let mut go_sources: Vec<(String, String)> = build
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.sha256.clone()))
+        .chain(build.metadata.iter().map(|m| (m.path.clone(), m.sha256.clone())))
+        .collect();
+    go_sources.sort();
+    Ok(ProjectValidation { claims, results, warnings: built.warnings.clone(), go_sources })
 }

@@ -97,8 +97,6 @@ pub fn render_status(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> 
     let deep = a.deep.unwrap_or(false);
     // Deep: the published index as it is, read-only (never synchronised or rebuilt here).
     let index = deep.then(|| docforge_index::Index::open_read_only(call.engine.index_path()));
-    let claims =
-        docforge_render::Claims::none("no `docforge validate` outcome is recorded for these sources");
     let cap = call.max_results() as usize;
     let mut out = Vec::with_capacity(views.len());
     let mut states = Vec::with_capacity(views.len());
@@ -112,7 +110,12 @@ pub fn render_status(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> 
                 differing_total: 0,
                 reason: Some(format!("the published index cannot be read: {e}")),
             },
-            Ok(index) => match docforge_render::deep_status(&project, view, index, &claims) {
+            Ok(index) => match docforge_render::deep_status(
+                &project,
+                view,
+                index,
+                &docforge_render::Claims::recorded(&project, index),
+            ) {
                 Ok(d) => DeepResult {
                     equivalent: Some(d.equivalent),
                     differing_total: d.differing.len(),
@@ -137,7 +140,11 @@ pub fn render_status(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> 
                 receipt_hash: r.receipt_hash,
                 generation: r.index.generation,
                 graph_digest: r.index.graph_digest,
-                documents: r.inputs.len(),
+                documents: r
+                    .inputs
+                    .iter()
+                    .filter(|i| !i.path.starts_with(docforge_project::STATE_DIR))
+                    .count(),
                 outputs: r.outputs.len(),
             }),
             deep,
