@@ -1,11 +1,12 @@
 //! The commands: each loads the project, asks the engine or the index, and renders.
 
 use crate::output::{self, print_json};
+use crate::progress::Progress;
 use crate::stdout::{out, outln};
 use docforge_db::{published_summary, Summary, ENGINE_VERSION};
 use docforge_index::Index;
 use docforge_index::PublishReport;
-use docforge_workspace::{Options, Phase, Precision, SyncProgress, Workspace};
+use docforge_workspace::{Options, Precision, Workspace};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -355,64 +356,4 @@ pub fn version(json: bool) -> Result<(), String> {
         outln!("docforge {ENGINE_VERSION} ({build})");
     }
     Ok(())
-}
-
-/// A progress line on a terminal; silent otherwise.
-struct Progress(Option<indicatif::ProgressBar>);
-
-impl Progress {
-    fn new(enabled: bool) -> Self {
-        Progress(enabled.then(|| {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.enable_steady_tick(std::time::Duration::from_millis(120));
-            bar
-        }))
-    }
-
-    /// Run `work`, showing the phase and, while analysing, the files done as a bar.
-    fn track<R>(&self, progress: &SyncProgress, work: impl FnOnce() -> R) -> R {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let Some(bar) = &self.0 else { return work() };
-        let finished = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            scope.spawn(|| {
-                let spinner = indicatif::ProgressStyle::default_spinner();
-                let counted =
-                    indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({eta})")
-                        .expect("static template")
-                        .progress_chars("=> ");
-                let mut shown = None;
-                while !finished.load(Ordering::Relaxed) {
-                    let phase = progress.phase();
-                    if shown != Some(phase) {
-                        shown = Some(phase);
-                        bar.set_style(if phase == Phase::Analysing {
-                            counted.clone()
-                        } else {
-                            spinner.clone()
-                        });
-                        bar.set_message(match phase {
-                            Phase::Idle | Phase::Scanning => "scanning",
-                            Phase::Analysing => "analysing",
-                            Phase::Publishing => "publishing",
-                        });
-                    }
-                    if phase == Phase::Analysing {
-                        bar.set_length(progress.analysis.total.load(Ordering::Relaxed) as u64);
-                        bar.set_position(progress.analysis.done.load(Ordering::Relaxed) as u64);
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(100));
-                }
-            });
-            let result = work();
-            finished.store(true, Ordering::Relaxed);
-            result
-        })
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.0 {
-            bar.finish_and_clear();
-        }
-    }
 }

@@ -4,6 +4,7 @@
 mod commands;
 mod init;
 mod output;
+mod progress;
 mod render;
 mod staged;
 mod stdout;

@@ -6,6 +6,7 @@ use crate::stdout::outln;
 use docforge_render::receipt::IndexStamp;
 use docforge_workspace::{Options, Workspace};
 use serde_json::json;
+use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
 
@@ -37,7 +38,9 @@ pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String>
         );
     }
     // Synchronise first, as `docforge index` does: pages are rendered from a current index.
-    let synced = workspace.ensure_current(true).map_err(|e| e.to_string())?;
+    let progress = crate::progress::Progress::new(!json && std::io::stderr().is_terminal());
+    let counters = workspace.progress();
+    let synced = progress.track(&counters, || workspace.ensure_current(true)).map_err(|e| e.to_string())?;
     let generation = synced.generation;
     let stamp = IndexStamp {
         generation: generation.revision,
@@ -51,6 +54,7 @@ pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String>
         |rel: &str| docforge_project::read_source(&project.root, rel, limit).map_err(|e| e.to_string());
     let mut reports = Vec::new();
     for view in views {
+        progress.message(&format!("rendering view {}", view.id));
         let rendered = docforge_render::render_view(&project.id, workspace.index(), view, &read, &claims)
             .map_err(|e| format!("view {:?}: {e}", view.id))?;
         let published = docforge_render::publish(
@@ -63,6 +67,7 @@ pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String>
         .map_err(|e| format!("view {:?}: {e}", view.id))?;
         reports.push((view, rendered.documents, published));
     }
+    progress.finish();
     if json {
         print_json(&json!({
             "schema_version": "docforge.render.v1",
