@@ -3,10 +3,10 @@
 # drives the real `docforge mcp` binary over stdio. Usage: tests/mcp/run.sh [BIN_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BIN_DIR=${1:-target/debug}
+BIN_DIR=$(cd "${1:-target/debug}" && pwd)
 VENV=${DOCFORGE_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/docforge-tests}/mcp1
 if [ ! -x "$VENV/bin/pytest" ]; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check 'mcp>=1.28,<2' pytest
 fi
-DOCFORGE_BIN="$PWD/$BIN_DIR/docforge" "$VENV/bin/pytest" -q -p no:cacheprovider tests/mcp "${@:2}"
+DOCFORGE_BIN="$BIN_DIR/docforge" "$VENV/bin/pytest" -q -p no:cacheprovider tests/mcp "${@:2}"
