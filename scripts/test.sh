@@ -30,6 +30,10 @@ tests/coord/run.sh target/debug
 echo "== LSP end to end: Neovim headless and the VS Code extension's launch code =="
 tests/lsp/run.sh target/debug
 
+echo "== rendered views in headless Chromium (playwright-core, Debian's chromium) =="
+tests/render/run.sh target/debug
+echo "screenshot of the site's storage page: target/render-artifacts/storage.png"
+
 echo "== go/types oracle: package-level symbol IDs of $(go env GOROOT)/src =="
 tests/oracle/compare.sh
 
