@@ -1,4 +1,4 @@
-//! Claims on rendered pages: the outcome `docforge validate` recorded, shown only while it is
+//! Claims on rendered pages: the outcome docforge validate recorded, shown only while it is
 //! proven to be about the claim as written and the Go sources as rendered; "not evaluated"
 //! otherwise, never a guessed outcome.
 
@@ -45,9 +45,9 @@ fn receipt(root: &Path) -> std::path::PathBuf {
 fn pages_show_recorded_outcomes_only_while_they_apply() {
     let dir = shop();
     let root = dir.path();
-    assert_eq!(claims(root), vec!["not evaluated `docforge validate` has not recorded an outcome"; 3]);
+    assert_eq!(claims(root), vec!["not evaluated docforge validate has not recorded an outcome"; 3]);
 
-    // `docforge validate` records its outcomes (its exit code is the claims', 1: one fails).
+    // docforge validate records its outcomes (its exit code is the claims', 1: one fails).
     assert_eq!(run(root, &["validate"]).status.code(), Some(1));
     assert!(receipt(root).is_file());
     assert_eq!(claims(root), ["pass", "pass", "fail relation_not_found"]);
@@ -57,7 +57,7 @@ fn pages_show_recorded_outcomes_only_while_they_apply() {
     fs::write(&go, fs::read_to_string(&go).unwrap() + "\n// a comment\n").unwrap();
     assert_eq!(
         claims(root),
-        vec!["not evaluated the Go sources changed since `docforge validate` recorded its outcomes"; 3]
+        vec!["not evaluated the Go sources changed since docforge validate recorded its outcomes"; 3]
     );
     assert_eq!(run(root, &["validate"]).status.code(), Some(1));
     assert_eq!(claims(root), ["pass", "pass", "fail relation_not_found"]);
@@ -79,7 +79,7 @@ fn pages_show_recorded_outcomes_only_while_they_apply() {
     .unwrap();
     assert_eq!(
         claims(root),
-        ["pass", "not evaluated the claim changed since `docforge validate` ran", "fail relation_not_found"]
+        ["pass", "not evaluated the claim changed since docforge validate ran", "fail relation_not_found"]
     );
 
     // A tampered receipt is never used.

@@ -116,6 +116,31 @@ impl Index {
         Ok(Index::new(conn, path, true, None))
     }
 
+    /// Open an existing index to read without leaving anything beside it, for paths that
+    /// must write nothing (render status). A WAL database normally gets `-wal` and `-shm`
+    /// files from its first reader; when none is there — no connection has the index open —
+    /// it is opened immutable, which creates none. When they are there another connection
+    /// is live and owns them, and the index is opened as [`Index::open_read_only`] opens it.
+    pub fn open_snapshot(path: &Path) -> Result<Index, IndexError> {
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if !m.file_type().is_file() => return Err(not_regular(path, &m)),
+            Ok(_) => {}
+            Err(_) => return Err(IndexError::Missing { path: path.to_path_buf() }),
+        }
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        if std::path::Path::new(&wal).exists() {
+            return Index::open_read_only(path);
+        }
+        let flags =
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(immutable_uri(path), flags).ctx(path)?;
+        let path = canonical(path);
+        schema::configure(&conn, &path, false)?;
+        schema::check(&conn, &path)?;
+        Ok(Index::new(conn, path, true, None))
+    }
+
     /// Delete whatever is at `path` (database, WAL and shared-memory files) and create a fresh,
     /// empty index (built aside until its first publish, as by [`Index::open`]). The index is
     /// derived state: this is always safe.
@@ -195,6 +220,21 @@ pub(crate) fn open_existing(path: &Path) -> Result<Connection, IndexError> {
     schema::configure(&conn, &path, true)?;
     schema::ensure(&mut conn, &path)?;
     Ok(conn)
+}
+
+/// `file:PATH?mode=ro&immutable=1`, the path's `%`, `?` and `#` escaped.
+fn immutable_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            c => uri.push(c),
+        }
+    }
+    uri.push_str("?mode=ro&immutable=1");
+    uri
 }
 
 fn canonical(path: &Path) -> PathBuf {

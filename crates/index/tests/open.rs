@@ -140,3 +140,37 @@ fn read_only_open_never_creates_and_never_writes() {
     assert!(matches!(err, IndexError::InvalidBatch { .. }), "{err:?}");
     assert_eq!(ro.publication().unwrap().unwrap().source_fingerprint, "fp1");
 }
+
+/// A snapshot read leaves nothing beside an index no connection has open, and reads the same
+/// generation as an ordinary read.
+#[test]
+fn a_snapshot_read_creates_no_side_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx #1?%.sqlite");
+    Index::open(&path).unwrap().publish(batch(docs(3, 1), "fp")).unwrap();
+    let names = || {
+        let mut n: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(), ["idx #1?%.sqlite"]);
+    let before = std::fs::read(&path).unwrap();
+    let snapshot = Index::open_snapshot(&path).unwrap();
+    let ordinary_publication = snapshot.publication().unwrap().unwrap();
+    assert_eq!(snapshot.stats().unwrap().generation, ordinary_publication.generation);
+    drop(snapshot);
+    assert_eq!(names(), ["idx #1?%.sqlite"], "no -wal or -shm left");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // While another connection has it open, the snapshot reads through the live side files.
+    let reader = Index::open_read_only(&path).unwrap();
+    assert!(names().len() > 1, "{:?}", names());
+    assert_eq!(
+        Index::open_snapshot(&path).unwrap().publication().unwrap().unwrap().generation,
+        ordinary_publication.generation
+    );
+    drop(reader);
+    assert!(matches!(Index::open_snapshot(&dir.path().join("missing")), Err(IndexError::Missing { .. })));
+}

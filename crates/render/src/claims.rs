@@ -2,7 +2,7 @@
 //! validate` recorded, when it is proven to be about the claim as written and the Go sources
 //! as rendered; "not evaluated" otherwise — never a guessed outcome.
 //!
-//! `docforge validate` (on the working tree) records its outcomes in a hash-bound version-1
+//! docforge validate (on the working tree) records its outcomes in a hash-bound version-1
 //! receipt, `.docforge/receipts/claims.v1.json`, with the Go side it evaluated them against
 //! (every selected Go file and module file with its SHA-256) and the `docforge.toml` it read.
 //! A render shows a recorded outcome only when that receipt verifies, the configuration is
@@ -124,7 +124,7 @@ fn config_sha256(project: &Project) -> String {
     hex::encode(Sha256::digest(project.config_text.as_bytes()))
 }
 
-/// Record the outcomes of one `docforge validate` run (its Go side: `go_sources`, path →
+/// Record the outcomes of one docforge validate run (its Go side: `go_sources`, path →
 /// SHA-256) through the project writer.
 pub fn record(
     project: &Project,
@@ -207,7 +207,7 @@ impl Claims {
         {
             Ok((r, _)) => r,
             Err(s) if s.state == docforge_workspace::ReceiptState::Missing => {
-                return Claims::none("`docforge validate` has not recorded an outcome")
+                return Claims::none("docforge validate has not recorded an outcome")
             }
             Err(s) => return Claims::none(format!("the recorded outcomes cannot be used: {}", s.reason)),
         };
@@ -229,12 +229,12 @@ impl Claims {
         let then: BTreeMap<&str, &str> =
             receipt.go_sources.iter().map(|s| (s.path.as_str(), s.sha256.as_str())).collect();
         if now != then {
-            return Claims::none("the Go sources changed since `docforge validate` recorded its outcomes");
+            return Claims::none("the Go sources changed since docforge validate recorded its outcomes");
         }
         let outcomes = receipt.claims.into_iter().map(|c| ((c.path.clone(), c.position), c)).collect();
         Claims {
             outcomes,
-            missing: "`docforge validate` recorded no outcome for this claim".into(),
+            missing: "docforge validate recorded no outcome for this claim".into(),
             input: None,
         }
     }
@@ -249,7 +249,7 @@ impl Claims {
             || r.object != claim.object
             || r.required_precision != claim.required_precision
         {
-            return Outcome::NotEvaluated { why: "the claim changed since `docforge validate` ran".into() };
+            return Outcome::NotEvaluated { why: "the claim changed since docforge validate ran".into() };
         }
         let reason = r.reason.clone();
         match r.outcome.as_str() {

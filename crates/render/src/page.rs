@@ -100,7 +100,7 @@ pub fn page(
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">\n\
          <meta name=\"generator\" content=\"docforge {} {}\">\n\
-         <title>{} · {}</title>\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n<body>\n",
+         <title>{} · {}</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n<body>\n",
         site.renderer.as_str(),
         esc(site.view_id),
         esc(&doc.title),
@@ -300,7 +300,9 @@ fn panel_html(
     if !fields.is_empty() {
         h.push_str("<section class=\"fields\"><h2>Fields</h2>\n<dl>\n");
         for (k, v) in fields {
-            let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(v));
+            // Tags are stored joined by `,`.
+            let shown = if k == "tags" { v.split(',').collect::<Vec<_>>().join(", ") } else { v.clone() };
+            let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&shown));
         }
         h.push_str("</dl></section>\n");
     }
@@ -386,7 +388,7 @@ pub fn index_page(site: &Site<'_>) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">\n\
          <meta name=\"generator\" content=\"docforge {} {}\">\n\
-         <title>{} · {}</title>\n<link rel=\"stylesheet\" href=\"{CSS_PATH}\">\n</head>\n<body>\n\
+         <title>{} · {}</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"{CSS_PATH}\">\n</head>\n<body>\n\
          <header class=\"site\"><a href=\"index.html\">{} · {}</a></header>\n<main class=\"index\">\n<h1>{}</h1>\n",
         site.renderer.as_str(),
         esc(site.view_id),

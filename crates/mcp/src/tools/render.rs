@@ -96,7 +96,7 @@ pub fn render_status(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> 
     };
     let deep = a.deep.unwrap_or(false);
     // Deep: the published index as it is, read-only (never synchronised or rebuilt here).
-    let index = deep.then(|| docforge_index::Index::open_read_only(call.engine.index_path()));
+    let index = deep.then(|| docforge_index::Index::open_snapshot(call.engine.index_path()));
     let cap = call.max_results() as usize;
     let mut out = Vec::with_capacity(views.len());
     let mut states = Vec::with_capacity(views.len());
