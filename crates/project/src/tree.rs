@@ -8,6 +8,8 @@
 //! directory is renamed into place with `RENAME_NOREPLACE`), the parent fsynced, and the old
 //! tree removed. An existing directory is replaced only when it holds the owner's marker
 //! file with the same bytes: a directory DocForge did not write is never replaced.
+//! [`ProjectWriter::replace_tree_then`] runs a step between the swap and the removal of the
+//! old tree (writing what describes the new tree) and swaps back when that step fails.
 
 use crate::write::{read_at, ProjectWriter, WriteError};
 use rustix::fd::OwnedFd;
@@ -37,7 +39,7 @@ impl ProjectWriter {
         files: &[(String, Vec<u8>)],
         owner: Owner<'_>,
     ) -> Result<(), WriteError> {
-        self.replace_tree_steps(rel, files, owner, usize::MAX)
+        self.replace_tree_steps(rel, files, owner, usize::MAX, || Ok(()))
     }
 
     /// [`ProjectWriter::replace_tree`] that fails as an I/O error would after writing `files`
@@ -50,16 +52,45 @@ impl ProjectWriter {
         owner: Owner<'_>,
         budget: usize,
     ) -> Result<(), WriteError> {
-        self.replace_tree_steps(rel, files, owner, budget)
+        self.replace_tree_steps(rel, files, owner, budget, || Ok(()))
     }
 
-    fn replace_tree_steps(
+    /// [`ProjectWriter::replace_tree`], running `then` once the new tree is in place and
+    /// before the old one is removed (to write what describes the new tree, e.g. a receipt).
+    /// When `then` fails, the old tree is swapped back (or the new one removed when there was
+    /// none) and its error returned: the replacement is undone.
+    pub fn replace_tree_then<T>(
+        &self,
+        rel: &str,
+        files: &[(String, Vec<u8>)],
+        owner: Owner<'_>,
+        then: impl FnOnce() -> Result<T, WriteError>,
+    ) -> Result<T, WriteError> {
+        self.replace_tree_steps(rel, files, owner, usize::MAX, then)
+    }
+
+    /// [`ProjectWriter::replace_tree_then`] that fails as an I/O error would after writing
+    /// `budget` staged files (before the swap; `then` is not run).
+    #[doc(hidden)]
+    pub fn replace_tree_then_failing_after<T>(
         &self,
         rel: &str,
         files: &[(String, Vec<u8>)],
         owner: Owner<'_>,
         budget: usize,
-    ) -> Result<(), WriteError> {
+        then: impl FnOnce() -> Result<T, WriteError>,
+    ) -> Result<T, WriteError> {
+        self.replace_tree_steps(rel, files, owner, budget, then)
+    }
+
+    fn replace_tree_steps<T>(
+        &self,
+        rel: &str,
+        files: &[(String, Vec<u8>)],
+        owner: Owner<'_>,
+        budget: usize,
+        then: impl FnOnce() -> Result<T, WriteError>,
+    ) -> Result<T, WriteError> {
         let parts = self.components(rel)?;
         let name = parts[parts.len() - 1];
         let parent = self.parent(rel, &parts, true)?;
@@ -110,11 +141,29 @@ impl ProjectWriter {
             return Err(self.io(rel, e));
         }
         let _ = fsync(&parent);
-        if exists {
-            // The stage name now holds the old tree.
-            remove_tree(&parent, &stage);
+        match then() {
+            Ok(value) => {
+                if exists {
+                    // The stage name now holds the old tree.
+                    remove_tree(&parent, &stage);
+                }
+                Ok(value)
+            }
+            Err(e) => {
+                // Undo: the old tree back in place (the stage name then holds the new one), or
+                // the new tree removed when there was none.
+                if exists {
+                    if renameat_with(&parent, stage.as_str(), &parent, name, RenameFlags::EXCHANGE).is_ok() {
+                        let _ = fsync(&parent);
+                        remove_tree(&parent, &stage);
+                    }
+                } else {
+                    remove_tree(&parent, name);
+                    let _ = fsync(&parent);
+                }
+                Err(e)
+            }
         }
-        Ok(())
     }
 
     /// Whether `name` in `parent` exists (a directory holding the owner's marker); an error

@@ -386,6 +386,48 @@ fn a_failure_while_staging_leaves_the_old_tree_byte_identical() {
     }
 }
 
+/// The step run between the swap and the removal of the old tree sees the new tree in place;
+/// when it fails, the replacement is undone: the old tree is back byte for byte (or, when
+/// there was none, no tree is left), and its error is returned.
+#[test]
+fn a_failing_step_after_the_swap_puts_the_old_tree_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let w = ProjectWriter::new(root);
+    let failing = || WriteError::Io { path: "receipt".into(), message: "cannot be written".into() };
+    // No tree yet: a failing step leaves none.
+    fs::create_dir(root.join("out")).unwrap();
+    let before = tree(root);
+    let err = w
+        .replace_tree_then("out/site", &site(1, 3), OWNER, || -> Result<(), _> {
+            assert_eq!(fs::read_to_string(root.join("out/site/p/2.html")).unwrap(), "generation 1 page 2");
+            Err(failing())
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("cannot be written"), "{err}");
+    assert_eq!(tree(root), before, "no tree is left");
+    // A tree: a failing step puts it back; a succeeding one keeps the new one and its value.
+    let n = w.replace_tree_then("out/site", &site(1, 3), OWNER, || Ok(3)).unwrap();
+    assert_eq!(n, 3);
+    let before = tree(root);
+    let err = w
+        .replace_tree_then("out/site", &site(2, 5), OWNER, || -> Result<(), _> {
+            assert_eq!(fs::read_to_string(root.join("out/site/p/4.html")).unwrap(), "generation 2 page 4");
+            Err(failing())
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("cannot be written"), "{err}");
+    assert_eq!(tree(root), before, "the old tree is back, nothing beside it");
+    // A failure while staging never runs the step.
+    let err = w
+        .replace_tree_then_failing_after("out/site", &site(2, 5), OWNER, 2, || -> Result<(), _> {
+            panic!("the step runs only once the new tree is in place")
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("injected failure"), "{err}");
+    assert_eq!(tree(root), before);
+}
+
 /// A writer killed at any moment leaves the old tree or the new one whole (every page of one
 /// generation), and the next replacement sweeps what the killed one staged.
 #[test]
