@@ -22,7 +22,7 @@ pub mod view;
 
 pub use claims::{Claims, Outcome};
 pub use markdown::{body_html, Body, LinkTo};
-pub use publish::{publish, Published, OUTPUT_MARKER};
+pub use publish::{publish, publish_failing_after, Published, OUTPUT_MARKER};
 pub use receipt::{receipt_path, RenderReceipt, RENDERER_VERSION};
 pub use render::{render_view, Rendered, SourceRead};
 pub use sanitize::clean as sanitize_html;

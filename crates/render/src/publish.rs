@@ -1,6 +1,7 @@
 //! Publishing a rendered view: the output directory replaced whole through the project
 //! writer (staged beside it, swapped in with one rename; a directory DocForge did not write
-//! is never replaced), then the view's receipt written.
+//! is never replaced), and the view's receipt written before the old output is removed (it is
+//! swapped back when the receipt cannot be written).
 
 use crate::receipt::{
     declaration_sha256, receipt_rel, IndexStamp, OutputFile, RenderReceipt, ViewStamp, RENDERER_VERSION,
@@ -34,48 +35,80 @@ pub fn publish(
     index: IndexStamp,
     source_identity: String,
 ) -> Result<Published, RenderError> {
+    publish_steps(project, view, rendered, index, source_identity, usize::MAX)
+}
+
+/// [`publish`] whose tree replacement fails as an I/O error would after staging `budget`
+/// files (tests: a failed publication must leave the previous output and receipt as they were).
+#[doc(hidden)]
+pub fn publish_failing_after(
+    project: &Project,
+    view: &View,
+    rendered: &Rendered,
+    index: IndexStamp,
+    source_identity: String,
+    budget: usize,
+) -> Result<Published, RenderError> {
+    publish_steps(project, view, rendered, index, source_identity, budget)
+}
+
+fn publish_steps(
+    project: &Project,
+    view: &View,
+    rendered: &Rendered,
+    index: IndexStamp,
+    source_identity: String,
+    budget: usize,
+) -> Result<Published, RenderError> {
     let writer = ProjectWriter::new(&project.root);
     let marker = marker(view);
-    writer.replace_tree(&view.output, &rendered.files, Owner { file: OUTPUT_MARKER, bytes: &marker })?;
-    let out_dir = project.root.join(&view.output);
-    let mut outputs = Vec::with_capacity(rendered.files.len());
-    let mut bytes = 0u64;
-    for (path, content) in &rendered.files {
-        let m =
-            std::fs::symlink_metadata(out_dir.join(path)).map_err(|e| docforge_project::WriteError::Io {
-                path: format!("{}/{path}", view.output),
-                message: e.to_string(),
+    let owner = Owner { file: OUTPUT_MARKER, bytes: &marker };
+    // The receipt is written while the new output is in place and the old one still kept
+    // aside: when it cannot be written, the old output is put back, so a failed publication
+    // leaves the previous output and receipt as they were.
+    let write_receipt = || -> Result<Published, docforge_project::WriteError> {
+        let out_dir = project.root.join(&view.output);
+        let mut outputs = Vec::with_capacity(rendered.files.len());
+        let mut bytes = 0u64;
+        for (path, content) in &rendered.files {
+            let m = std::fs::symlink_metadata(out_dir.join(path)).map_err(|e| {
+                docforge_project::WriteError::Io {
+                    path: format!("{}/{path}", view.output),
+                    message: e.to_string(),
+                }
             })?;
-        bytes += content.len() as u64;
-        outputs.push(OutputFile {
-            path: path.clone(),
-            size: m.len(),
-            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-            file: (m.dev(), m.ino()),
-            sha256: hex::encode(Sha256::digest(content)),
-        });
-    }
-    let mut receipt = RenderReceipt {
-        receipt_schema_version: 1,
-        receipt_kind: "render_publication".into(),
-        project_id: project.id.clone(),
-        root: project.root.display().to_string(),
-        adapter_version: docforge_db::ENGINE_VERSION.into(),
-        view: ViewStamp {
-            id: view.id.clone(),
-            renderer: view.renderer.as_str().into(),
-            renderer_version: RENDERER_VERSION,
-            output: view.output.clone(),
-            declaration_sha256: declaration_sha256(view),
-        },
-        index,
-        source_identity,
-        inputs: rendered.inputs.clone(),
-        outputs,
-        receipt_hash: String::new(),
+            bytes += content.len() as u64;
+            outputs.push(OutputFile {
+                path: path.clone(),
+                size: m.len(),
+                mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+                file: (m.dev(), m.ino()),
+                sha256: hex::encode(Sha256::digest(content)),
+            });
+        }
+        let mut receipt = RenderReceipt {
+            receipt_schema_version: 1,
+            receipt_kind: "render_publication".into(),
+            project_id: project.id.clone(),
+            root: project.root.display().to_string(),
+            adapter_version: docforge_db::ENGINE_VERSION.into(),
+            view: ViewStamp {
+                id: view.id.clone(),
+                renderer: view.renderer.as_str().into(),
+                renderer_version: RENDERER_VERSION,
+                output: view.output.clone(),
+                declaration_sha256: declaration_sha256(view),
+            },
+            index,
+            source_identity,
+            inputs: rendered.inputs.clone(),
+            outputs,
+            receipt_hash: String::new(),
+        };
+        receipt.receipt_hash = receipt.compute_hash();
+        let json = serde_json::to_vec_pretty(&receipt).expect("receipt serialises");
+        writer.write(&receipt_rel(&view.id), &json, Durability::Durable)?;
+        Ok(Published { receipt, bytes })
     };
-    receipt.receipt_hash = receipt.compute_hash();
-    let json = serde_json::to_vec_pretty(&receipt).expect("receipt serialises");
-    writer.write(&receipt_rel(&view.id), &json, Durability::Durable)?;
-    Ok(Published { receipt, bytes })
+    Ok(writer.replace_tree_then_failing_after(&view.output, &rendered.files, owner, budget, write_receipt)?)
 }
