@@ -22,6 +22,8 @@ pub struct Site<'a> {
     pub docs: &'a BTreeMap<String, Doc>,
     /// The site navigation, rendered once per page (its links are relative).
     pub nav: Vec<(String, String, Vec<&'a Doc>)>,
+    /// Every document as the engine resolves links against them.
+    pub documents: docforge_docs::DocIndex,
 }
 
 pub const CSS_PATH: &str = "assets/docforge.css";
@@ -161,30 +163,47 @@ fn content_html(
     let slugs: HashMap<u32, String> =
         facts.sections.iter().map(|s| (s.location.line, s.slug.clone())).collect();
     let edges = graph.by_place();
+    let problems: HashMap<(u32, u32), &str> = graph
+        .diagnostics
+        .iter()
+        .filter(|d| LINK_PROBLEMS.contains(&d.code.as_str()))
+        .filter_map(|d| d.location.as_ref().map(|l| ((l.line, l.column), d.message.as_str())))
+        .collect();
     let links: HashMap<(u32, u32), &docforge_docs::Link> =
         facts.links.iter().map(|l| ((l.location.line, l.location.column), l)).collect();
     // Targets are looked up before rendering (the resolver cannot return errors).
     let mut resolved: HashMap<(u32, u32), LinkTo> = HashMap::new();
     for (place, link) in &links {
-        let to = match edges.get(place) {
-            Some(e) if e.other.starts_with("go:") => {
-                let node = nodes.get(index, &e.other)?;
-                LinkTo::Go {
-                    id: e.other.clone(),
-                    place: node.and_then(|n| n.location.as_ref()).map(place_of),
+        let target = match (edges.get(place), problems.get(place)) {
+            (Some(e), _) => Some(e.other.clone()),
+            (None, Some(_)) => None,
+            // Neither an edge nor a problem here: the engine records one edge per section and
+            // target, so this link leads where an earlier one of its section does — or it
+            // names a file that is no document.
+            (None, None) => match target_of(&site.documents, link) {
+                Target::Node(id) => Some(id),
+                Target::NotADocument => {
+                    let note = format!("{} is not published by this view", link.destination);
+                    resolved.insert(*place, LinkTo::Inert { class: "unpublished", note });
+                    continue;
                 }
+                Target::Unknown => None,
+            },
+        };
+        let to = match target {
+            Some(id) if id.starts_with("go:") => {
+                let node = nodes.get(index, &id)?;
+                LinkTo::Go { place: node.and_then(|n| n.location.as_ref()).map(place_of), id }
             }
-            Some(e) => match site.href_to(doc, &e.other) {
+            Some(id) => match site.href_to(doc, &id) {
                 Some(href) => LinkTo::Href(href),
-                None => {
-                    LinkTo::Inert { class: "out-of-view", note: format!("{} is not in this view", e.other) }
-                }
+                None => LinkTo::Inert { class: "out-of-view", note: format!("{id} is not in this view") },
             },
             None => LinkTo::Inert {
                 class: "broken-link",
-                note: match &link.target {
-                    LinkTarget::Go(id) => format!("{id} is not in the graph"),
-                    _ => format!("broken link: {}", link.destination),
+                note: match problems.get(place) {
+                    Some(message) => message.to_string(),
+                    None => format!("broken link: {}", link.destination),
                 },
             },
         };
@@ -204,6 +223,37 @@ fn content_html(
         LinkTo::Inert { class: "unpublished", note: format!("{url} is not published by this view") }
     };
     Ok(body_html(&Body { text: &text, first_line, slugs: &slugs }, &resolve))
+}
+
+/// The diagnostics the engine gives a link it could not resolve (at the link's place).
+const LINK_PROBLEMS: [&str; 3] = ["broken_link", "ambiguous_link", "unknown_go_target"];
+
+/// Where a link without an edge of its own leads.
+enum Target {
+    Node(String),
+    NotADocument,
+    Unknown,
+}
+
+/// The node `link` names, resolved as the engine resolves it (for a link the engine found
+/// without recording an edge at its place). A fragment the documents outside the view do not
+/// show (their HTML anchors are not read) names the document.
+fn target_of(documents: &docforge_docs::DocIndex, link: &docforge_docs::Link) -> Target {
+    use docforge_docs::Resolution;
+    let (resolution, document) = match &link.target {
+        LinkTarget::Go(id) => return Target::Node(id.clone()),
+        LinkTarget::Path { path, fragment } => (
+            documents.resolve_path(path, fragment.as_deref()),
+            documents.id_of_path(path).map(str::to_string),
+        ),
+        LinkTarget::Id { id, fragment } => (documents.resolve_id(id, fragment.as_deref()), Some(id.clone())),
+    };
+    match (resolution, document) {
+        (Resolution::Found(id), _) => Target::Node(id),
+        (Resolution::NotADocument, _) => Target::NotADocument,
+        (_, Some(document)) => Target::Node(document),
+        (_, None) => Target::Unknown,
+    }
 }
 
 fn nav_html(site: &Site<'_>, current: &Doc) -> String {

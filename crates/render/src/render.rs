@@ -4,7 +4,7 @@
 use crate::graph::{DocGraph, Nodes};
 use crate::page::{index_page, page, Site, CSS, CSS_PATH};
 use crate::receipt::InputFile;
-use crate::view::{all_documents, grouped, select, Doc};
+use crate::view::{all_documents, grouped, section_slugs, select, Doc};
 use crate::{Claims, RenderError};
 use docforge_index::Index;
 use docforge_project::{Renderer, View};
@@ -47,11 +47,11 @@ pub fn render_view(
             (family, kind, docs)
         })
         .collect();
-    let site = Site { project_id, view_id: &view.id, renderer: view.renderer, docs: &selected, nav };
     let records: HashMap<String, docforge_index::FileRecord> =
         index.files()?.into_iter().map(|f| (f.path.clone(), f)).collect();
-    let mut nodes = Nodes::default();
-    let mut files = Vec::with_capacity(selected.len() + 2);
+    // Every selected document read (its bytes those the index was derived from) and parsed
+    // before any page is made: the pages resolve links against all of them.
+    let mut sources = Vec::with_capacity(selected.len());
     let mut inputs = Vec::with_capacity(selected.len());
     for doc in selected.values() {
         let bytes =
@@ -72,10 +72,18 @@ pub fn render_view(
             docforge_docs::TOML_NODE_KIND => docforge_docs::parse_toml_node_bytes(&doc.path, &bytes),
             _ => docforge_docs::parse_markdown_bytes(&doc.path, &bytes),
         };
+        sources.push((doc, bytes, facts));
+    }
+    let documents = document_index(index, &all, &sources)?;
+    let site =
+        Site { project_id, view_id: &view.id, renderer: view.renderer, docs: &selected, nav, documents };
+    let mut nodes = Nodes::default();
+    let mut files = Vec::with_capacity(selected.len() + 2);
+    for (doc, bytes, facts) in &sources {
         let section_ids: Vec<String> = facts.sections.iter().map(|s| s.id.clone()).collect();
         let graph = DocGraph::load(index, &doc.id, &section_ids)?
             .ok_or_else(|| RenderError::MissingNode { id: doc.id.clone() })?;
-        let html = page(&site, index, &mut nodes, doc, &bytes, &facts, &graph, claims)?;
+        let html = page(&site, index, &mut nodes, doc, bytes, facts, &graph, claims)?;
         files.push((doc.page.clone(), html.into_bytes()));
     }
     if view.renderer == Renderer::HtmlSite1 {
@@ -86,4 +94,27 @@ pub fn render_view(
     let documents = inputs.len();
     inputs.extend(claims.input().cloned());
     Ok(Rendered { files, inputs, documents })
+}
+
+/// The documents as the engine resolved links against them: every document's path, ID and
+/// heading slugs from the index, and the selected documents' own entries (with their HTML
+/// and `{#id}` anchors).
+fn document_index(
+    index: &Index,
+    all: &[Doc],
+    sources: &[(&Doc, Vec<u8>, docforge_docs::DocFacts)],
+) -> Result<docforge_docs::DocIndex, RenderError> {
+    let mut slugs = section_slugs(index)?;
+    let own: BTreeMap<&str, docforge_docs::DocIndexEntry> =
+        sources.iter().map(|(d, _, facts)| (d.path.as_str(), facts.index_entry())).collect();
+    let entries = all.iter().map(|d| match own.get(d.path.as_str()) {
+        Some(entry) => entry.clone(),
+        None => docforge_docs::DocIndexEntry {
+            path: d.path.clone(),
+            id: d.id.clone(),
+            slugs: slugs.remove(&d.id).unwrap_or_default(),
+            ..Default::default()
+        },
+    });
+    Ok(docforge_docs::DocIndex::from_entries(entries))
 }
