@@ -49,10 +49,11 @@ fn options() -> Options<'static> {
     o
 }
 
-/// Headings with the engine's slugs as their `id`.
+/// Headings with the engine's slugs as their `id` (marked as DocForge's, see `sanitize.rs`).
 struct Headings<'a> {
     first_line: u32,
     slugs: &'a HashMap<u32, String>,
+    mark: &'a str,
 }
 
 impl comrak::adapters::HeadingAdapter for Headings<'_> {
@@ -64,7 +65,7 @@ impl comrak::adapters::HeadingAdapter for Headings<'_> {
     ) -> fmt::Result {
         let line = sourcepos.map(|s| s.start.line as u32 + self.first_line - 1);
         match line.and_then(|l| self.slugs.get(&l)) {
-            Some(slug) => write!(out, "<h{} id=\"{}\">", heading.level, crate::html::esc(slug)),
+            Some(slug) => write!(out, "<h{} id=\"{}{}\">", heading.level, self.mark, crate::html::esc(slug)),
             None => write!(out, "<h{}>", heading.level),
         }
     }
@@ -93,11 +94,28 @@ fn wrap<'a>(arena: &'a Arena<'a>, node: &'a AstNode<'a>, open: String, close: St
     node.detach();
 }
 
+/// What DocForge writes into a document's HTML is marked with a string the document cannot
+/// contain (it is derived from a hash of the text), so the sanitiser tells it from the
+/// document's own raw HTML; the mark is removed there.
+fn mark(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    format!("docforge{}", &hex::encode(Sha256::digest(text.as_bytes()))[..32])
+}
+
 /// The sanitised HTML of `body`, its links and images rewritten by `resolve`.
 pub fn body_html(body: &Body<'_>, resolve: &Resolver<'_>) -> String {
     let arena = Arena::new();
     let options = options();
     let root = comrak::parse_document(&arena, body.text, &options);
+    let mark = mark(body.text);
+    // Footnotes' ids and links are made of their names.
+    for node in root.descendants() {
+        match &mut node.data.borrow_mut().value {
+            NodeValue::FootnoteReference(r) => r.name.insert_str(0, &mark),
+            NodeValue::FootnoteDefinition(d) => d.name.insert_str(0, &mark),
+            _ => {}
+        }
+    }
     let links: Vec<&AstNode<'_>> = root
         .descendants()
         .filter(|n| {
@@ -136,10 +154,10 @@ pub fn body_html(body: &Body<'_>, resolve: &Resolver<'_>) -> String {
             }
         }
     }
-    let headings = Headings { first_line: body.first_line, slugs: body.slugs };
+    let headings = Headings { first_line: body.first_line, slugs: body.slugs, mark: &mark };
     let mut plugins = comrak::options::Plugins::default();
     plugins.render.heading_adapter = Some(&headings);
     let mut html = String::new();
     comrak::format_html_with_plugins(root, &options, &mut html, &plugins).expect("writing to a String");
-    crate::sanitize::clean(&html)
+    crate::sanitize::clean_marked(&html, Some(&mark))
 }

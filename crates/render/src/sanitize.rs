@@ -1,6 +1,12 @@
 //! The sanitiser every document's HTML goes through (ammonia): the tags and attributes of
 //! rendered Markdown and harmless raw HTML stay; scripts, styles, event handlers, `javascript:`
 //! and other active URLs, forms, frames and embeds never reach a page.
+//!
+//! The `id`s on a page are DocForge's: heading anchors (the engine's section slugs) and
+//! footnotes. The Markdown renderer marks the ones it writes with a mark the document cannot
+//! contain (see `markdown.rs`); every other `id` — raw HTML's — is dropped, so none can take a
+//! heading's or a footnote's (links to a raw anchor were resolved by the engine to its
+//! section).
 
 fn builder() -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
@@ -20,9 +26,27 @@ fn builder() -> ammonia::Builder<'static> {
     b
 }
 
-/// `html` with everything that could act removed.
+/// `html` with everything that could act removed, and every `id` (none of it was written by
+/// DocForge).
 pub fn clean(html: &str) -> String {
-    builder().clean(html).to_string()
+    clean_marked(html, None)
+}
+
+/// [`clean`], keeping the attribute values that hold `mark` (which is removed from them):
+/// what DocForge wrote into the document's HTML.
+pub(crate) fn clean_marked(html: &str, mark: Option<&str>) -> String {
+    let mut b = builder();
+    let mark = mark.map(str::to_string);
+    b.attribute_filter(move |_element, attribute, value| {
+        if let Some(mark) = mark.as_deref().filter(|m| value.contains(*m)) {
+            return Some(value.replace(mark, "").into());
+        }
+        match attribute {
+            "id" => None,
+            _ => Some(value.into()),
+        }
+    });
+    b.clean(html).to_string()
 }
 
 #[cfg(test)]
@@ -47,6 +71,17 @@ mod tests {
         for (dirty, want) in cases {
             assert_eq!(super::clean(dirty), want, "{dirty}");
         }
+    }
+
+    #[test]
+    fn only_marked_ids_stay_unmarked() {
+        let html =
+            "<h2 id=\"MARKintro\">Intro</h2><a id=\"intro\"></a><li id=\"fn-MARKa\">n</li><p id=\"x\">p</p>";
+        assert_eq!(
+            super::clean_marked(html, Some("MARK")),
+            "<h2 id=\"intro\">Intro</h2><a rel=\"noopener noreferrer\"></a><li id=\"fn-a\">n</li><p>p</p>"
+        );
+        assert_eq!(super::clean("<h2 id=\"intro\">Intro</h2>"), "<h2>Intro</h2>");
     }
 
     /// Every builder cleans alike (ammonia keeps the attributes it sets in a hash map, whose
