@@ -135,11 +135,16 @@ pub fn body_html(body: &Body<'_>, resolve: &Resolver<'_>) -> String {
             }
         };
         match resolve(line, column, &url) {
-            LinkTo::Href(href) => match &mut node.data.borrow_mut().value {
-                NodeValue::Link(l) | NodeValue::Image(l) => l.url = href,
-                NodeValue::WikiLink(w) => w.url = href,
-                _ => {}
-            },
+            LinkTo::Href(href) => {
+                // A relative URL is DocForge's (a page of the view): marked, so the sanitiser
+                // keeps it.
+                let href = if crate::sanitize::is_absolute(&href) { href } else { format!("{mark}{href}") };
+                match &mut node.data.borrow_mut().value {
+                    NodeValue::Link(l) | NodeValue::Image(l) => l.url = href,
+                    NodeValue::WikiLink(w) => w.url = href,
+                    _ => {}
+                }
+            }
             LinkTo::Go { id, place } => {
                 let where_ =
                     place.map(|p| format!(" <small class=\"place\">{}</small>", crate::html::esc(&p)));

@@ -6,7 +6,9 @@
 //! footnotes. The Markdown renderer marks the ones it writes with a mark the document cannot
 //! contain (see `markdown.rs`); every other `id` — raw HTML's — is dropped, so none can take a
 //! heading's or a footnote's (links to a raw anchor were resolved by the engine to its
-//! section).
+//! section). Likewise a relative URL is kept only where DocForge wrote it (a page of the view):
+//! raw HTML's relative links and images name files the view does not publish, and are dropped
+//! as a Markdown link or image to them is made inert.
 
 fn builder() -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
@@ -26,8 +28,15 @@ fn builder() -> ammonia::Builder<'static> {
     b
 }
 
-/// `html` with everything that could act removed, and every `id` (none of it was written by
-/// DocForge).
+/// Whether `url` is absolute: by the time the filter sees it, ammonia has dropped every URL
+/// with a scheme other than these (it trims what `Url::parse` trims first).
+pub(crate) fn is_absolute(url: &str) -> bool {
+    let url = url.trim_start_matches(|c: char| c <= ' ').to_ascii_lowercase();
+    ["http:", "https:", "mailto:"].iter().any(|s| url.starts_with(s))
+}
+
+/// `html` with everything that could act removed, and every `id` and relative URL (none of it
+/// was written by DocForge).
 pub fn clean(html: &str) -> String {
     clean_marked(html, None)
 }
@@ -43,6 +52,7 @@ pub(crate) fn clean_marked(html: &str, mark: Option<&str>) -> String {
         }
         match attribute {
             "id" => None,
+            "href" | "src" if !is_absolute(value) => None,
             _ => Some(value.into()),
         }
     });
@@ -55,7 +65,13 @@ mod tests {
     fn active_content_is_removed() {
         let cases = [
             ("<script>alert(1)</script><p>x</p>", "<p>x</p>"),
-            ("<img src=\"x.png\" onerror=\"alert(1)\">", "<img src=\"x.png\">"),
+            ("<img src=\"x.png\" onerror=\"alert(1)\">", "<img>"),
+            ("<img src=\"https://e.x/a.png\" alt=\"a\">", "<img src=\"https://e.x/a.png\" alt=\"a\">"),
+            ("<a href=\"HTTPS://e.x\">x</a>", "<a href=\"HTTPS://e.x\" rel=\"noopener noreferrer\">x</a>"),
+            ("<a href=\"mailto:a@e.x\">x</a>", "<a href=\"mailto:a@e.x\" rel=\"noopener noreferrer\">x</a>"),
+            ("<a href=\"../secret.md\">x</a>", "<a rel=\"noopener noreferrer\">x</a>"),
+            ("<a href=\"//e.x/a\">x</a>", "<a rel=\"noopener noreferrer\">x</a>"),
+            ("<a href=\"#top\">x</a>", "<a rel=\"noopener noreferrer\">x</a>"),
             ("<a href=\"javascript:alert(1)\">x</a>", "<a rel=\"noopener noreferrer\">x</a>"),
             ("<p style=\"color:red\" onclick=\"x()\">y</p>", "<p>y</p>"),
             (

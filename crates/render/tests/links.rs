@@ -55,6 +55,9 @@ Each case is one list item, its name then the link; each target once in this sec
 - image-https: ![remote](https://example.com/x.png)
 - raw-link: <a href=\"../../go.mod\">raw link</a>
 - raw-image: <img src=\"diagram.png\" alt=\"raw image\">
+- raw-page: <a href=\"storage.html\">raw page</a>
+- raw-https: <a href=\"https://example.com/raw\">raw https</a>
+- image-page: ![storage](storage.md)
 - after-multibyte: é ü — [memory](storage.md#memory)
 - after-tab:\t[decision](../decisions/pointer-receivers.md#decision)
 - nested:
@@ -131,8 +134,11 @@ fn every_kind_of_link() {
         <li>config: <span class="unpublished" title="../../docforge.toml is not published by this view">configuration</span></li>
         <li>image: <span class="image unpublished" title="diagram.png is not published by this view">a diagram</span></li>
         <li>image-https: <img src="https://example.com/x.png" alt="remote"></li>
-        <li>raw-link: <a href="../../go.mod" rel="noopener noreferrer">raw link</a></li>
-        <li>raw-image: <img src="diagram.png" alt="raw image"></li>
+        <li>raw-link: <a rel="noopener noreferrer">raw link</a></li>
+        <li>raw-image: <img alt="raw image"></li>
+        <li>raw-page: <a rel="noopener noreferrer">raw page</a></li>
+        <li>raw-https: <a href="https://example.com/raw" rel="noopener noreferrer">raw https</a></li>
+        <li>image-page: <span class="image unpublished" title="storage.md is not published by this view">storage</span></li>
         <li>after-multibyte: é ü — <a href="storage.html#memory" rel="noopener noreferrer">memory</a></li>
         <li>after-tab:	<a href="../decisions/pointer-receivers.html#decision" rel="noopener noreferrer">decision</a></li>
         <li>deeper: <a href="../decisions/pointer-receivers.html#consequences" rel="noopener noreferrer">consequences</a></li>
