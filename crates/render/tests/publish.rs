@@ -152,3 +152,38 @@ fn a_first_publication_that_fails_leaves_no_output() {
         .expect_err("the receipt cannot be written");
     assert_same_tree(&before, &tree(dir.path()), "no output without its receipt");
 }
+
+/// A document edited after the index was published cannot be rendered from it: the reader's
+/// bytes are not those the index holds, the render fails naming the file, and since there is
+/// nothing rendered, nothing can be published.
+#[test]
+fn a_source_edited_after_indexing_is_not_rendered() {
+    let dir = shop_copy();
+    let ix = Indexed::new(dir.path());
+    let view = ix.view("architecture");
+    ix.publish(&view);
+    let before = tree(dir.path());
+    let project = ix.project();
+    let limit = project.config.limits.max_file_bytes;
+    let edited = |rel: &str| {
+        let mut bytes =
+            docforge_project::read_source(&project.root, rel, limit).map_err(|e| e.to_string())?;
+        if rel == "docs/arch/storage.md" {
+            bytes.extend_from_slice(b"\nEdited after indexing.\n");
+        }
+        Ok(bytes)
+    };
+    let err =
+        docforge_render::render_view(&project.id, ix.workspace.index(), &view, &edited, &common::claims())
+            .expect_err("the bytes are not the indexed ones");
+    assert!(matches!(&err, RenderError::SourceChanged { path } if path == "docs/arch/storage.md"), "{err:?}");
+    assert!(err.to_string().contains("docs/arch/storage.md changed since the index was published"), "{err}");
+    // A reader that fails names the file too.
+    let failing = |rel: &str| -> Result<Vec<u8>, String> { Err(format!("{rel} is gone")) };
+    let err =
+        docforge_render::render_view(&project.id, ix.workspace.index(), &view, &failing, &common::claims())
+            .expect_err("unreadable");
+    assert_eq!(err.to_string(), "cannot read docs/arch/service.md: docs/arch/service.md is gone");
+    assert_same_tree(&before, &tree(dir.path()), "rendering writes nothing");
+    assert_eq!(architecture_state(&ix), ReceiptState::Current);
+}
