@@ -23,15 +23,30 @@ pub enum LinkTo {
 
 /// The Markdown text of a document's body and where it sits in its file.
 pub struct Body<'a> {
-    pub text: &'a str,
-    /// The file line of the text's first line (1-based).
-    pub first_line: u32,
-    /// File line of each heading the engine made a section of → its slug.
-    pub slugs: &'a HashMap<u32, String>,
+    /// The whole file as text (invalid UTF-8 replaced, as the engine reads it).
+    pub file: &'a str,
+    /// Where the Markdown starts in `file` (after the front matter).
+    pub start: usize,
+    /// The offset in `file` of the first line of each heading the engine made a section of →
+    /// its slug.
+    pub slugs: &'a HashMap<usize, String>,
 }
 
-/// `resolve(file line, column, url)` for each link and image.
-pub type Resolver<'r> = dyn Fn(u32, u32, &str) -> LinkTo + 'r;
+/// `resolve(offset in the file where the link or image starts, url)` for each link and image.
+pub type Resolver<'r> = dyn Fn(usize, &str) -> LinkTo + 'r;
+
+/// Where each line of `text` starts as the Markdown parser counts lines: after LF, CRLF and a
+/// lone CR.
+fn line_starts(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut starts = vec![0];
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+            starts.push(i + 1);
+        }
+    }
+    starts
+}
 
 fn options() -> Options<'static> {
     let mut o = Options::default();
@@ -51,8 +66,9 @@ fn options() -> Options<'static> {
 
 /// Headings with the engine's slugs as their `id` (marked as DocForge's, see `sanitize.rs`).
 struct Headings<'a> {
-    first_line: u32,
-    slugs: &'a HashMap<u32, String>,
+    /// Offsets in the file of the body's lines.
+    lines: &'a [usize],
+    slugs: &'a HashMap<usize, String>,
     mark: &'a str,
 }
 
@@ -63,8 +79,8 @@ impl comrak::adapters::HeadingAdapter for Headings<'_> {
         heading: &comrak::adapters::HeadingMeta,
         sourcepos: Option<comrak::nodes::Sourcepos>,
     ) -> fmt::Result {
-        let line = sourcepos.map(|s| s.start.line as u32 + self.first_line - 1);
-        match line.and_then(|l| self.slugs.get(&l)) {
+        let line = sourcepos.and_then(|s| self.lines.get(s.start.line.checked_sub(1)?));
+        match line.and_then(|l| self.slugs.get(l)) {
             Some(slug) => write!(out, "<h{} id=\"{}{}\">", heading.level, self.mark, crate::html::esc(slug)),
             None => write!(out, "<h{}>", heading.level),
         }
@@ -106,8 +122,14 @@ fn mark(text: &str) -> String {
 pub fn body_html(body: &Body<'_>, resolve: &Resolver<'_>) -> String {
     let arena = Arena::new();
     let options = options();
-    let root = comrak::parse_document(&arena, body.text, &options);
-    let mark = mark(body.text);
+    let text = &body.file[body.start..];
+    let root = comrak::parse_document(&arena, text, &options);
+    let mark = mark(text);
+    // Positions in the file: each line's offset, and a (line, column) of the parser's there.
+    let lines: Vec<usize> = line_starts(text).into_iter().map(|l| l + body.start).collect();
+    let at = |p: LineColumn| {
+        lines.get(p.line.saturating_sub(1)).map_or(body.file.len(), |l| l + p.column.saturating_sub(1))
+    };
     // Footnotes' ids and links are made of their names.
     for node in root.descendants() {
         match &mut node.data.borrow_mut().value {
@@ -123,18 +145,17 @@ pub fn body_html(body: &Body<'_>, resolve: &Resolver<'_>) -> String {
         })
         .collect();
     for node in links {
-        let (line, column, url, image) = {
+        let (offset, url, image) = {
             let ast = node.data.borrow();
-            let start = ast.sourcepos.start;
-            let line = start.line as u32 + body.first_line - 1;
+            let offset = at(ast.sourcepos.start);
             match &ast.value {
-                NodeValue::Link(l) => (line, start.column as u32, l.url.clone(), false),
-                NodeValue::Image(l) => (line, start.column as u32, l.url.clone(), true),
-                NodeValue::WikiLink(w) => (line, start.column as u32, w.url.clone(), false),
+                NodeValue::Link(l) => (offset, l.url.clone(), false),
+                NodeValue::Image(l) => (offset, l.url.clone(), true),
+                NodeValue::WikiLink(w) => (offset, w.url.clone(), false),
                 _ => unreachable!("filtered"),
             }
         };
-        match resolve(line, column, &url) {
+        match resolve(offset, &url) {
             LinkTo::Href(href) => {
                 // A relative URL is DocForge's (a page of the view): marked, so the sanitiser
                 // keeps it.
@@ -159,7 +180,7 @@ pub fn body_html(body: &Body<'_>, resolve: &Resolver<'_>) -> String {
             }
         }
     }
-    let headings = Headings { first_line: body.first_line, slugs: body.slugs, mark: &mark };
+    let headings = Headings { lines: &lines, slugs: body.slugs, mark: &mark };
     let mut plugins = comrak::options::Plugins::default();
     plugins.render.heading_adapter = Some(&headings);
     let mut html = String::new();

@@ -152,16 +152,33 @@ fn content_html(
     facts: &DocFacts,
     graph: &DocGraph,
 ) -> Result<String, RenderError> {
-    let (text, first_line) = match doc.node_kind.as_str() {
-        docforge_docs::TOML_NODE_KIND => (facts.node.text.clone(), 1),
+    // The engine's positions: offsets into the file read as text, lines ended by LF only.
+    let (file, start, slugs) = match doc.node_kind.as_str() {
+        docforge_docs::TOML_NODE_KIND => {
+            (std::borrow::Cow::Borrowed(facts.node.text.as_str()), 0, HashMap::new())
+        }
         _ => {
-            let body = facts.span.as_ref().and_then(|s| s.body).map_or(0..bytes.len(), |b| b.start..b.end);
-            let first_line = 1 + bytes[..body.start].iter().filter(|b| **b == b'\n').count() as u32;
-            (String::from_utf8_lossy(&bytes[body]).into_owned(), first_line)
+            let file = String::from_utf8_lossy(bytes);
+            let text_offset = |byte: usize| match &file {
+                std::borrow::Cow::Borrowed(_) => byte,
+                std::borrow::Cow::Owned(_) => String::from_utf8_lossy(&bytes[..byte.min(bytes.len())]).len(),
+            };
+            let start = facts.span.as_ref().and_then(|s| s.body).map_or(0, |b| text_offset(b.start));
+            let slugs: HashMap<usize, String> = facts
+                .sections
+                .iter()
+                .filter_map(|s| s.span.heading.map(|h| (text_offset(h.start), s.slug.clone())))
+                .collect();
+            (file, start, slugs)
         }
     };
-    let slugs: HashMap<u32, String> =
-        facts.sections.iter().map(|s| (s.location.line, s.slug.clone())).collect();
+    let lf_starts: Vec<usize> = std::iter::once(0)
+        .chain(file.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1))
+        .collect();
+    let place_at = |offset: usize| -> (u32, u32) {
+        let line = lf_starts.partition_point(|&s| s <= offset);
+        (line as u32, (offset - lf_starts[line - 1] + 1) as u32)
+    };
     let edges = graph.by_place();
     let problems: HashMap<(u32, u32), &str> = graph
         .diagnostics
@@ -209,8 +226,8 @@ fn content_html(
         };
         resolved.insert(*place, to);
     }
-    let resolve = |line: u32, column: u32, url: &str| -> LinkTo {
-        if let Some(to) = resolved.get(&(line, column)) {
+    let resolve = |offset: usize, url: &str| -> LinkTo {
+        if let Some(to) = resolved.get(&place_at(offset)) {
             return to.clone();
         }
         let lower = url.to_ascii_lowercase();
@@ -222,7 +239,7 @@ fn content_html(
         }
         LinkTo::Inert { class: "unpublished", note: format!("{url} is not published by this view") }
     };
-    Ok(body_html(&Body { text: &text, first_line, slugs: &slugs }, &resolve))
+    Ok(body_html(&Body { file: &file, start, slugs: &slugs }, &resolve))
 }
 
 /// The diagnostics the engine gives a link it could not resolve (at the link's place).

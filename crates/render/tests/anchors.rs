@@ -33,6 +33,8 @@ Setext heading\r\n--------------\r\n\r\n\
 fn anchors_are_the_engines_slugs_and_every_fragment_lands() {
     let dir = shop_copy();
     write(dir.path(), "docs/arch/headings.md", HEADINGS);
+    // Lone CR line endings (no front matter: in the pages view only).
+    write(dir.path(), "docs/arch/cr.md", "# CR only\r\r## One\r\rTo [two](#two).\r\r## Two\r\r## One\r");
     let ix = Indexed::new(dir.path());
     let index = ix.workspace.index();
     let mut sections: Vec<(String, String)> = Vec::new(); // (document id, slug)
@@ -43,6 +45,7 @@ fn anchors_are_the_engines_slugs_and_every_fragment_lands() {
         sections.push((doc.to_string(), slug.to_string()));
     }
     assert!(sections.iter().any(|(d, s)| d == "arch.headings" && s == "overview-2"), "{sections:?}");
+    assert!(sections.iter().any(|(d, s)| d == "docs/arch/cr" && s == "one-1"), "{sections:?}");
     for view in ["architecture", "pages"] {
         let view = ix.view(view);
         let rendered = ix.render(&view);

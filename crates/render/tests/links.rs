@@ -155,3 +155,41 @@ fn every_kind_of_link() {
     "##]]
     .assert_eq(&table);
 }
+
+/// Line endings and a byte order mark change nothing: the same document with CRLF or lone CR
+/// line endings, or a BOM, renders the same links and heading anchors (the engine counts lines
+/// by LF only, the Markdown parser ends them at a lone CR too). Without front matter (which
+/// the engine reads only up to LF or CRLF line endings), in the `pages` view.
+#[test]
+fn line_endings_and_a_bom_change_no_link() {
+    let body = LINKS.split_once("+++\n# Links").map(|(_, b)| format!("# Links{b}")).unwrap();
+    let render = |text: &str| {
+        let dir = shop_copy();
+        write(dir.path(), "docs/arch/links.md", text);
+        let ix = Indexed::new(dir.path());
+        let pages = ix.render(&ix.view("pages"));
+        let html = article(page(&pages, "docs/arch/links.html")).to_string();
+        html.lines()
+            .filter(|l| l.contains("<a ") || l.contains("<span ") || l.contains(" id="))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let lf = render(&body);
+    // The baseline resolves like the table above: the same six lines with unpublished files.
+    assert!(lf.len() > 40, "{lf:#?}");
+    assert_eq!(lf.iter().filter(|l| l.contains("unpublished")).count(), 6, "{lf:#?}");
+    for (name, text) in [
+        ("CRLF", body.replace('\n', "\r\n")),
+        ("CR", body.replace('\n', "\r")),
+        ("BOM", format!("\u{feff}{body}")),
+        ("BOM and CR", format!("\u{feff}{}", body.replace('\n', "\r"))),
+    ] {
+        let other = render(&text);
+        let differ: Vec<(&String, &String)> = lf.iter().zip(&other).filter(|(a, b)| a != b).collect();
+        assert!(
+            differ.is_empty() && lf.len() == other.len(),
+            "{name}: {} lines, differing {differ:#?}",
+            other.len()
+        );
+    }
+}
