@@ -114,6 +114,20 @@ fn render_writes_the_declared_outputs_and_state_only() {
     assert_eq!(again, after, "a second render gives the same files");
 }
 
+/// An output spelled `./site//a/` is the directory `site/a`, rendered into and replaced there.
+#[test]
+fn an_output_spelled_with_dot_and_slashes_is_its_directory() {
+    let dir = fixture_copy();
+    let root = dir.path();
+    with_views(root, "[[views]]\nid = \"a\"\nrenderer = \"html-page@1\"\noutput = \"./site//a/\"\n");
+    for _ in 0..2 {
+        let out = run(root, &["render"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(root.join("site/a/.docforge-output").is_file());
+        assert!(root.join("site/a/docs/arch/storage.html").is_file());
+    }
+}
+
 /// Every invalid view declaration: exit 1, one line naming the key, nothing on stdout, and
 /// nothing written (no state directory, no output).
 #[test]

@@ -328,6 +328,8 @@ preview_root = ".docforge/previews"
         )
         .unwrap();
         assert_eq!(c.derived_dirs(), [".docforge", ".docforge/previews", "b", "site/a", "work/changesets"]);
+        assert_eq!((c.views[0].output.as_str(), c.views[0].output_dir()), ("./site/a", "site/a".to_string()));
+        assert_eq!(c.views[1].output_dir(), "b");
         assert_eq!(
             Config::default().derived_dirs(),
             [".docforge", ".docforge/changesets", ".docforge/previews"]

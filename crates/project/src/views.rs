@@ -55,6 +55,14 @@ pub struct View {
     pub output: String,
 }
 
+impl View {
+    /// The output directory as a plain project-relative path (`./site//a/` → `site/a`): the
+    /// directory written, whatever the spelling of [`View::output`].
+    pub fn output_dir(&self) -> String {
+        normalized(&self.output)
+    }
+}
+
 /// `dir` without a trailing slash or `./` components.
 pub(crate) fn normalized(dir: &str) -> String {
     dir.split('/').filter(|c| !c.is_empty() && *c != ".").collect::<Vec<_>>().join("/")

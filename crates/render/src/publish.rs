@@ -63,19 +63,17 @@ fn publish_steps(
     let writer = ProjectWriter::new(&project.root);
     let marker = marker(view);
     let owner = Owner { file: OUTPUT_MARKER, bytes: &marker };
+    let output = view.output_dir();
     // The receipt is written while the new output is in place and the old one still kept
     // aside: when it cannot be written, the old output is put back, so a failed publication
     // leaves the previous output and receipt as they were.
     let write_receipt = || -> Result<Published, docforge_project::WriteError> {
-        let out_dir = project.root.join(&view.output);
+        let out_dir = project.root.join(&output);
         let mut outputs = Vec::with_capacity(rendered.files.len());
         let mut bytes = 0u64;
         for (path, content) in &rendered.files {
             let m = std::fs::symlink_metadata(out_dir.join(path)).map_err(|e| {
-                docforge_project::WriteError::Io {
-                    path: format!("{}/{path}", view.output),
-                    message: e.to_string(),
-                }
+                docforge_project::WriteError::Io { path: format!("{output}/{path}"), message: e.to_string() }
             })?;
             bytes += content.len() as u64;
             outputs.push(OutputFile {
@@ -96,7 +94,7 @@ fn publish_steps(
                 id: view.id.clone(),
                 renderer: view.renderer.as_str().into(),
                 renderer_version: RENDERER_VERSION,
-                output: view.output.clone(),
+                output: output.clone(),
                 declaration_sha256: declaration_sha256(view),
             },
             index,
@@ -110,5 +108,5 @@ fn publish_steps(
         writer.write(&receipt_rel(&view.id), &json, Durability::Durable)?;
         Ok(Published { receipt, bytes })
     };
-    Ok(writer.replace_tree_then_failing_after(&view.output, &rendered.files, owner, budget, write_receipt)?)
+    Ok(writer.replace_tree_then_failing_after(&output, &rendered.files, owner, budget, write_receipt)?)
 }

@@ -44,7 +44,7 @@ pub struct ViewStamp {
     /// `html-page@1` or `html-site@1`.
     pub renderer: String,
     pub renderer_version: u32,
-    /// The project-relative output directory.
+    /// The project-relative output directory written ([`docforge_project::View::output_dir`]).
     pub output: String,
     /// SHA-256 of the view's declaration (renderer, select, output).
     pub declaration_sha256: String,

@@ -104,7 +104,7 @@ pub fn status(project: &Project, view: &View) -> ViewStatus {
         );
     }
     for out in &receipt.outputs {
-        let rel = format!("{}/{}", view.output, out.path);
+        let rel = format!("{}/{}", view.output_dir(), out.path);
         match stat_confined(&project.root, &rel) {
             Err((state, why)) => return verdict(view, state, why, Some(receipt)),
             Ok(m) => {
@@ -171,12 +171,13 @@ pub fn deep_status(
         .unwrap_or_default();
     let now: BTreeMap<String, String> =
         rendered.files.iter().map(|(p, b)| (p.clone(), hex::encode(Sha256::digest(b)))).collect();
+    let output = view.output_dir();
     let mut differing = Vec::new();
     let paths: std::collections::BTreeSet<&String> = receipt.keys().chain(now.keys()).collect();
     for p in paths {
-        let disk = stat_confined(root, &format!("{}/{p}", view.output))
+        let disk = stat_confined(root, &format!("{output}/{p}"))
             .ok()
-            .and_then(|_| std::fs::read(root.join(&view.output).join(p)).ok())
+            .and_then(|_| std::fs::read(root.join(&output).join(p)).ok())
             .map(|b| hex::encode(Sha256::digest(b)));
         let ours = now.get(p);
         if ours.is_none() || receipt.get(p) != ours || disk.as_ref() != ours {

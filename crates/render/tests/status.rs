@@ -288,3 +288,28 @@ fn the_deep_status_compares_every_output() {
     let pages = deep_status(&project, &ix.view("pages"), ix.workspace.index(), &common::claims()).unwrap();
     assert!(pages.equivalent, "{:?}", pages.differing);
 }
+
+/// An output declared as `./site/architecture/` is the directory `site/architecture`: published
+/// there, and current afterwards.
+#[test]
+fn an_output_spelled_with_dot_and_slash_is_its_directory() {
+    let dir = shop_copy();
+    let toml = fs::read_to_string(dir.path().join("docforge.toml")).unwrap();
+    fs::write(
+        dir.path().join("docforge.toml"),
+        toml.replace("output = \"site/architecture\"", "output = \"./site//architecture/\""),
+    )
+    .unwrap();
+    let ix = Indexed::new(dir.path());
+    let view = ix.view("architecture");
+    assert_eq!(view.output, "./site//architecture/");
+    let published = ix.publish(&view);
+    assert_eq!(published.receipt.view.output, "site/architecture");
+    assert!(dir.path().join("site/architecture/docs/arch/storage.html").is_file());
+    assert_eq!(architecture_status(dir.path()).state, ReceiptState::Current);
+    let deep = deep_status(ix.project(), &view, ix.workspace.index(), &common::claims()).unwrap();
+    assert!(deep.equivalent, "{:?}", deep.differing);
+    // Published again over itself.
+    ix.publish(&view);
+    assert_eq!(architecture_status(dir.path()).state, ReceiptState::Current);
+}
