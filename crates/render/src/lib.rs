@@ -38,6 +38,8 @@ pub enum RenderError {
     Source { path: String, message: String },
     #[error("{path} changed since the index was published (its bytes are not the ones the index holds); run `docforge render` again")]
     SourceChanged { path: String },
+    #[error("{first} and {second} would both be {page}; leave one of them out of the view (select)")]
+    PageConflict { page: String, first: String, second: String },
     #[error("the published index has no document {id} it lists")]
     MissingNode { id: String },
     #[error("{0}")]

@@ -38,6 +38,7 @@ pub fn render_view(
 ) -> Result<Rendered, RenderError> {
     let all = all_documents(index)?;
     let selected: BTreeMap<String, Doc> = select(view, &all).into_iter().map(|d| (d.id.clone(), d)).collect();
+    check_pages(view, &selected)?;
     let list: Vec<Doc> = selected.values().cloned().collect();
     let groups = grouped(&list);
     let nav = groups
@@ -94,6 +95,26 @@ pub fn render_view(
     let documents = inputs.len();
     inputs.extend(claims.input().cloned());
     Ok(Rendered { files, inputs, documents })
+}
+
+/// Every page has one source: no two selected documents share a page, and none is a file the
+/// renderer writes itself (the stylesheet, the site index).
+fn check_pages(view: &View, selected: &BTreeMap<String, Doc>) -> Result<(), RenderError> {
+    let mut owners: BTreeMap<&str, String> = BTreeMap::new();
+    owners.insert(CSS_PATH, "the stylesheet".into());
+    if view.renderer == Renderer::HtmlSite1 {
+        owners.insert("index.html", "the site index".into());
+    }
+    let mut docs: Vec<&Doc> = selected.values().collect();
+    docs.sort_by(|a, b| a.path.cmp(&b.path));
+    for doc in docs {
+        if let Some(first) = owners.insert(&doc.page, doc.path.clone()) {
+            let (first, second) =
+                if first.starts_with("the ") { (doc.path.clone(), first) } else { (first, doc.path.clone()) };
+            return Err(RenderError::PageConflict { page: doc.page.clone(), first, second });
+        }
+    }
+    Ok(())
 }
 
 /// The documents as the engine resolved links against them: every document's path, ID and
