@@ -1,6 +1,7 @@
-//! Render status, fail closed. The cheap status reads the view's bounded receipt and stats
-//! the sources and the outputs: it never opens the index, parses, renders, hashes an output
-//! or writes. The deep status renders the view in memory from the published index and
+//! Render status, fail closed. The cheap status reads the view's bounded receipt, stats the
+//! sources and the outputs and lists the output directory (a file the render did not write
+//! there makes it stale): it never opens the index, parses, renders, hashes an output or
+//! writes. The deep status renders the view in memory from the published index and
 //! compares every output's SHA-256 with the receipt and the files on disk; it writes nothing.
 
 use crate::receipt::{declaration_sha256, receipt_path, RenderReceipt};
@@ -10,7 +11,7 @@ use docforge_project::{Project, View};
 use docforge_workspace::receipts::read_verified;
 use docforge_workspace::ReceiptState;
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -65,6 +66,38 @@ fn stat_confined(root: &Path, rel: &str) -> Result<std::fs::Metadata, (ReceiptSt
     Err((ReceiptState::Missing, format!("{rel} does not exist")))
 }
 
+/// Every entry below the directory `rel` that is not a directory (files, symlinks, anything
+/// else), as paths inside it, in order; symlinks are not followed. `None` when `rel` cannot be
+/// listed.
+fn entries_below(root: &Path, rel: &str) -> Option<Vec<String>> {
+    fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+            if entry.file_type()?.is_dir() {
+                walk(&entry.path(), &path, out)?;
+            } else {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(&root.join(rel), "", &mut out).ok()?;
+    out.sort();
+    Some(out)
+}
+
+/// The entries below the output that are not files of the render (the owner's marker is its).
+fn foreign_outputs(root: &Path, output: &str, rendered: &BTreeSet<&str>) -> Vec<String> {
+    entries_below(root, output)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p != crate::OUTPUT_MARKER && !rendered.contains(p.as_str()))
+        .collect()
+}
+
 fn mtime_ns(m: &std::fs::Metadata) -> i64 {
     m.mtime() * 1_000_000_000 + m.mtime_nsec()
 }
@@ -114,6 +147,11 @@ pub fn status(project: &Project, view: &View) -> ViewStatus {
             }
         }
     }
+    let written: BTreeSet<&str> = receipt.outputs.iter().map(|o| o.path.as_str()).collect();
+    if let Some(extra) = foreign_outputs(&project.root, &view.output_dir(), &written).first() {
+        let why = format!("{}/{extra} is not a file of the render", view.output_dir());
+        return verdict(view, Stale, why, Some(receipt));
+    }
     for input in &receipt.inputs {
         match stat_confined(&project.root, &input.path) {
             // An input recorded as absent (no claim outcomes were recorded) is still absent.
@@ -148,7 +186,7 @@ pub struct DeepStatus {
     /// Whether rendering now gives exactly the files of the receipt, and the disk holds them.
     pub equivalent: bool,
     /// Paths (inside the output) that differ: rendered now vs the receipt or the disk, or
-    /// present on one side only.
+    /// present on one side only (a file on disk the render does not write included).
     pub differing: Vec<String>,
 }
 
@@ -173,7 +211,10 @@ pub fn deep_status(
         rendered.files.iter().map(|(p, b)| (p.clone(), hex::encode(Sha256::digest(b)))).collect();
     let output = view.output_dir();
     let mut differing = Vec::new();
-    let paths: std::collections::BTreeSet<&String> = receipt.keys().chain(now.keys()).collect();
+    // Every file the receipt or the render names, and whatever else is on disk there.
+    let named: BTreeSet<&str> = receipt.keys().chain(now.keys()).map(String::as_str).collect();
+    let extra = foreign_outputs(root, &output, &named);
+    let paths: BTreeSet<&String> = receipt.keys().chain(now.keys()).chain(&extra).collect();
     for p in paths {
         let disk = stat_confined(root, &format!("{output}/{p}"))
             .ok()

@@ -114,6 +114,24 @@ fn each_state_of_a_published_view() {
             "site/architecture/index.html changed since the render",
         ),
         (
+            "a file added to the output",
+            |r| fs::write(r.join("site/architecture/docs/extra.html"), "<p>not rendered</p>").unwrap(),
+            ReceiptState::Stale,
+            "site/architecture/docs/extra.html is not a file of the render",
+        ),
+        (
+            "a symlink added to the output",
+            |r| symlink(r.join("docs/notes.md"), r.join("site/architecture/notes.md")).unwrap(),
+            ReceiptState::Stale,
+            "site/architecture/notes.md is not a file of the render",
+        ),
+        (
+            "an empty directory added to the output",
+            |r| fs::create_dir(r.join("site/architecture/empty")).unwrap(),
+            ReceiptState::Current,
+            "are the ones the receipt binds",
+        ),
+        (
             "an output file replaced by a symlink",
             |r| {
                 let page = r.join("site/architecture/docs/arch/storage.html");
@@ -285,6 +303,10 @@ fn the_deep_status_compares_every_output() {
     fs::remove_file(dir.path().join("site/architecture/index.html")).unwrap();
     let deep = deep_status(&project, &view, ix.workspace.index(), &common::claims()).unwrap();
     assert_eq!(deep.differing, ["docs/arch/service.html", "index.html"]);
+    // And so does a file that is on disk only.
+    fs::write(dir.path().join("site/architecture/docs/extra.html"), "<p>not rendered</p>").unwrap();
+    let deep = deep_status(&project, &view, ix.workspace.index(), &common::claims()).unwrap();
+    assert_eq!(deep.differing, ["docs/arch/service.html", "docs/extra.html", "index.html"]);
     let pages = deep_status(&project, &ix.view("pages"), ix.workspace.index(), &common::claims()).unwrap();
     assert!(pages.equivalent, "{:?}", pages.differing);
 }
