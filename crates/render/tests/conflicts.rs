@@ -12,9 +12,16 @@ fn render_err(ix: &Indexed, view: &str) -> RenderError {
     let limit = project.config.limits.max_file_bytes;
     let read =
         |rel: &str| docforge_project::read_source(&project.root, rel, limit).map_err(|e| e.to_string());
-    docforge_render::render_view(&project.id, ix.workspace.index(), &ix.view(view), &read, &common::claims())
-        .err()
-        .expect("pages conflict")
+    match docforge_render::render_view(
+        &project.id,
+        ix.workspace.index(),
+        &ix.view(view),
+        &read,
+        &common::claims(),
+    ) {
+        Ok(r) => panic!("pages conflict expected, rendered {:?}", common::paths(&r)),
+        Err(e) => e,
+    }
 }
 
 #[test]
