@@ -173,16 +173,20 @@ fn a_source_edited_after_indexing_is_not_rendered() {
         }
         Ok(bytes)
     };
-    let err =
+    let Err(err) =
         docforge_render::render_view(&project.id, ix.workspace.index(), &view, &edited, &common::claims())
-            .expect_err("the bytes are not the indexed ones");
+    else {
+        panic!("rendered from bytes that are not the indexed ones")
+    };
     assert!(matches!(&err, RenderError::SourceChanged { path } if path == "docs/arch/storage.md"), "{err:?}");
     assert!(err.to_string().contains("docs/arch/storage.md changed since the index was published"), "{err}");
     // A reader that fails names the file too.
     let failing = |rel: &str| -> Result<Vec<u8>, String> { Err(format!("{rel} is gone")) };
-    let err =
+    let Err(err) =
         docforge_render::render_view(&project.id, ix.workspace.index(), &view, &failing, &common::claims())
-            .expect_err("unreadable");
+    else {
+        panic!("rendered without sources")
+    };
     assert_eq!(err.to_string(), "cannot read docs/arch/service.md: docs/arch/service.md is gone");
     assert_same_tree(&before, &tree(dir.path()), "rendering writes nothing");
     assert_eq!(architecture_state(&ix), ReceiptState::Current);
