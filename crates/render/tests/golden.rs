@@ -23,26 +23,26 @@ fn the_files_of_both_views() {
     check(
         &listing(&site),
         expect![[r#"
-        assets/docforge.css 2804
-        docs/arch/service.html 5072
-        docs/arch/storage.html 6187
-        docs/decisions/pointer-receivers.html 4175
-        docs/decisions/value-receivers.html 2374
-        index.html 1088
-    "#]],
+            assets/docforge.css 2877
+            docs/arch/service.html 5104
+            docs/arch/storage.html 6220
+            docs/decisions/pointer-receivers.html 4208
+            docs/decisions/value-receivers.html 2406
+            index.html 1120
+        "#]],
     );
     let pages = ix.render(&ix.view("pages"));
     check(
         &listing(&pages),
         expect![[r#"
-            assets/docforge.css 2804
-            docs/arch/service.html 4539
-            docs/arch/storage.html 5596
-            docs/decisions/pointer-receivers.html 3671
-            docs/decisions/value-receivers.html 1870
-            docs/glossary.toml.html 1716
-            docs/guide/getting-started.html 4067
-            docs/notes.html 1873
+            assets/docforge.css 2877
+            docs/arch/service.html 4571
+            docs/arch/storage.html 5629
+            docs/decisions/pointer-receivers.html 3704
+            docs/decisions/value-receivers.html 1902
+            docs/glossary.toml.html 1748
+            docs/guide/getting-started.html 4099
+            docs/notes.html 1905
         "#]],
     );
     // What each view was rendered from: its selected documents, as the index recorded them.
@@ -76,108 +76,109 @@ fn a_site_page_whole() {
     check(
         page(&site, "docs/arch/storage.html"),
         expect![[r##"
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'">
-        <meta name="generator" content="docforge html-site@1 architecture">
-        <title>Storage · architecture</title>
-        <link rel="stylesheet" href="../../assets/docforge.css">
-        </head>
-        <body>
-        <header class="site"><a href="../../index.html">shop · architecture</a></header>
-        <div class="layout">
-        <nav class="site-nav">
-        <section class="family"><h2>architecture</h2>
-        <h3>decision</h3>
-        <ul>
-        <li><a href="../decisions/pointer-receivers.html">Pointer receivers for stores</a></li>
-        <li><a href="../decisions/value-receivers.html">Value receivers everywhere</a></li>
-        </ul>
-        <h3>design</h3>
-        <ul>
-        <li><a href="service.html">Order service</a></li>
-        <li class="current"><a href="storage.html">Storage</a></li>
-        </ul>
-        </section>
-        </nav>
-        <main>
-        <p class="doc-id"><code>arch.storage</code> · design · <span class="source">docs/arch/storage.md</span></p>
-        <nav class="toc"><h2>Contents</h2>
-        <ul><li><a href="#storage">Storage</a><ul><li><a href="#interfaces">Interfaces</a></li>
-        <li><a href="#implementations">Implementations</a><ul><li><a href="#memory">Memory</a></li>
-        <li><a href="#cache">Cache</a></li></ul></li></ul></li></ul>
-        </nav>
-        <article class="document">
-        <h1 id="storage">Storage</h1>
-        <p>Products are stored behind the <span class="go-symbol" title="go:example.com/shop/storage::Repository"><code>Repository</code> <small class="place">storage/storage.go:24</small></span>
-        interface. The order service in <a href="service.html" rel="noopener noreferrer">arch.service</a> only ever talks to that interface.</p>
-        <h2 id="interfaces">Interfaces</h2>
-        <p><code>Repository</code> embeds <code>Reader</code> and <code>Writer</code> and adds <code>List</code>. See
-        <span class="go-symbol" title="go:example.com/shop/storage::Reader">go:example.com/shop/storage::Reader <small class="place">storage/storage.go:14</small></span> for the read side.</p>
-        <h2 id="implementations">Implementations</h2>
-        <h3 id="memory">Memory</h3>
-        <p>The in-memory store uses pointer receivers throughout; why is recorded in
-        <a href="../decisions/pointer-receivers.html#decision" rel="noopener noreferrer">the receiver decision</a>.</p>
-        <h3 id="cache">Cache</h3>
-        <p><code>cache.Snapshot</code> is a read-only copy with value receivers. It satisfies <code>Reader</code>, not
-        <code>Repository</code>. Terms are defined in the <span class="out-of-view" title="glossary is not in this view">glossary</span>.</p>
-        </article>
-        </main>
-        <aside class="graph">
-        <section class="fields"><h2>Fields</h2>
-        <dl>
-        <dt>authority</dt><dd>normative</dd>
-        <dt>family</dt><dd>architecture</dd>
-        <dt>kind</dt><dd>design</dd>
-        <dt>status</dt><dd>accepted</dd>
-        <dt>tags</dt><dd>storage,interfaces</dd>
-        </dl></section>
-        <section class="relations"><h2>Relations</h2>
-        <h3 class="category">implementation</h3>
-        <dl>
-        <dt>implemented_by</dt><dd><code class="go-symbol" title="go:example.com/shop/storage/memory::Repo">Repo</code> <small class="place">storage/memory/memory.go:14</small></dd>
-        </dl>
-        <h3 class="category">evidence</h3>
-        <dl>
-        <dt>documents</dt><dd><code class="go-symbol" title="go:example.com/shop/storage::Reader">Reader</code> <small class="place">storage/storage.go:14</small></dd><dd><code class="go-symbol" title="go:example.com/shop/storage::Repository">Repository</code> <small class="place">storage/storage.go:24</small></dd>
-        <dt>governs</dt><dd><code class="go-symbol" title="go:example.com/shop/storage::Repository">Repository</code> <small class="place">storage/storage.go:24</small></dd>
-        </dl>
-        <h3 class="category">context</h3>
-        <dl>
-        <dt>relates_to</dt><dd><a href="service.html" title="arch.service">Order service</a></dd><dd><a href="../decisions/pointer-receivers.html#decision" title="decision.pointer-receivers#decision">Decision</a></dd><dd><span class="out-of-view" title="glossary is not in this view">Glossary</span></dd>
-        </dl>
-        </section>
-        <section class="referenced-by"><h2>Referenced by</h2>
-        <h3 class="category">dependency</h3>
-        <dl>
-        <dt>depends_on</dt><dd><a href="service.html" title="arch.service">Order service</a></dd>
-        </dl>
-        <h3 class="category">context</h3>
-        <dl>
-        <dt>relates_to</dt><dd><a href="service.html#order-service" title="arch.service#order-service">Order service</a></dd><dd><a href="../decisions/pointer-receivers.html#context" title="decision.pointer-receivers#context">Context</a></dd><dd><a href="../decisions/pointer-receivers.html#decision" title="decision.pointer-receivers#decision">Decision</a></dd><dd><span class="out-of-view" title="glossary is not in this view">Glossary</span></dd><dd><span class="out-of-view" title="guide.getting-started is not in this view">Getting started</span></dd>
-        </dl>
-        </section>
-        <section class="backlinks"><h2>Backlinks</h2>
-        <ul>
-        <li><a href="service.html" title="arch.service">Order service</a></li>
-        <li><a href="../decisions/pointer-receivers.html" title="decision.pointer-receivers">Pointer receivers for stores</a></li>
-        <li><span class="out-of-view" title="glossary is not in this view">Glossary</span></li>
-        <li><span class="out-of-view" title="guide.getting-started is not in this view">Getting started</span></li>
-        </ul></section>
-        <section class="claims"><h2>Claims</h2>
-        <ul>
-        <li class="claim not-evaluated"><code>symbol_exists</code> <code>example.com/shop/storage/memory::(*Repo).Get</code>: <strong>not evaluated</strong> <small>(no `docforge validate` outcome is recorded for these sources)</small></li>
-        <li class="claim not-evaluated"><code>type_implements</code> <code>example.com/shop/cache::Snapshot</code> <code>example.com/shop/storage::Reader</code>: <strong>not evaluated</strong> <small>(no `docforge validate` outcome is recorded for these sources)</small></li>
-        <li class="claim not-evaluated"><code>type_implements</code> <code>example.com/shop/cache::Snapshot</code> <code>example.com/shop/storage::Repository</code>: <strong>not evaluated</strong> <small>(no `docforge validate` outcome is recorded for these sources)</small></li>
-        </ul></section>
-        </aside>
-        </div>
-        </body>
-        </html>
-    "##]],
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'">
+            <meta name="generator" content="docforge html-site@1 architecture">
+            <title>Storage · architecture</title>
+            <link rel="icon" href="data:,">
+            <link rel="stylesheet" href="../../assets/docforge.css">
+            </head>
+            <body>
+            <header class="site"><a href="../../index.html">shop · architecture</a></header>
+            <div class="layout">
+            <nav class="site-nav">
+            <section class="family"><h2>architecture</h2>
+            <h3>decision</h3>
+            <ul>
+            <li><a href="../decisions/pointer-receivers.html">Pointer receivers for stores</a></li>
+            <li><a href="../decisions/value-receivers.html">Value receivers everywhere</a></li>
+            </ul>
+            <h3>design</h3>
+            <ul>
+            <li><a href="service.html">Order service</a></li>
+            <li class="current"><a href="storage.html">Storage</a></li>
+            </ul>
+            </section>
+            </nav>
+            <main>
+            <p class="doc-id"><code>arch.storage</code> · design · <span class="source">docs/arch/storage.md</span></p>
+            <nav class="toc"><h2>Contents</h2>
+            <ul><li><a href="#storage">Storage</a><ul><li><a href="#interfaces">Interfaces</a></li>
+            <li><a href="#implementations">Implementations</a><ul><li><a href="#memory">Memory</a></li>
+            <li><a href="#cache">Cache</a></li></ul></li></ul></li></ul>
+            </nav>
+            <article class="document">
+            <h1 id="storage">Storage</h1>
+            <p>Products are stored behind the <span class="go-symbol" title="go:example.com/shop/storage::Repository"><code>Repository</code> <small class="place">storage/storage.go:24</small></span>
+            interface. The order service in <a href="service.html" rel="noopener noreferrer">arch.service</a> only ever talks to that interface.</p>
+            <h2 id="interfaces">Interfaces</h2>
+            <p><code>Repository</code> embeds <code>Reader</code> and <code>Writer</code> and adds <code>List</code>. See
+            <span class="go-symbol" title="go:example.com/shop/storage::Reader">go:example.com/shop/storage::Reader <small class="place">storage/storage.go:14</small></span> for the read side.</p>
+            <h2 id="implementations">Implementations</h2>
+            <h3 id="memory">Memory</h3>
+            <p>The in-memory store uses pointer receivers throughout; why is recorded in
+            <a href="../decisions/pointer-receivers.html#decision" rel="noopener noreferrer">the receiver decision</a>.</p>
+            <h3 id="cache">Cache</h3>
+            <p><code>cache.Snapshot</code> is a read-only copy with value receivers. It satisfies <code>Reader</code>, not
+            <code>Repository</code>. Terms are defined in the <span class="out-of-view" title="glossary is not in this view">glossary</span>.</p>
+            </article>
+            </main>
+            <aside class="graph">
+            <section class="fields"><h2>Fields</h2>
+            <dl>
+            <dt>authority</dt><dd>normative</dd>
+            <dt>family</dt><dd>architecture</dd>
+            <dt>kind</dt><dd>design</dd>
+            <dt>status</dt><dd>accepted</dd>
+            <dt>tags</dt><dd>storage, interfaces</dd>
+            </dl></section>
+            <section class="relations"><h2>Relations</h2>
+            <h3 class="category">implementation</h3>
+            <dl>
+            <dt>implemented_by</dt><dd><code class="go-symbol" title="go:example.com/shop/storage/memory::Repo">Repo</code> <small class="place">storage/memory/memory.go:14</small></dd>
+            </dl>
+            <h3 class="category">evidence</h3>
+            <dl>
+            <dt>documents</dt><dd><code class="go-symbol" title="go:example.com/shop/storage::Reader">Reader</code> <small class="place">storage/storage.go:14</small></dd><dd><code class="go-symbol" title="go:example.com/shop/storage::Repository">Repository</code> <small class="place">storage/storage.go:24</small></dd>
+            <dt>governs</dt><dd><code class="go-symbol" title="go:example.com/shop/storage::Repository">Repository</code> <small class="place">storage/storage.go:24</small></dd>
+            </dl>
+            <h3 class="category">context</h3>
+            <dl>
+            <dt>relates_to</dt><dd><a href="service.html" title="arch.service">Order service</a></dd><dd><a href="../decisions/pointer-receivers.html#decision" title="decision.pointer-receivers#decision">Decision</a></dd><dd><span class="out-of-view" title="glossary is not in this view">Glossary</span></dd>
+            </dl>
+            </section>
+            <section class="referenced-by"><h2>Referenced by</h2>
+            <h3 class="category">dependency</h3>
+            <dl>
+            <dt>depends_on</dt><dd><a href="service.html" title="arch.service">Order service</a></dd>
+            </dl>
+            <h3 class="category">context</h3>
+            <dl>
+            <dt>relates_to</dt><dd><a href="service.html#order-service" title="arch.service#order-service">Order service</a></dd><dd><a href="../decisions/pointer-receivers.html#context" title="decision.pointer-receivers#context">Context</a></dd><dd><a href="../decisions/pointer-receivers.html#decision" title="decision.pointer-receivers#decision">Decision</a></dd><dd><span class="out-of-view" title="glossary is not in this view">Glossary</span></dd><dd><span class="out-of-view" title="guide.getting-started is not in this view">Getting started</span></dd>
+            </dl>
+            </section>
+            <section class="backlinks"><h2>Backlinks</h2>
+            <ul>
+            <li><a href="service.html" title="arch.service">Order service</a></li>
+            <li><a href="../decisions/pointer-receivers.html" title="decision.pointer-receivers">Pointer receivers for stores</a></li>
+            <li><span class="out-of-view" title="glossary is not in this view">Glossary</span></li>
+            <li><span class="out-of-view" title="guide.getting-started is not in this view">Getting started</span></li>
+            </ul></section>
+            <section class="claims"><h2>Claims</h2>
+            <ul>
+            <li class="claim not-evaluated"><code>symbol_exists</code> <code>example.com/shop/storage/memory::(*Repo).Get</code>: <strong>not evaluated</strong> <small>(no `docforge validate` outcome is recorded for these sources)</small></li>
+            <li class="claim not-evaluated"><code>type_implements</code> <code>example.com/shop/cache::Snapshot</code> <code>example.com/shop/storage::Reader</code>: <strong>not evaluated</strong> <small>(no `docforge validate` outcome is recorded for these sources)</small></li>
+            <li class="claim not-evaluated"><code>type_implements</code> <code>example.com/shop/cache::Snapshot</code> <code>example.com/shop/storage::Repository</code>: <strong>not evaluated</strong> <small>(no `docforge validate` outcome is recorded for these sources)</small></li>
+            </ul></section>
+            </aside>
+            </div>
+            </body>
+            </html>
+        "##]],
     );
 }
 
@@ -189,36 +190,37 @@ fn the_site_index_whole() {
     check(
         page(&site, "index.html"),
         expect![[r#"
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'">
-        <meta name="generator" content="docforge html-site@1 architecture">
-        <title>shop · architecture</title>
-        <link rel="stylesheet" href="assets/docforge.css">
-        </head>
-        <body>
-        <header class="site"><a href="index.html">shop · architecture</a></header>
-        <main class="index">
-        <h1>architecture</h1>
-        <p>4 documents.</p>
-        <h2>architecture</h2>
-        <h3>decision</h3>
-        <ul>
-        <li><a href="docs/decisions/pointer-receivers.html">Pointer receivers for stores</a> <small>accepted</small></li>
-        <li><a href="docs/decisions/value-receivers.html">Value receivers everywhere</a> <small>superseded</small></li>
-        </ul>
-        <h3>design</h3>
-        <ul>
-        <li><a href="docs/arch/service.html">Order service</a> <small>accepted</small></li>
-        <li><a href="docs/arch/storage.html">Storage</a> <small>accepted</small></li>
-        </ul>
-        </main>
-        </body>
-        </html>
-    "#]],
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'">
+            <meta name="generator" content="docforge html-site@1 architecture">
+            <title>shop · architecture</title>
+            <link rel="icon" href="data:,">
+            <link rel="stylesheet" href="assets/docforge.css">
+            </head>
+            <body>
+            <header class="site"><a href="index.html">shop · architecture</a></header>
+            <main class="index">
+            <h1>architecture</h1>
+            <p>4 documents.</p>
+            <h2>architecture</h2>
+            <h3>decision</h3>
+            <ul>
+            <li><a href="docs/decisions/pointer-receivers.html">Pointer receivers for stores</a> <small>accepted</small></li>
+            <li><a href="docs/decisions/value-receivers.html">Value receivers everywhere</a> <small>superseded</small></li>
+            </ul>
+            <h3>design</h3>
+            <ul>
+            <li><a href="docs/arch/service.html">Order service</a> <small>accepted</small></li>
+            <li><a href="docs/arch/storage.html">Storage</a> <small>accepted</small></li>
+            </ul>
+            </main>
+            </body>
+            </html>
+        "#]],
     );
 }
 
@@ -238,6 +240,7 @@ fn a_single_page_whole() {
             <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'">
             <meta name="generator" content="docforge html-page@1 pages">
             <title>Getting started · pages</title>
+            <link rel="icon" href="data:,">
             <link rel="stylesheet" href="../../assets/docforge.css">
             </head>
             <body>
@@ -309,55 +312,56 @@ fn a_single_page_whole() {
     check(
         page(&pages, "docs/glossary.toml.html"),
         expect![[r#"
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'">
-        <meta name="generator" content="docforge html-page@1 pages">
-        <title>Glossary · pages</title>
-        <link rel="stylesheet" href="../assets/docforge.css">
-        </head>
-        <body>
-        <div class="layout single">
-        <main>
-        <p class="doc-id"><code>glossary</code> · glossary · <span class="source">docs/glossary.toml</span></p>
-        <article class="document">
-        <p>Repository: the full product store interface (Reader + Writer + List).
-        Snapshot: a read-only, value-receiver copy of some products.
-        Hook: a func(catalog.Order) error run after an order is placed.</p>
-        </article>
-        </main>
-        <aside class="graph">
-        <section class="fields"><h2>Fields</h2>
-        <dl>
-        <dt>family</dt><dd>reference</dd>
-        <dt>kind</dt><dd>glossary</dd>
-        <dt>tags</dt><dd>terms</dd>
-        </dl></section>
-        <section class="relations"><h2>Relations</h2>
-        <h3 class="category">context</h3>
-        <dl>
-        <dt>relates_to</dt><dd><a href="arch/storage.html" title="arch.storage">Storage</a></dd>
-        </dl>
-        </section>
-        <section class="referenced-by"><h2>Referenced by</h2>
-        <h3 class="category">context</h3>
-        <dl>
-        <dt>relates_to</dt><dd><a href="arch/storage.html#cache" title="arch.storage#cache">Cache</a></dd><dd><a href="notes.html#notes" title="docs/notes#notes">Notes</a></dd>
-        </dl>
-        </section>
-        <section class="backlinks"><h2>Backlinks</h2>
-        <ul>
-        <li><a href="arch/storage.html" title="arch.storage">Storage</a></li>
-        <li><a href="notes.html" title="docs/notes">Notes</a></li>
-        </ul></section>
-        </aside>
-        </div>
-        </body>
-        </html>
-    "#]],
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'">
+            <meta name="generator" content="docforge html-page@1 pages">
+            <title>Glossary · pages</title>
+            <link rel="icon" href="data:,">
+            <link rel="stylesheet" href="../assets/docforge.css">
+            </head>
+            <body>
+            <div class="layout single">
+            <main>
+            <p class="doc-id"><code>glossary</code> · glossary · <span class="source">docs/glossary.toml</span></p>
+            <article class="document">
+            <p>Repository: the full product store interface (Reader + Writer + List).
+            Snapshot: a read-only, value-receiver copy of some products.
+            Hook: a func(catalog.Order) error run after an order is placed.</p>
+            </article>
+            </main>
+            <aside class="graph">
+            <section class="fields"><h2>Fields</h2>
+            <dl>
+            <dt>family</dt><dd>reference</dd>
+            <dt>kind</dt><dd>glossary</dd>
+            <dt>tags</dt><dd>terms</dd>
+            </dl></section>
+            <section class="relations"><h2>Relations</h2>
+            <h3 class="category">context</h3>
+            <dl>
+            <dt>relates_to</dt><dd><a href="arch/storage.html" title="arch.storage">Storage</a></dd>
+            </dl>
+            </section>
+            <section class="referenced-by"><h2>Referenced by</h2>
+            <h3 class="category">context</h3>
+            <dl>
+            <dt>relates_to</dt><dd><a href="arch/storage.html#cache" title="arch.storage#cache">Cache</a></dd><dd><a href="notes.html#notes" title="docs/notes#notes">Notes</a></dd>
+            </dl>
+            </section>
+            <section class="backlinks"><h2>Backlinks</h2>
+            <ul>
+            <li><a href="arch/storage.html" title="arch.storage">Storage</a></li>
+            <li><a href="notes.html" title="docs/notes">Notes</a></li>
+            </ul></section>
+            </aside>
+            </div>
+            </body>
+            </html>
+        "#]],
     );
 }
 
