@@ -3,9 +3,13 @@
 //!
 //! Each phase that reports peak RSS runs in its own child process (`--phase NAME`), so the
 //! figures do not mix. Prints a Markdown table and one JSON line per phase.
+//!
+//! `--phase render [DIR]` measures rendering a view instead, on the Markdown found on the
+//! machine (see `render.rs`).
 
 mod mcp;
 mod precise;
+mod render;
 mod validate;
 
 use docforge_db::{AnalysisHost, AstPolicy};
@@ -25,7 +29,7 @@ fn main() {
     docforge_syntax::alloc::use_for_tree_sitter();
     let args: Vec<String> = std::env::args().collect();
     const USAGE: &str = "usage: docforge-bench [CORPUS] | docforge-bench --phase \
-        cold|floor|engine|edits|precise|validate|mcp CORPUS";
+        cold|floor|engine|edits|precise|validate|mcp CORPUS | docforge-bench --phase render [DIR]";
     let usage = |why: &str| -> ! {
         eprintln!("docforge-bench: {why}\n{USAGE}");
         std::process::exit(2)
@@ -35,6 +39,16 @@ fn main() {
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--phase") {
+        if args.get(i + 1).is_some_and(|p| p == "render") {
+            // The Markdown under DIR is added to what the machine's package caches hold.
+            let extra = match (args.get(i + 2), args.get(i + 3)) {
+                (Some(d), None) if !Path::new(d).is_dir() => usage(&format!("{d} is not a directory")),
+                (extra, None) => extra.map(Path::new),
+                _ => usage("--phase render takes at most one directory"),
+            };
+            println!("{}", render::render(extra));
+            return;
+        }
         let (Some(phase), Some(corpus), None) = (args.get(i + 1), args.get(i + 2), args.get(i + 3)) else {
             usage("--phase takes a phase name and a corpus directory")
         };
