@@ -11,9 +11,9 @@ use docforge_project::{Project, View};
 use docforge_workspace::receipts::read_verified;
 use docforge_workspace::ReceiptState;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The state of one view's published output.
 #[derive(Clone, Debug)]
@@ -36,12 +36,22 @@ fn verdict(
 }
 
 /// Every component below `root` must be a real directory and the last a regular file.
-/// `Err(state, why)` when it is not (`missing` or `unsafe`).
-fn stat_confined(root: &Path, rel: &str) -> Result<std::fs::Metadata, (ReceiptState, String)> {
+/// `Err(state, why)` when it is not (`missing` or `unsafe`). `dirs` holds the directories
+/// already found to be real ones by this status (each is inspected once, not once per file
+/// below it).
+fn stat_confined(
+    root: &Path,
+    rel: &str,
+    dirs: &mut HashSet<PathBuf>,
+) -> Result<std::fs::Metadata, (ReceiptState, String)> {
     let mut at = root.to_path_buf();
     let parts: Vec<&str> = rel.split('/').collect();
     for (i, part) in parts.iter().enumerate() {
         at.push(part);
+        let last = i + 1 == parts.len();
+        if !last && dirs.contains(&at) {
+            continue;
+        }
         let m = match std::fs::symlink_metadata(&at) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -49,7 +59,6 @@ fn stat_confined(root: &Path, rel: &str) -> Result<std::fs::Metadata, (ReceiptSt
             }
             Err(e) => return Err((ReceiptState::Unverified, format!("{rel} cannot be inspected: {e}"))),
         };
-        let last = i + 1 == parts.len();
         if m.file_type().is_symlink() {
             return Err((ReceiptState::Unsafe, format!("{} is a symlink", parts[..=i].join("/"))));
         }
@@ -62,6 +71,7 @@ fn stat_confined(root: &Path, rel: &str) -> Result<std::fs::Metadata, (ReceiptSt
         if last {
             return Ok(m);
         }
+        dirs.insert(at.clone());
     }
     Err((ReceiptState::Missing, format!("{rel} does not exist")))
 }
@@ -136,9 +146,10 @@ pub fn status(project: &Project, view: &View) -> ViewStatus {
             Some(receipt),
         );
     }
+    let mut dirs = HashSet::new();
     for out in &receipt.outputs {
         let rel = format!("{}/{}", view.output_dir(), out.path);
-        match stat_confined(&project.root, &rel) {
+        match stat_confined(&project.root, &rel, &mut dirs) {
             Err((state, why)) => return verdict(view, state, why, Some(receipt)),
             Ok(m) => {
                 if m.len() != out.size || mtime_ns(&m) != out.mtime_ns || (m.dev(), m.ino()) != out.file {
@@ -153,7 +164,7 @@ pub fn status(project: &Project, view: &View) -> ViewStatus {
         return verdict(view, Stale, why, Some(receipt));
     }
     for input in &receipt.inputs {
-        match stat_confined(&project.root, &input.path) {
+        match stat_confined(&project.root, &input.path, &mut dirs) {
             // An input recorded as absent (no claim outcomes were recorded) is still absent.
             Err((Missing, _)) if input.sha256.is_empty() => {}
             Ok(m) if !input.sha256.is_empty() && m.len() == input.size && mtime_ns(&m) == input.mtime_ns => {}
@@ -211,12 +222,13 @@ pub fn deep_status(
         rendered.files.iter().map(|(p, b)| (p.clone(), hex::encode(Sha256::digest(b)))).collect();
     let output = view.output_dir();
     let mut differing = Vec::new();
+    let mut dirs = HashSet::new();
     // Every file the receipt or the render names, and whatever else is on disk there.
     let named: BTreeSet<&str> = receipt.keys().chain(now.keys()).map(String::as_str).collect();
     let extra = foreign_outputs(root, &output, &named);
     let paths: BTreeSet<&String> = receipt.keys().chain(now.keys()).chain(&extra).collect();
     for p in paths {
-        let disk = stat_confined(root, &format!("{output}/{p}"))
+        let disk = stat_confined(root, &format!("{output}/{p}"), &mut dirs)
             .ok()
             .and_then(|_| std::fs::read(root.join(&output).join(p)).ok())
             .map(|b| hex::encode(Sha256::digest(b)));
