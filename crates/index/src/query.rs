@@ -104,9 +104,9 @@ impl Index {
     pub fn stats(&self) -> Result<Stats, IndexError> {
         let path = &self.path;
         // A deferred read transaction pins one snapshot across all the counts.
-        self.conn.execute_batch("BEGIN DEFERRED").ctx(path)?;
+        self.conn.prepare_cached("BEGIN DEFERRED").and_then(|mut s| s.execute([])).ctx(path)?;
         let result = self.stats_in_snapshot();
-        self.conn.execute_batch("COMMIT").ctx(path)?;
+        self.conn.prepare_cached("COMMIT").and_then(|mut s| s.execute([])).ctx(path)?;
         result
     }
 
@@ -166,9 +166,9 @@ impl Index {
     /// with its outgoing and incoming edges and its diagnostics.
     pub fn node(&self, id: &str) -> Result<Option<NodeRecord>, IndexError> {
         let path = &self.path;
-        self.conn.execute_batch("BEGIN DEFERRED").ctx(path)?;
+        self.conn.prepare_cached("BEGIN DEFERRED").and_then(|mut s| s.execute([])).ctx(path)?;
         let result = self.node_in_snapshot(id);
-        self.conn.execute_batch("COMMIT").ctx(path)?;
+        self.conn.prepare_cached("COMMIT").and_then(|mut s| s.execute([])).ctx(path)?;
         result
     }
 

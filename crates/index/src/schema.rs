@@ -117,6 +117,10 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(
 /// Connection settings shared by writers and readers.
 pub(crate) fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<(), IndexError> {
     conn.busy_timeout(std::time::Duration::from_secs(10)).ctx(path)?;
+    // A cached statement keeps its plan when new values are bound (the bundled SQLite would
+    // otherwise prepare a statement again for each new binding its statistics could plan
+    // differently: most of the cost of reading many nodes one by one).
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).ctx(path)?;
     if writable {
         conn.pragma_update(None, "synchronous", "NORMAL").ctx(path)?;
     }
