@@ -31,11 +31,25 @@ pub use facts::{
     SECTION_KIND, TOML_NODE_KIND,
 };
 pub use index::{DocIndex, DocIndexEntry, Resolution};
-pub use markdown::{parse_markdown_bytes, parse_markdown_document};
+pub use markdown::{front_matter_claims, parse_markdown_bytes, parse_markdown_document};
 pub use project::{document_fragment, project};
 pub use slug::{slugify, Slugger};
 pub use spans::{content_sha256, span_matches};
 pub use toml_node::{parse_toml_node, parse_toml_node_bytes};
+
+/// What a link destination written in the document at `doc_path` names: a document path
+/// (resolved against the document's directory) with its fragment, a `go:` node, or nothing
+/// the engine follows (`None`: external URLs, files that are no documents). As the parser
+/// classifies inline, reference and autolink destinations.
+pub fn link_target(destination: &str, doc_path: &str) -> Option<LinkTarget> {
+    links::classify_destination(destination, doc_path)
+}
+
+/// The explicit `{#id}` ending a heading's text (`## Setup {#install}` → `install`): a name a
+/// link fragment may use for the section, as the parser reads it.
+pub fn heading_id(title: &str) -> Option<&str> {
+    anchors::heading_id(title)
+}
 
 /// The ID a file gets when it declares none: its project-relative path without extension
 /// (`docs/arch/auth.md` → `docs/arch/auth`).

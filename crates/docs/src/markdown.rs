@@ -35,6 +35,22 @@ pub fn parse_markdown_bytes(path: &str, bytes: &[u8]) -> DocFacts {
     parse(path, &Decoded::bytes(bytes))
 }
 
+/// The `[[claims]]` of a Markdown document's front matter, as [`parse_markdown_bytes`] reads
+/// them, without parsing the body (no Markdown parse: for readers that have the rest of the
+/// document's facts from the index).
+pub fn front_matter_claims(path: &str, bytes: &[u8]) -> Vec<crate::Claim> {
+    let decoded = Decoded::bytes(bytes);
+    let text: &str = &decoded.text;
+    let lines = LineIndex::new(path, text);
+    match front_matter::find(text, &lines) {
+        Ok(Some(f)) => {
+            let toml = &text[f.content_start..f.content_end];
+            front_matter::parse_header(toml, f.content_start, &lines, HeaderKind::FrontMatter).claims
+        }
+        _ => Vec::new(),
+    }
+}
+
 fn parse(path: &str, decoded: &Decoded<'_>) -> DocFacts {
     let text: &str = &decoded.text;
     let lines = LineIndex::new(path, text);

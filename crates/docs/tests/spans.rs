@@ -522,3 +522,25 @@ fn every_combination_of_tricky_lines_keeps_the_span_rules() {
     }
     assert_eq!(files, pieces.len().pow(3));
 }
+
+/// The front matter's claims alone are the claims of the whole parse.
+#[test]
+fn front_matter_claims_are_the_parses_claims() {
+    let cases: &[&[u8]] = &[
+        b"+++\nid = \"a\"\n[[claims]]\npredicate = \"symbol_exists\"\nsubject = \"m::T\"\n+++\n# A\n",
+        b"\xef\xbb\xbf+++\r\n[[claims]]\r\npredicate = \"type_implements\"\r\nsubject = \"m::T\"\r\nobject = \"m::I\"\r\nbogus = 1\r\n+++\r\n# A\r\n",
+        b"# No front matter\n\n[[claims]]\n",
+        b"+++\nnot toml = = \n+++\n",
+        b"+++\n[[claims]]\npredicate = \"symbol_exists\"\nsubject = \"m::\xff\"\n+++\n",
+    ];
+    for bytes in cases {
+        let whole = docforge_docs::parse_markdown_bytes("docs/a.md", bytes).claims;
+        assert_eq!(
+            docforge_docs::front_matter_claims("docs/a.md", bytes),
+            whole,
+            "{:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    assert_eq!(docforge_docs::parse_markdown_bytes("docs/a.md", cases[0]).claims.len(), 1);
+}

@@ -12,6 +12,7 @@ pub mod claims;
 mod graph;
 pub mod html;
 mod markdown;
+mod outline;
 mod page;
 mod publish;
 pub mod receipt;
@@ -21,7 +22,7 @@ mod status;
 pub mod view;
 
 pub use claims::{Claims, Outcome};
-pub use markdown::{body_html, Body, LinkTo};
+pub use markdown::{body_html, Body, LinkKind, LinkTo};
 pub use publish::{publish, publish_failing_after, Published, OUTPUT_MARKER};
 pub use receipt::{receipt_path, RenderReceipt, RENDERER_VERSION};
 pub use render::{render_view, Rendered, SourceRead};

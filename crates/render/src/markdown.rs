@@ -32,8 +32,20 @@ pub struct Body<'a> {
     pub slugs: &'a HashMap<usize, String>,
 }
 
-/// `resolve(offset in the file where the link or image starts, url)` for each link and image.
-pub type Resolver<'r> = dyn Fn(usize, &str) -> LinkTo + 'r;
+/// What kind of link a [`Resolver`] is asked about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkKind {
+    /// `[text](destination)`, a reference link or an autolink.
+    Link,
+    /// `[[id]]` (its URL is the ID, with an optional `#fragment`).
+    Wiki,
+    /// `![alt](source)`.
+    Image,
+}
+
+/// `resolve(offset in the file where the link or image starts, url, kind)` for each link and
+/// image, in document order.
+pub type Resolver<'r> = dyn FnMut(usize, &str, LinkKind) -> LinkTo + 'r;
 
 /// Where each line of `text` starts as the Markdown parser counts lines: after LF, CRLF and a
 /// lone CR.
@@ -110,16 +122,20 @@ fn wrap<'a>(arena: &'a Arena<'a>, node: &'a AstNode<'a>, open: String, close: St
     node.detach();
 }
 
-/// What DocForge writes into a document's HTML is marked with a string the document cannot
-/// contain (it is derived from a hash of the text), so the sanitiser tells it from the
-/// document's own raw HTML; the mark is removed there.
+/// What DocForge writes into a document's HTML is marked with a string the document does not
+/// contain, so the sanitiser tells it from the document's own raw HTML; the mark is removed
+/// there. The first of a fixed sequence of candidates the text does not contain: the same
+/// text always gets the same mark (pages are deterministic), and looking for it costs a
+/// substring search, not a hash of the text.
 fn mark(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    format!("docforge{}", &hex::encode(Sha256::digest(text.as_bytes()))[..32])
+    (0u64..)
+        .map(|n| format!("docforge{:016x}", n.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5f0d_c0de_d0c5_f0e9))
+        .find(|candidate| !text.contains(candidate.as_str()))
+        .expect("some candidate is absent from a finite text")
 }
 
 /// The sanitised HTML of `body`, its links and images rewritten by `resolve`.
-pub fn body_html(body: &Body<'_>, resolve: &Resolver<'_>) -> String {
+pub fn body_html(body: &Body<'_>, resolve: &mut Resolver<'_>) -> String {
     let arena = Arena::new();
     let options = options();
     let text = &body.file[body.start..];
@@ -145,17 +161,18 @@ pub fn body_html(body: &Body<'_>, resolve: &Resolver<'_>) -> String {
         })
         .collect();
     for node in links {
-        let (offset, url, image) = {
+        let (offset, url, kind) = {
             let ast = node.data.borrow();
             let offset = at(ast.sourcepos.start);
             match &ast.value {
-                NodeValue::Link(l) => (offset, l.url.clone(), false),
-                NodeValue::Image(l) => (offset, l.url.clone(), true),
-                NodeValue::WikiLink(w) => (offset, w.url.clone(), false),
+                NodeValue::Link(l) => (offset, l.url.clone(), LinkKind::Link),
+                NodeValue::Image(l) => (offset, l.url.clone(), LinkKind::Image),
+                NodeValue::WikiLink(w) => (offset, w.url.clone(), LinkKind::Wiki),
                 _ => unreachable!("filtered"),
             }
         };
-        match resolve(offset, &url) {
+        let image = kind == LinkKind::Image;
+        match resolve(offset, &url, kind) {
             LinkTo::Href(href) => {
                 // A relative URL is DocForge's (a page of the view): marked, so the sanitiser
                 // keeps it.

@@ -4,10 +4,11 @@
 
 use crate::graph::{grouped, DocGraph, Nodes};
 use crate::html::{esc, fragment, relative};
-use crate::markdown::{body_html, Body, LinkTo};
+use crate::markdown::{body_html, Body, LinkKind, LinkTo};
+use crate::outline::Outline;
 use crate::view::Doc;
 use crate::{Claims, RenderError};
-use docforge_docs::{DocFacts, LinkTarget};
+use docforge_docs::LinkTarget;
 use docforge_index::Index;
 use docforge_project::Renderer;
 use std::collections::{BTreeMap, HashMap};
@@ -24,6 +25,15 @@ pub struct Site<'a> {
     pub nav: Vec<(String, String, Vec<&'a Doc>)>,
     /// Every document as the engine resolves links against them.
     pub documents: docforge_docs::DocIndex,
+    /// The navigation's pieces for pages of one directory (its links are relative to it):
+    /// made once per directory, not once per page.
+    pub nav_cache: std::cell::RefCell<HashMap<String, std::rc::Rc<Vec<NavPiece>>>>,
+}
+
+/// A piece of the site navigation: markup, or one document's item (`<li>…</li>`).
+pub enum NavPiece {
+    Markup(String),
+    Item { id: String, li: String },
 }
 
 pub const CSS_PATH: &str = "assets/docforge.css";
@@ -81,7 +91,7 @@ fn place_of(l: &docforge_model::Location) -> String {
     }
 }
 
-/// The page of `doc` from its source bytes, its facts and its graph.
+/// The page of `doc` from its source bytes, its outline and its graph.
 #[allow(clippy::too_many_arguments)]
 pub fn page(
     site: &Site<'_>,
@@ -89,11 +99,11 @@ pub fn page(
     nodes: &mut Nodes,
     doc: &Doc,
     bytes: &[u8],
-    facts: &DocFacts,
+    outline: &Outline,
     graph: &DocGraph,
     claims: &Claims,
 ) -> Result<String, RenderError> {
-    let content = content_html(site, index, nodes, doc, bytes, facts, graph)?;
+    let content = content_html(site, index, nodes, doc, bytes, outline, graph)?;
     let mut h = String::with_capacity(content.len() + 8192);
     let css = relative(&doc.page, CSS_PATH);
     let _ = write!(
@@ -131,13 +141,13 @@ pub fn page(
         esc(doc.kind()),
         esc(&doc.path)
     );
-    if site_mode || !facts.sections.is_empty() {
-        h.push_str(&toc_html(facts));
+    if site_mode || !outline.sections.is_empty() {
+        h.push_str(&toc_html(outline));
     }
     h.push_str("<article class=\"document\">\n");
     h.push_str(&content);
     h.push_str("</article>\n</main>\n");
-    h.push_str(&panel_html(site, index, nodes, doc, facts, graph, claims)?);
+    h.push_str(&panel_html(site, index, nodes, doc, outline, graph, claims)?);
     h.push_str("</div>\n</body>\n</html>\n");
     Ok(h)
 }
@@ -149,25 +159,23 @@ fn content_html(
     nodes: &mut Nodes,
     doc: &Doc,
     bytes: &[u8],
-    facts: &DocFacts,
+    outline: &Outline,
     graph: &DocGraph,
 ) -> Result<String, RenderError> {
     // The engine's positions: offsets into the file read as text, lines ended by LF only.
-    let (file, start, slugs) = match doc.node_kind.as_str() {
-        docforge_docs::TOML_NODE_KIND => {
-            (std::borrow::Cow::Borrowed(facts.node.text.as_str()), 0, HashMap::new())
-        }
-        _ => {
+    let (file, start, slugs) = match &outline.toml_text {
+        Some(text) => (std::borrow::Cow::Borrowed(text.as_str()), 0, HashMap::new()),
+        None => {
             let file = String::from_utf8_lossy(bytes);
             let text_offset = |byte: usize| match &file {
                 std::borrow::Cow::Borrowed(_) => byte,
                 std::borrow::Cow::Owned(_) => String::from_utf8_lossy(&bytes[..byte.min(bytes.len())]).len(),
             };
-            let start = facts.span.as_ref().and_then(|s| s.body).map_or(0, |b| text_offset(b.start));
-            let slugs: HashMap<usize, String> = facts
+            let start = outline.body.map_or(0, |b| text_offset(b.start));
+            let slugs: HashMap<usize, String> = outline
                 .sections
                 .iter()
-                .filter_map(|s| s.span.heading.map(|h| (text_offset(h.start), s.slug.clone())))
+                .filter_map(|s| s.heading_start.map(|h| (text_offset(h), s.slug.clone())))
                 .collect();
             (file, start, slugs)
         }
@@ -186,79 +194,77 @@ fn content_html(
         .filter(|d| LINK_PROBLEMS.contains(&d.code.as_str()))
         .filter_map(|d| d.location.as_ref().map(|l| ((l.line, l.column), d.message.as_str())))
         .collect();
-    let links: HashMap<(u32, u32), &docforge_docs::Link> =
-        facts.links.iter().map(|l| ((l.location.line, l.location.column), l)).collect();
-    // Targets are looked up before rendering (the resolver cannot return errors).
-    let mut resolved: HashMap<(u32, u32), LinkTo> = HashMap::new();
-    for (place, link) in &links {
-        let target = match (edges.get(place), problems.get(place)) {
-            (Some(e), _) => Some(e.other.clone()),
-            (None, Some(_)) => None,
-            // Neither an edge nor a problem here: the engine records one edge per section and
-            // target, so this link leads where an earlier one of its section does — or it
-            // names a file that is no document.
-            (None, None) => match target_of(&site.documents, link) {
-                Target::Node(id) => Some(id),
-                Target::NotADocument => {
-                    let note = format!("{} is not published by this view", link.destination);
-                    resolved.insert(*place, LinkTo::Inert { class: "unpublished", note });
-                    continue;
-                }
-                Target::Unknown => None,
+    // Each link is resolved where the text has it: by the engine's edge at its place, a
+    // problem the engine reported there, or — a later link of a section to a target an
+    // earlier one names (the engine records one edge per section and target) — as the engine
+    // resolves its destination. An index error stops the page.
+    let mut failed: Option<RenderError> = None;
+    let mut resolve = |offset: usize, url: &str, kind: LinkKind| -> LinkTo {
+        let place = place_at(offset);
+        let target = match (kind, edges.get(&place), problems.get(&place)) {
+            (LinkKind::Image, _, _) => return plain(url),
+            (_, Some(e), _) => Some(e.other.clone()),
+            (_, None, Some(message)) => {
+                return LinkTo::Inert { class: "broken-link", note: message.to_string() };
+            }
+            (LinkKind::Wiki, None, None) => {
+                let (id, fragment) =
+                    url.split_once('#').map_or((url, None), |(i, f)| (i, Some(f.to_string())));
+                let link = LinkTarget::Id { id: id.to_string(), fragment };
+                target_of(&site.documents, &link)
+            }
+            (LinkKind::Link, None, None) => match docforge_docs::link_target(url, &doc.path) {
+                Some(link) => target_of(&site.documents, &link),
+                None => return plain(url),
             },
         };
-        let to = match target {
-            Some(id) if id.starts_with("go:") => {
-                let node = nodes.get(index, &id)?;
-                LinkTo::Go { place: node.and_then(|n| n.location.as_ref()).map(place_of), id }
-            }
+        match target {
+            Some(id) if id.starts_with("go:") => match nodes.get(index, &id) {
+                Ok(node) => LinkTo::Go { place: node.and_then(|n| n.location.as_ref()).map(place_of), id },
+                Err(e) => {
+                    failed.get_or_insert(e.into());
+                    LinkTo::Inert { class: "broken-link", note: id }
+                }
+            },
             Some(id) => match site.href_to(doc, &id) {
                 Some(href) => LinkTo::Href(href),
                 None => LinkTo::Inert { class: "out-of-view", note: format!("{id} is not in this view") },
             },
-            None => LinkTo::Inert {
-                class: "broken-link",
-                note: match problems.get(place) {
-                    Some(message) => message.to_string(),
-                    None => format!("broken link: {}", link.destination),
-                },
-            },
-        };
-        resolved.insert(*place, to);
-    }
-    let resolve = |offset: usize, url: &str| -> LinkTo {
-        if let Some(to) = resolved.get(&place_at(offset)) {
-            return to.clone();
+            None => {
+                LinkTo::Inert { class: "unpublished", note: format!("{url} is not published by this view") }
+            }
         }
-        let lower = url.to_ascii_lowercase();
-        if ["http://", "https://", "mailto:"].iter().any(|s| lower.starts_with(s)) {
-            return LinkTo::Href(url.to_string());
-        }
-        if let Some(frag) = url.strip_prefix('#') {
-            return LinkTo::Href(format!("#{frag}"));
-        }
-        LinkTo::Inert { class: "unpublished", note: format!("{url} is not published by this view") }
     };
-    Ok(body_html(&Body { file: &file, start, slugs: &slugs }, &resolve))
+    let html = body_html(&Body { file: &file, start, slugs: &slugs }, &mut resolve);
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(html),
+    }
+}
+
+/// A link or image the graph knows nothing of: external URLs stay, a `#fragment` stays on the
+/// page, anything else names a file the view does not publish.
+fn plain(url: &str) -> LinkTo {
+    let lower = url.to_ascii_lowercase();
+    if ["http://", "https://", "mailto:"].iter().any(|s| lower.starts_with(s)) {
+        return LinkTo::Href(url.to_string());
+    }
+    if let Some(frag) = url.strip_prefix('#') {
+        return LinkTo::Href(format!("#{frag}"));
+    }
+    LinkTo::Inert { class: "unpublished", note: format!("{url} is not published by this view") }
 }
 
 /// The diagnostics the engine gives a link it could not resolve (at the link's place).
 const LINK_PROBLEMS: [&str; 3] = ["broken_link", "ambiguous_link", "unknown_go_target"];
 
-/// Where a link without an edge of its own leads.
-enum Target {
-    Node(String),
-    NotADocument,
-    Unknown,
-}
-
 /// The node `link` names, resolved as the engine resolves it (for a link the engine found
-/// without recording an edge at its place). A fragment the documents outside the view do not
-/// show (their HTML anchors are not read) names the document.
-fn target_of(documents: &docforge_docs::DocIndex, link: &docforge_docs::Link) -> Target {
+/// without recording an edge at its place): `None` for a path that is no document. A
+/// fragment that names no slug names the document.
+fn target_of(documents: &docforge_docs::DocIndex, link: &LinkTarget) -> Option<String> {
     use docforge_docs::Resolution;
-    let (resolution, document) = match &link.target {
-        LinkTarget::Go(id) => return Target::Node(id.clone()),
+    let (resolution, document) = match link {
+        LinkTarget::Go(id) => return Some(id.clone()),
         LinkTarget::Path { path, fragment } => (
             documents.resolve_path(path, fragment.as_deref()),
             documents.id_of_path(path).map(str::to_string),
@@ -266,53 +272,74 @@ fn target_of(documents: &docforge_docs::DocIndex, link: &docforge_docs::Link) ->
         LinkTarget::Id { id, fragment } => (documents.resolve_id(id, fragment.as_deref()), Some(id.clone())),
     };
     match (resolution, document) {
-        (Resolution::Found(id), _) => Target::Node(id),
-        (Resolution::NotADocument, _) => Target::NotADocument,
-        (_, Some(document)) => Target::Node(document),
-        (_, None) => Target::Unknown,
+        (Resolution::Found(id), _) => Some(id),
+        (Resolution::NotADocument, _) => None,
+        (_, document) => document,
     }
 }
 
 fn nav_html(site: &Site<'_>, current: &Doc) -> String {
-    let mut h = String::from("<nav class=\"site-nav\">\n");
-    let mut family: Option<&str> = None;
-    for (fam, kind, docs) in &site.nav {
-        if family != Some(fam.as_str()) {
-            if family.is_some() {
-                h.push_str("</section>\n");
+    let dir = current.page.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+    let pieces = site
+        .nav_cache
+        .borrow_mut()
+        .entry(dir)
+        .or_insert_with(|| std::rc::Rc::new(nav_pieces(site, current)))
+        .clone();
+    let mut h = String::new();
+    for piece in pieces.iter() {
+        match piece {
+            NavPiece::Markup(m) => h.push_str(m),
+            NavPiece::Item { id, li } if *id == current.id => {
+                h.push_str("<li class=\"current\">");
+                h.push_str(&li["<li>".len()..]);
             }
-            family = Some(fam);
-            let name = if fam.is_empty() { "(no family)" } else { fam };
-            let _ = writeln!(h, "<section class=\"family\"><h2>{}</h2>", esc(name));
+            NavPiece::Item { li, .. } => h.push_str(li),
         }
-        let _ = writeln!(h, "<h3>{}</h3>\n<ul>", esc(kind));
-        for d in docs {
-            let class = if d.id == current.id { " class=\"current\"" } else { "" };
-            let _ = writeln!(
-                h,
-                "<li{class}><a href=\"{}\">{}</a></li>",
-                esc(&relative(&current.page, &d.page)),
-                esc(&d.title)
-            );
-        }
-        h.push_str("</ul>\n");
     }
-    if family.is_some() {
-        h.push_str("</section>\n");
-    }
-    h.push_str("</nav>\n");
     h
 }
 
-fn toc_html(facts: &DocFacts) -> String {
-    if facts.sections.is_empty() {
+/// The navigation as seen from a page in `from`'s directory.
+fn nav_pieces(site: &Site<'_>, from: &Doc) -> Vec<NavPiece> {
+    let mut out = vec![NavPiece::Markup("<nav class=\"site-nav\">\n".into())];
+    let mut family: Option<&str> = None;
+    for (fam, kind, docs) in &site.nav {
+        let mut m = String::new();
+        if family != Some(fam.as_str()) {
+            if family.is_some() {
+                m.push_str("</section>\n");
+            }
+            family = Some(fam);
+            let name = if fam.is_empty() { "(no family)" } else { fam };
+            let _ = writeln!(m, "<section class=\"family\"><h2>{}</h2>", esc(name));
+        }
+        let _ = writeln!(m, "<h3>{}</h3>\n<ul>", esc(kind));
+        out.push(NavPiece::Markup(m));
+        for d in docs {
+            let li = format!(
+                "<li><a href=\"{}\">{}</a></li>\n",
+                esc(&relative(&from.page, &d.page)),
+                esc(&d.title)
+            );
+            out.push(NavPiece::Item { id: d.id.clone(), li });
+        }
+        out.push(NavPiece::Markup("</ul>\n".into()));
+    }
+    let close = if family.is_some() { "</section>\n</nav>\n" } else { "</nav>\n" };
+    out.push(NavPiece::Markup(close.into()));
+    out
+}
+
+fn toc_html(outline: &Outline) -> String {
+    if outline.sections.is_empty() {
         return String::new();
     }
     // Nested lists: a section's subsections are a list inside its item.
     let mut h = String::from("<nav class=\"toc\"><h2>Contents</h2>\n<ul>");
     let mut open: Vec<usize> = Vec::new();
-    for s in &facts.sections {
-        let depth = nesting(facts, s);
+    for s in &outline.sections {
+        let depth = nesting(outline, s);
         while open.len() > depth {
             h.push_str("</li></ul>");
             open.pop();
@@ -337,12 +364,12 @@ fn toc_html(facts: &DocFacts) -> String {
 }
 
 /// 1 + the number of enclosing sections.
-fn nesting(facts: &DocFacts, s: &docforge_docs::Section) -> usize {
+fn nesting(outline: &Outline, s: &crate::outline::OutlineSection) -> usize {
     let mut n = 1;
     let mut at = s.parent;
     while let Some(p) = at {
         n += 1;
-        at = facts.sections[p].parent;
+        at = outline.sections[p].parent;
     }
     n
 }
@@ -358,7 +385,7 @@ fn panel_html(
     index: &Index,
     nodes: &mut Nodes,
     doc: &Doc,
-    facts: &DocFacts,
+    outline: &Outline,
     graph: &DocGraph,
     claims: &Claims,
 ) -> Result<String, RenderError> {
@@ -409,9 +436,9 @@ fn panel_html(
         }
         h.push_str("</ul></section>\n");
     }
-    if !facts.claims.is_empty() {
+    if !outline.claims.is_empty() {
         h.push_str("<section class=\"claims\"><h2>Claims</h2>\n<ul>\n");
-        for (i, c) in facts.claims.iter().enumerate() {
+        for (i, c) in outline.claims.iter().enumerate() {
             let outcome = claims.outcome(&doc.path, i, c);
             let object = c.object.as_ref().map(|o| format!(" <code>{}</code>", esc(o))).unwrap_or_default();
             let _ = writeln!(

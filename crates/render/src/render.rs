@@ -2,9 +2,10 @@
 //! pages were made from. Nothing is written here (see `publish.rs`).
 
 use crate::graph::{DocGraph, Nodes};
+use crate::outline::{sections_by_document, Outline, OutlineSection};
 use crate::page::{index_page, page, Site, CSS, CSS_PATH};
 use crate::receipt::InputFile;
-use crate::view::{all_documents, grouped, section_slugs, select, Doc};
+use crate::view::{all_documents, grouped, select, Doc};
 use crate::{Claims, RenderError};
 use docforge_index::Index;
 use docforge_project::{Renderer, View};
@@ -50,11 +51,23 @@ pub fn render_view(
         .collect();
     let records: HashMap<String, docforge_index::FileRecord> =
         index.files()?.into_iter().map(|f| (f.path.clone(), f)).collect();
-    // Every selected document read (its bytes those the index was derived from) and parsed
-    // before any page is made: the pages resolve links against all of them.
-    let mut sources = Vec::with_capacity(selected.len());
+    let mut sections = sections_by_document(index)?;
+    let documents = document_index(&all, &sections);
+    let site = Site {
+        project_id,
+        view_id: &view.id,
+        renderer: view.renderer,
+        docs: &selected,
+        nav,
+        documents,
+        nav_cache: Default::default(),
+    };
+    let mut nodes = Nodes::default();
+    let mut files = Vec::with_capacity(selected.len() + 2);
     let mut inputs = Vec::with_capacity(selected.len());
     for doc in selected.values() {
+        // The bytes must be those the index was derived from: the outline and the graph are
+        // the index's.
         let bytes =
             read(&doc.path).map_err(|message| RenderError::Source { path: doc.path.clone(), message })?;
         let sha256 = hex::encode(Sha256::digest(&bytes));
@@ -69,22 +82,11 @@ pub fn render_view(
             mtime_ns: record.mtime_ns,
             sha256,
         });
-        let facts = match doc.node_kind.as_str() {
-            docforge_docs::TOML_NODE_KIND => docforge_docs::parse_toml_node_bytes(&doc.path, &bytes),
-            _ => docforge_docs::parse_markdown_bytes(&doc.path, &bytes),
-        };
-        sources.push((doc, bytes, facts));
-    }
-    let documents = document_index(index, &all, &sources)?;
-    let site =
-        Site { project_id, view_id: &view.id, renderer: view.renderer, docs: &selected, nav, documents };
-    let mut nodes = Nodes::default();
-    let mut files = Vec::with_capacity(selected.len() + 2);
-    for (doc, bytes, facts) in &sources {
-        let section_ids: Vec<String> = facts.sections.iter().map(|s| s.id.clone()).collect();
+        let outline = Outline::of(doc, sections.remove(&doc.id).unwrap_or_default(), &bytes);
+        let section_ids: Vec<String> = outline.sections.iter().map(|s| s.id.clone()).collect();
         let graph = DocGraph::load(index, &doc.id, &section_ids)?
             .ok_or_else(|| RenderError::MissingNode { id: doc.id.clone() })?;
-        let html = page(&site, index, &mut nodes, doc, bytes, facts, &graph, claims)?;
+        let html = page(&site, index, &mut nodes, doc, &bytes, &outline, &graph, claims)?;
         files.push((doc.page.clone(), html.into_bytes()));
     }
     if view.renderer == Renderer::HtmlSite1 {
@@ -117,25 +119,28 @@ fn check_pages(view: &View, selected: &BTreeMap<String, Doc>) -> Result<(), Rend
     Ok(())
 }
 
-/// The documents as the engine resolved links against them: every document's path, ID and
-/// heading slugs from the index, and the selected documents' own entries (with their HTML
-/// and `{#id}` anchors).
-fn document_index(
-    index: &Index,
-    all: &[Doc],
-    sources: &[(&Doc, Vec<u8>, docforge_docs::DocFacts)],
-) -> Result<docforge_docs::DocIndex, RenderError> {
-    let mut slugs = section_slugs(index)?;
-    let own: BTreeMap<&str, docforge_docs::DocIndexEntry> =
-        sources.iter().map(|(d, _, facts)| (d.path.as_str(), facts.index_entry())).collect();
-    let entries = all.iter().map(|d| match own.get(d.path.as_str()) {
-        Some(entry) => entry.clone(),
-        None => docforge_docs::DocIndexEntry {
+/// The documents as the engine resolves links against them: every document's path, ID,
+/// heading slugs and explicit `{#id}` heading anchors, from the index. (HTML anchors are not
+/// in the index: a link the engine resolved is matched with its edge; only a later link of a
+/// section to a target an earlier one names is resolved here, and a fragment that names
+/// nothing known leads to the document.)
+fn document_index(all: &[Doc], sections: &BTreeMap<String, Vec<OutlineSection>>) -> docforge_docs::DocIndex {
+    let entries = all.iter().map(|d| {
+        let own = sections.get(&d.id).map(Vec::as_slice).unwrap_or_default();
+        // A heading's explicit `{#id}` is in its title; the first of a name wins.
+        let mut anchors = BTreeMap::new();
+        for s in own {
+            if let Some(id) = docforge_docs::heading_id(&s.title) {
+                anchors.entry(id.to_string()).or_insert_with(|| Some(s.slug.clone()));
+            }
+        }
+        docforge_docs::DocIndexEntry {
             path: d.path.clone(),
             id: d.id.clone(),
-            slugs: slugs.remove(&d.id).unwrap_or_default(),
+            slugs: own.iter().map(|s| s.slug.clone()).collect(),
+            anchors,
             ..Default::default()
-        },
+        }
     });
-    Ok(docforge_docs::DocIndex::from_entries(entries))
+    docforge_docs::DocIndex::from_entries(entries)
 }

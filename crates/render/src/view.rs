@@ -2,7 +2,7 @@
 
 use docforge_index::{Index, IndexError, NodeFilter, NodeSummary};
 use docforge_project::View;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// One selected document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,24 +57,6 @@ pub fn all_documents(index: &Index) -> Result<Vec<Doc>, IndexError> {
         }
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(out)
-}
-
-/// The heading slugs of every document of the published generation, by document ID.
-pub fn section_slugs(index: &Index) -> Result<BTreeMap<String, BTreeSet<String>>, IndexError> {
-    let filter = NodeFilter { kind: Some(docforge_docs::SECTION_KIND.to_string()), ..Default::default() };
-    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut after: Option<String> = None;
-    loop {
-        let page = index.filter_nodes(&filter, after.as_deref(), 10_000)?;
-        let Some(last) = page.last() else { break };
-        after = Some(last.id.clone());
-        for n in page.into_iter().filter(|n| n.kind == docforge_docs::SECTION_KIND) {
-            if let Some((doc, slug)) = n.id.split_once('#') {
-                out.entry(doc.to_string()).or_default().insert(slug.to_string());
-            }
-        }
-    }
     Ok(out)
 }
 
