@@ -3,10 +3,11 @@
 //! each view's declared output with a version-1 publication receipt, and the fail-closed
 //! render status.
 //!
-//! Engine side: it reads the published index (`crates/index`) and the documents' bytes
-//! through the confined reader, parses them with the engine's own document parser (so heading
-//! anchors are the engine's section slugs) and writes only through the project writer. No
-//! front; the CLI (`docforge render`) and the MCP front (`docforge_render_status`) call it.
+//! Engine side: it reads the published index (`crates/index`: a document's outline — its
+//! section nodes, so heading anchors are the engine's slugs — and its graph) and the
+//! documents' bytes through the confined reader, and writes only through the project writer.
+//! No front; the CLI (`docforge render`) and the MCP front (`docforge_render_status`) call
+//! it.
 
 pub mod claims;
 mod graph;
