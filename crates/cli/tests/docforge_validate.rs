@@ -52,7 +52,8 @@ fn claims_that_hold_pass_and_a_broken_claim_fails_by_name() {
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(table.starts_with("CLAIM"), "{table}");
     assert!(table.contains("2 claims: 2 pass, 0 fail, 0 cannot_evaluate"), "{table}");
-    assert!(!root.join(".gograph").exists() && !root.join(".docforge").exists(), "nothing is written");
+    assert!(!root.join(".gograph").exists(), "no snapshot is written");
+    assert_eq!(state_files(root), [".docforge/receipts/claims.v1.json"], "only the outcomes are recorded");
     fs::write(root.join("b/b.go"), "package b\n\n// Helper helps.\nfunc Helper() string { return \"\" }\n")
         .unwrap();
     let out = run(root, false);
@@ -237,14 +238,32 @@ fn a_claim_the_strict_decoder_would_refuse_is_never_evaluated_leniently() {
             .unwrap(),
     )
     .unwrap();
-    assert_eq!(tree_of(root), before, "nothing is written");
+    assert_eq!(tree_of(root), before, "nothing is written but the recorded outcomes");
+    assert_eq!(state_files(root), [".docforge/receipts/claims.v1.json"]);
 }
 
+/// Every file under `.docforge/`, project-relative.
+fn state_files(root: &Path) -> Vec<String> {
+    let mut out: Vec<String> = walk(&root.join(".docforge"))
+        .into_iter()
+        .map(|(p, _)| Path::new(&p).strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every file of the project but DocForge's state directory (`docforge validate` records its
+/// outcomes there), with its bytes.
 fn tree_of(root: &Path) -> Vec<(String, Vec<u8>)> {
+    walk(root).into_iter().filter(|(p, _)| !Path::new(p).starts_with(root.join(".docforge"))).collect()
+}
+
+fn walk(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
+    let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
+        let Ok(entries) = fs::read_dir(&d) else { continue };
+        for e in entries {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
