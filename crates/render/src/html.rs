@@ -33,24 +33,22 @@ pub fn relative(from: &str, to: &str) -> String {
 
 /// A path component as it may stand in a URL.
 fn encode_component(c: &str) -> String {
-    let mut out = String::with_capacity(c.len());
-    for b in c.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b as char),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    fragment(c)
 }
 
-/// A fragment identifier as it may stand after `#` in a URL (slugs are already safe; other
-/// characters are percent-encoded).
+/// A fragment identifier (or a path component) as it may stand in a URL: unreserved
+/// characters as they are (slugs are made of them), every other byte percent-encoded.
 pub fn fragment(f: &str) -> String {
     let mut out = String::with_capacity(f.len());
     for b in f.bytes() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b as char),
-            _ => out.push_str(&format!("%{b:02X}")),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                out.push('%');
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 15) as usize] as char);
+            }
         }
     }
     out

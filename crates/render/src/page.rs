@@ -91,6 +91,23 @@ fn place_of(l: &docforge_model::Location) -> String {
     }
 }
 
+/// A page's start, to `<body>`: no script, a policy that allows none, the stylesheet at
+/// `css` (relative to the page).
+fn head(site: &Site<'_>, title: &str, css: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">\n\
+         <meta name=\"generator\" content=\"docforge {} {}\">\n\
+         <title>{} · {}</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n<body>\n",
+        site.renderer.as_str(),
+        esc(site.view_id),
+        esc(title),
+        esc(site.view_id),
+        esc(css)
+    )
+}
+
 /// The page of `doc` from its source bytes, its outline and its graph.
 #[allow(clippy::too_many_arguments)]
 pub fn page(
@@ -106,19 +123,7 @@ pub fn page(
     let content = content_html(site, index, nodes, doc, bytes, outline, graph)?;
     let mut h = String::with_capacity(content.len() + 8192);
     let css = relative(&doc.page, CSS_PATH);
-    let _ = write!(
-        h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">\n\
-         <meta name=\"generator\" content=\"docforge {} {}\">\n\
-         <title>{} · {}</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"{}\">\n</head>\n<body>\n",
-        site.renderer.as_str(),
-        esc(site.view_id),
-        esc(&doc.title),
-        esc(site.view_id),
-        esc(&css)
-    );
+    h.push_str(&head(site, &doc.title, &css));
     let site_mode = site.renderer == docforge_project::Renderer::HtmlSite1;
     if site_mode {
         let home = relative(&doc.page, "index.html");
@@ -475,19 +480,10 @@ fn panel_html(
 
 /// The site's index page (`html-site@1`): every document, by family and kind.
 pub fn index_page(site: &Site<'_>) -> String {
-    let mut h = String::new();
+    let mut h = head(site, site.project_id, CSS_PATH);
     let _ = write!(
         h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">\n\
-         <meta name=\"generator\" content=\"docforge {} {}\">\n\
-         <title>{} · {}</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"{CSS_PATH}\">\n</head>\n<body>\n\
-         <header class=\"site\"><a href=\"index.html\">{} · {}</a></header>\n<main class=\"index\">\n<h1>{}</h1>\n",
-        site.renderer.as_str(),
-        esc(site.view_id),
-        esc(site.project_id),
-        esc(site.view_id),
+        "<header class=\"site\"><a href=\"index.html\">{} · {}</a></header>\n<main class=\"index\">\n<h1>{}</h1>\n",
         esc(site.project_id),
         esc(site.view_id),
         esc(site.view_id),
