@@ -28,6 +28,16 @@ pub struct NodeSummary {
     pub attrs: Attrs,
 }
 
+/// A node, briefly ([`Index::node_briefs`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeBrief {
+    pub id: String,
+    pub title: String,
+    pub line: Option<u32>,
+    /// The values of the attributes asked for, in their order (`None`: the node has none).
+    pub values: Vec<Option<String>>,
+}
+
 /// Which end of an edge a traversal follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
@@ -109,6 +119,109 @@ impl Index {
             })
             .ctx(&self.path)?;
         rows.collect::<Result<_, _>>().ctx(&self.path)
+    }
+
+    /// Every node whose node kind is one of `kinds` (`document`, `section`, …), ordered by
+    /// ID, one row per ID (the lexically first owner's, as [`Index::node`] reads it): one scan,
+    /// where [`Index::filter_nodes`] would also match a document's declared kind.
+    pub fn nodes_of_kinds(&self, kinds: &[&str]) -> Result<Vec<NodeSummary>, IndexError> {
+        let marks = (1..=kinds.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
+        let sql = format!(
+            "SELECT n.owner, n.rid, n.id, n.kind, n.title, n.path, n.line, n.col, n.attrs \
+             FROM nodes n WHERE n.kind IN ({marks})"
+        );
+        let rows = self.owned_rows(&sql, kinds, |r| {
+            Ok(NodeSummary {
+                id: r.get(2)?,
+                kind: r.get(3)?,
+                title: r.get(4)?,
+                location: location_at(r, 5)?,
+                attrs: attrs_at(r, 8)?,
+            })
+        })?;
+        self.first_per_id(rows, |n| &n.id)
+    }
+
+    /// Every node of node kind `kind`, briefly: ID, title, line, and the values of the
+    /// attributes `keys` (names holding `"` are never matched); one row per ID as
+    /// [`Index::nodes_of_kinds`] reads it, ordered by ID. What an outline of many documents'
+    /// sections needs, without the allocations of whole summaries.
+    pub fn node_briefs(&self, kind: &str, keys: &[&str]) -> Result<Vec<NodeBrief>, IndexError> {
+        let values: String = keys
+            .iter()
+            .map(|k| match k.contains('"') {
+                true => ", NULL".to_string(),
+                false => format!(", json_extract(n.attrs, '$.\"{}\"')", k.replace('\'', "''")),
+            })
+            .collect();
+        let sql =
+            format!("SELECT n.owner, n.rid, n.id, n.title, n.line{values} FROM nodes n WHERE n.kind = ?1");
+        let rows = self.owned_rows(&sql, &[kind], |r| {
+            let values =
+                (0..keys.len()).map(|i| r.get::<_, Option<String>>(5 + i)).collect::<Result<_, _>>()?;
+            Ok(NodeBrief { id: r.get(2)?, title: r.get(3)?, line: r.get(4)?, values })
+        })?;
+        self.first_per_id(rows, |n| &n.id)
+    }
+
+    /// The rows of `sql` (whose first two columns are the owner and the row ID) with `params`,
+    /// each made by `row`.
+    fn owned_rows<T>(
+        &self,
+        sql: &str,
+        params: &[&str],
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<(T, i64, i64)>, IndexError> {
+        let mut row = row;
+        let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path)?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params), |r| Ok((row(r)?, r.get(0)?, r.get(1)?)))
+            .ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
+    }
+
+    /// One of each ID's rows, ordered by ID: where several owners declared one ID, the
+    /// lexically first owner's (then the first inserted), as [`Index::node`] reads it. Owner
+    /// keys are read only for those.
+    fn first_per_id<T>(
+        &self,
+        mut rows: Vec<(T, i64, i64)>,
+        id: impl Fn(&T) -> &String,
+    ) -> Result<Vec<T>, IndexError> {
+        rows.sort_unstable_by(|a, b| id(&a.0).cmp(id(&b.0)).then(a.2.cmp(&b.2)));
+        let key_of = |owner: i64| -> Result<String, IndexError> {
+            self.conn
+                .prepare_cached("SELECT key FROM owners WHERE id = ?1")
+                .and_then(|mut s| s.query_row([owner], |r| r.get(0)))
+                .ctx(&self.path)
+        };
+        let mut picks: Vec<usize> = Vec::with_capacity(rows.len());
+        let mut i = 0;
+        while i < rows.len() {
+            let mut j = i + 1;
+            while j < rows.len() && id(&rows[j].0) == id(&rows[i].0) {
+                j += 1;
+            }
+            let mut pick = i;
+            if j - i > 1 {
+                let mut pick_key = key_of(rows[i].1)?;
+                for k in i + 1..j {
+                    let key = key_of(rows[k].1)?;
+                    if (key.as_str(), rows[k].2) < (pick_key.as_str(), rows[pick].2) {
+                        (pick, pick_key) = (k, key);
+                    }
+                }
+            }
+            picks.push(pick);
+            i = j;
+        }
+        let mut picks = picks.into_iter().peekable();
+        Ok(rows
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| picks.next_if_eq(i).is_some())
+            .map(|(_, r)| r.0)
+            .collect())
     }
 
     /// Up to `limit` edges of `id` in `direction`, ordered by relation then the other end.

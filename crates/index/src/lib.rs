@@ -26,7 +26,7 @@
 //! | --- | --- |
 //! | `meta(key, value)` | `schema_version`, `generation`, `source_fingerprint`, `published_at`, `graph_digest`, `previous_generation`, `previous_source_fingerprint`, and the batch meta |
 //! | `owners(id, key, digest, generation, node_lo/hi, edge_lo/hi, diag_lo/hi)` | one row per owner; `generation` is when its rows were last written; an owner's rows occupy one rid range per table, so deleting an owner needs no owner index |
-//! | `nodes(rid, owner, id, kind, title, path, line, col, text, attrs)` | `attrs` is a JSON object |
+//! | `nodes(rid, owner, id, kind, title, path, line, col, attrs, text)` | `attrs` is a JSON object |
 //! | `edges(rid, owner, source, relation, class, target, path, line, col)` | `class` from [`classify_relation`] |
 //! | `diagnostics(rid, owner, severity, code, message, node, path, line, col)` | |
 //! | `files(path, size, mtime_ns, sha256, kind, status)` | the inventory |
@@ -55,8 +55,8 @@ mod split;
 mod stage;
 
 pub use browse::{
-    Direction, Neighbour, NodeFilter, NodeSummary, OwnerContent, Reached, Traversal, TraverseLimits,
-    Truncation,
+    Direction, Neighbour, NodeBrief, NodeFilter, NodeSummary, OwnerContent, Reached, Traversal,
+    TraverseLimits, Truncation,
 };
 pub use error::IndexError;
 pub use fts::fts_query;
@@ -64,7 +64,7 @@ pub use open::Index;
 pub use publish::graph_digest;
 
 /// The schema this build reads and writes. Any other stored version is refused.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Meta keys owned by the index itself; a batch may not set them.
 pub const RESERVED_META_KEYS: &[&str] = &[
@@ -270,6 +270,15 @@ pub struct NodeRecord {
     pub node: Node,
     /// The owner that contributed this node row.
     pub owner: String,
+    pub outgoing: Vec<EdgeRecord>,
+    pub incoming: Vec<EdgeRecord>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The references and diagnostics of a node and the nodes inside it
+/// ([`Index::references_within`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct References {
     pub outgoing: Vec<EdgeRecord>,
     pub incoming: Vec<EdgeRecord>,
     pub diagnostics: Vec<Diagnostic>,

@@ -3,7 +3,7 @@
 use crate::error::{IndexError, SqlContext};
 use crate::{
     fts_query, relation_class, EdgeRecord, FileRecord, Index, LogicRecord, NodeRecord, OwnerChange,
-    Publication, SearchHit, Stats, SCHEMA_VERSION,
+    Publication, References, SearchHit, Stats, SCHEMA_VERSION,
 };
 use docforge_model::{Attrs, Diagnostic, Location, Node, Severity};
 use rusqlite::{OptionalExtension, Row};
@@ -102,11 +102,19 @@ impl Index {
 
     /// Counts of the committed generation, read in one transaction.
     pub fn stats(&self) -> Result<Stats, IndexError> {
+        self.read_snapshot(Index::stats_in_snapshot)
+    }
+
+    /// Run `read` in one read snapshot: every query it makes sees the same generation, even
+    /// when another process publishes meanwhile. Snapshots nest (the outermost one holds).
+    pub fn read_snapshot<T, E: From<IndexError>>(
+        &self,
+        read: impl FnOnce(&Index) -> Result<T, E>,
+    ) -> Result<T, E> {
         let path = &self.path;
-        // A deferred read transaction pins one snapshot across all the counts.
-        self.conn.prepare_cached("BEGIN DEFERRED").and_then(|mut s| s.execute([])).ctx(path)?;
-        let result = self.stats_in_snapshot();
-        self.conn.prepare_cached("COMMIT").and_then(|mut s| s.execute([])).ctx(path)?;
+        self.conn.prepare_cached("SAVEPOINT read_snapshot").and_then(|mut s| s.execute([])).ctx(path)?;
+        let result = read(self);
+        self.conn.prepare_cached("RELEASE read_snapshot").and_then(|mut s| s.execute([])).ctx(path)?;
         result
     }
 
@@ -165,11 +173,30 @@ impl Index {
     /// One node (the row of the lexically first owner when several contributed the same ID)
     /// with its outgoing and incoming edges and its diagnostics.
     pub fn node(&self, id: &str) -> Result<Option<NodeRecord>, IndexError> {
-        let path = &self.path;
-        self.conn.prepare_cached("BEGIN DEFERRED").and_then(|mut s| s.execute([])).ctx(path)?;
-        let result = self.node_in_snapshot(id);
-        self.conn.prepare_cached("COMMIT").and_then(|mut s| s.execute([])).ctx(path)?;
-        result
+        self.read_snapshot(|ix| ix.node_in_snapshot(id))
+    }
+
+    /// The references and diagnostics of the node `id` and of every node inside it — the
+    /// nodes whose ID is `id#…`, a document's sections — read in one snapshot: outgoing
+    /// edges (by source), incoming ones (by target), diagnostics (by node). Tree edges
+    /// (`contains`, `defines`: they place a node, see `is_tree_relation`) are left out.
+    pub fn references_within(&self, id: &str) -> Result<References, IndexError> {
+        self.read_snapshot(|ix| {
+            // [id, id + "$") holds `id` and every `id#…` ('$' follows '#'), and some other
+            // IDs (`id!…`), left out here.
+            let end = format!("{id}$");
+            let inside =
+                |other: &str| other == id || other.strip_prefix(id).is_some_and(|r| r.starts_with('#'));
+            let mut refs = References {
+                outgoing: ix.edges_where_range("source", id, &end)?,
+                incoming: ix.edges_where_range("target", id, &end)?,
+                diagnostics: ix.diagnostics_range(id, &end)?,
+            };
+            refs.outgoing.retain(|e| inside(&e.source));
+            refs.incoming.retain(|e| inside(&e.target));
+            refs.diagnostics.retain(|d| d.node.as_deref().is_some_and(inside));
+            Ok(refs)
+        })
     }
 
     fn node_in_snapshot(&self, id: &str) -> Result<Option<NodeRecord>, IndexError> {
@@ -207,7 +234,7 @@ impl Index {
             &format!(
                 "SELECT {DIAG_COLUMNS} FROM diagnostics WHERE node = ?1 ORDER BY path, line, col, code, rid"
             ),
-            Some(id),
+            &[id],
         )?;
         Ok(Some(NodeRecord { node, owner, outgoing, incoming, diagnostics }))
     }
@@ -240,16 +267,32 @@ impl Index {
     }
 
     fn edges_where(&self, column: &str, id: &str) -> Result<Vec<EdgeRecord>, IndexError> {
+        self.edges_sql(column, &format!("e.{column} = ?1"), &[id])
+    }
+
+    /// The edges whose `column` is in [`start`, `end`), tree edges left out.
+    fn edges_where_range(&self, column: &str, start: &str, end: &str) -> Result<Vec<EdgeRecord>, IndexError> {
+        let tree = docforge_model::TREE_RELATIONS.map(|r| format!("'{r}'")).join(", ");
+        let condition = format!("e.{column} >= ?1 AND e.{column} < ?2 AND e.relation NOT IN ({tree})");
+        self.edges_sql(column, &condition, &[start, end])
+    }
+
+    fn edges_sql(
+        &self,
+        column: &str,
+        condition: &str,
+        params: &[&str],
+    ) -> Result<Vec<EdgeRecord>, IndexError> {
         let outgoing = column == "source";
         let sql = format!(
             "SELECT e.source, e.relation, e.target, e.path, e.line, e.col, o.key, e.attrs \
-             FROM edges e JOIN owners o ON o.id = e.owner WHERE e.{column} = ?1 \
+             FROM edges e JOIN owners o ON o.id = e.owner WHERE {condition} \
              ORDER BY e.relation, {}, e.rid",
             if outgoing { "e.target" } else { "e.source" }
         );
         let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.path)?;
         let rows = stmt
-            .query_map([id], |r| {
+            .query_map(rusqlite::params_from_iter(params), |r| {
                 let source: String = r.get(0)?;
                 let relation: String = r.get(1)?;
                 let target: String = r.get(2)?;
@@ -268,7 +311,18 @@ impl Index {
         rows.collect::<Result<_, _>>().ctx(&self.path)
     }
 
-    fn diagnostics_sql(&self, sql: &str, node: Option<&str>) -> Result<Vec<Diagnostic>, IndexError> {
+    /// The diagnostics whose node is in [`start`, `end`).
+    fn diagnostics_range(&self, start: &str, end: &str) -> Result<Vec<Diagnostic>, IndexError> {
+        self.diagnostics_sql(
+            &format!(
+                "SELECT {DIAG_COLUMNS} FROM diagnostics WHERE node >= ?1 AND node < ?2 \
+                 ORDER BY path, line, col, code, rid"
+            ),
+            &[start, end],
+        )
+    }
+
+    fn diagnostics_sql(&self, sql: &str, params: &[&str]) -> Result<Vec<Diagnostic>, IndexError> {
         let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path)?;
         let map = |r: &Row<'_>| {
             Ok((
@@ -282,11 +336,11 @@ impl Index {
                 },
             ))
         };
-        let rows: Vec<(String, Diagnostic)> = match node {
-            Some(id) => stmt.query_map([id], map).ctx(&self.path)?.collect::<Result<_, _>>(),
-            None => stmt.query_map([], map).ctx(&self.path)?.collect::<Result<_, _>>(),
-        }
-        .ctx(&self.path)?;
+        let rows: Vec<(String, Diagnostic)> = stmt
+            .query_map(rusqlite::params_from_iter(params), map)
+            .ctx(&self.path)?
+            .collect::<Result<_, _>>()
+            .ctx(&self.path)?;
         rows.into_iter()
             .map(|(sev, mut d)| {
                 d.severity = severity_from(&sev).ok_or_else(|| IndexError::Malformed {
@@ -334,7 +388,7 @@ impl Index {
     pub fn diagnostics(&self) -> Result<Vec<Diagnostic>, IndexError> {
         self.diagnostics_sql(
             &format!("SELECT {DIAG_COLUMNS} FROM diagnostics ORDER BY path, line, col, code, message, rid"),
-            None,
+            &[],
         )
     }
 }

@@ -53,8 +53,9 @@ CREATE TABLE nodes(
     path  TEXT,
     line  INTEGER,
     col   INTEGER,
-    text  TEXT NOT NULL,
-    attrs TEXT
+    -- Before `text`: a scan that reads a node's attributes does not walk its text.
+    attrs TEXT,
+    text  TEXT NOT NULL
 );
 
 CREATE TABLE edges(

@@ -273,3 +273,80 @@ fn the_latest_transition_lists_added_changed_and_removed_owners() {
     assert!(index.publish(batch(owners, "fp2")).unwrap().is_noop());
     assert_eq!(index.last_transition().unwrap().len(), 3);
 }
+
+/// The reads a renderer makes of documents: every node of some node kinds in one scan (an ID
+/// two owners declare read as `node` reads it, from the lexically first owner), and the
+/// references within a document — its own and its sections', tree edges and the edges of
+/// other IDs that merely share its prefix left out.
+#[test]
+fn nodes_of_kinds_and_references_within_a_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(&dir.path().join("i.sqlite")).unwrap();
+    let mut owners = docs(2, 2);
+    // `doc.d1` is declared again by a later owner key, and `doc.d1!x` shares its prefix.
+    let again = common::node("doc.d1", "document", "Declared again", "");
+    let mut near = common::node("doc.d1!x", "document", "Near", "");
+    near.attrs.insert("span.heading".into(), "3..9".into());
+    near.attrs.insert("other".into(), "x".into());
+    let edges = vec![
+        Edge::new("doc.d0#s1", "refines", "doc.d1#s0").at(Location::new("docs/d0.md", 5, 3)),
+        Edge::new("doc.d1!x", "refines", "doc.d1"),
+        Edge::new("doc.d0", "refines", "doc.d1!x"),
+    ];
+    owners.push(owner("file:docs/z.md", Fragment { nodes: vec![again, near], edges, ..Default::default() }));
+    index.publish(batch(owners.clone(), "fp")).unwrap();
+    // Republished, `doc.d1`'s first owner now has the later rows.
+    owners[1] = doc_owner("d1", 2, "edited");
+    index.publish(batch(owners, "fp2")).unwrap();
+
+    let nodes = index.nodes_of_kinds(&["document", "section"]).unwrap();
+    let listed: Vec<(&str, &str)> = nodes.iter().map(|n| (n.id.as_str(), n.title.as_str())).collect();
+    assert_eq!(
+        listed,
+        [
+            ("doc.d0", "Document d0"),
+            ("doc.d0#s0", "Section 0 of d0"),
+            ("doc.d0#s1", "Section 1 of d0"),
+            ("doc.d1", "Document d1"),
+            ("doc.d1!x", "Near"),
+            ("doc.d1#s0", "Section 0 of d1"),
+            ("doc.d1#s1", "Section 1 of d1"),
+        ]
+    );
+    assert_eq!(index.node("doc.d1").unwrap().unwrap().node.title, "Document d1", "as `node` reads it");
+    assert!(index.nodes_of_kinds(&["struct"]).unwrap().is_empty());
+    // Briefly: the values of some attributes, `None` where a node has none.
+    let briefs = index.node_briefs("document", &["span.heading", "absent", "sp\"an"]).unwrap();
+    let near = briefs.iter().find(|n| n.id == "doc.d1!x").unwrap();
+    assert_eq!((near.title.as_str(), near.line), ("Near", Some(3)));
+    assert_eq!(near.values, [Some("3..9".to_string()), None, None]);
+    let d1 = briefs.iter().find(|n| n.id == "doc.d1").unwrap();
+    assert_eq!(
+        (d1.title.as_str(), &d1.values),
+        ("Document d1", &vec![None, None, None]),
+        "as `node` reads it"
+    );
+    assert_eq!(briefs.len(), 3);
+
+    let edge = |e: &docforge_index::EdgeRecord| format!("{} {} {}", e.source, e.relation, e.target);
+    let d1 = index.references_within("doc.d1").unwrap();
+    assert_eq!(
+        d1.outgoing.iter().map(edge).collect::<Vec<_>>(),
+        ["doc.d1 governs go:example.com/shop::Service"]
+    );
+    assert_eq!(
+        d1.incoming.iter().map(edge).collect::<Vec<_>>(),
+        ["doc.d0#s1 refines doc.d1#s0", "doc.d1!x refines doc.d1"]
+    );
+    assert_eq!(d1.diagnostics.len(), 1);
+    let d0 = index.references_within("doc.d0").unwrap();
+    assert_eq!(
+        d0.outgoing.iter().map(edge).collect::<Vec<_>>(),
+        [
+            "doc.d0 governs go:example.com/shop::Service",
+            "doc.d0 refines doc.d1!x",
+            "doc.d0#s1 refines doc.d1#s0"
+        ]
+    );
+    assert!(index.references_within("nope").unwrap().outgoing.is_empty());
+}

@@ -10,7 +10,7 @@ mod attrs;
 mod relation;
 mod span;
 pub use attrs::Attrs;
-pub use relation::{classify_relation, is_tree_relation, RelationClass, RELATION_ALIASES_V1};
+pub use relation::{classify_relation, is_tree_relation, RelationClass, RELATION_ALIASES_V1, TREE_RELATIONS};
 pub use span::{ByteSpan, NodeSpan, SpanAttrError};
 
 /// A 1-based source position inside a project-relative file.

@@ -64,8 +64,11 @@ pub const RELATION_ALIASES_V1: &[(&str, RelationClass)] = &[
 /// as a reference. Narrower than [`RelationClass::Structure`]: `owns` and `defined_in` are
 /// only ever written by authors, and a written relation refers to its target like any other.
 pub fn is_tree_relation(name: &str) -> bool {
-    matches!(name, "contains" | "defines")
+    TREE_RELATIONS.contains(&name)
 }
+
+/// The tree relations (see [`is_tree_relation`]).
+pub const TREE_RELATIONS: [&str; 2] = ["contains", "defines"];
 
 /// Classify a relation by exact, case-sensitive lookup in the version-1 alias map.
 pub fn classify_relation(name: &str) -> RelationClass {
