@@ -50,8 +50,8 @@ pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String>
     };
     let claims = docforge_render::Claims::recorded(&project, workspace.index());
     let limit = project.config.limits.max_file_bytes;
-    let read =
-        |rel: &str| docforge_project::read_source(&project.root, rel, limit).map_err(|e| e.to_string());
+    let reader = docforge_project::SourceReader::new(&project.root);
+    let read = |rel: &str| reader.read_into_vec(rel, limit).map_err(|e| e.to_string());
     let mut reports = Vec::new();
     for view in views {
         progress.message(&format!("rendering view {}", view.id));

@@ -5,37 +5,26 @@ use docforge_index::{EdgeRecord, Index, IndexError};
 use docforge_model::{Diagnostic, Node, RelationClass};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The graph around one document: the document node and its sections.
+/// The graph around one document: the references of the document and its sections.
 pub struct DocGraph {
-    pub node: Node,
-    /// Outgoing edges of the document and its sections, `contains` excluded.
+    /// Outgoing references of the document and its sections.
     pub outgoing: Vec<EdgeRecord>,
-    /// Incoming edges of the document and its sections from elsewhere, `contains` excluded.
+    /// Incoming references of the document and its sections from elsewhere.
     pub incoming: Vec<EdgeRecord>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl DocGraph {
-    /// The document `id` and the sections `section_ids`.
-    pub fn load(index: &Index, id: &str, section_ids: &[String]) -> Result<Option<DocGraph>, IndexError> {
-        let Some(doc) = index.node(id)? else { return Ok(None) };
-        let mut g =
-            DocGraph { node: doc.node, outgoing: Vec::new(), incoming: Vec::new(), diagnostics: Vec::new() };
-        let own: BTreeSet<&str> = std::iter::once(id).chain(section_ids.iter().map(String::as_str)).collect();
-        let mut add = |out: Vec<EdgeRecord>, inc: Vec<EdgeRecord>, diags: Vec<Diagnostic>| {
-            g.outgoing.extend(out.into_iter().filter(|e| !docforge_model::is_tree_relation(&e.relation)));
+    /// The document `id` and its sections (the nodes `id#…`).
+    pub fn load(index: &Index, id: &str) -> Result<DocGraph, IndexError> {
+        let refs = index.references_within(id)?;
+        let own = |other: &str| other == id || other.strip_prefix(id).is_some_and(|r| r.starts_with('#'));
+        let mut g = DocGraph {
+            outgoing: refs.outgoing,
             // Edges between the document's own nodes are its structure, not references.
-            g.incoming.extend(inc.into_iter().filter(|e| {
-                !docforge_model::is_tree_relation(&e.relation) && !own.contains(e.source.as_str())
-            }));
-            g.diagnostics.extend(diags);
+            incoming: refs.incoming.into_iter().filter(|e| !own(&e.source)).collect(),
+            diagnostics: refs.diagnostics,
         };
-        add(doc.outgoing, doc.incoming, doc.diagnostics);
-        for s in section_ids {
-            if let Some(r) = index.node(s)? {
-                add(r.outgoing, r.incoming, r.diagnostics);
-            }
-        }
         let key =
             |e: &EdgeRecord| (e.relation.clone(), e.other.clone(), e.source.clone(), e.location.clone());
         g.outgoing.sort_by_key(key);
@@ -43,7 +32,7 @@ impl DocGraph {
         g.diagnostics
             .sort_by(|a, b| (&a.location, &a.code, &a.message).cmp(&(&b.location, &b.code, &b.message)));
         g.diagnostics.dedup();
-        Ok(Some(g))
+        Ok(g)
     }
 
     /// Edges by the place they were stated (file line, column): how a link of the text is

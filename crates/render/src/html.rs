@@ -20,15 +20,28 @@ pub fn esc(s: &str) -> String {
 /// The relative URL from the page at `from` (a path inside the output, `a/b.html`) to the
 /// file at `to` (another path inside it).
 pub fn relative(from: &str, to: &str) -> String {
-    let from_dirs: Vec<&str> = from.split('/').collect();
-    let from_dirs = &from_dirs[..from_dirs.len() - 1];
-    let to_parts: Vec<&str> = to.split('/').collect();
-    let common = from_dirs.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
-    let mut out: Vec<&str> = vec![".."; from_dirs.len() - common];
-    out.extend(&to_parts[common..]);
-    let joined = out.join("/");
-    // Each component percent-encoded where a URL needs it.
-    joined.split('/').map(encode_component).collect::<Vec<_>>().join("/")
+    relative_encoded(&encode_path(from), &encode_path(to))
+}
+
+/// `path` with each component percent-encoded where a URL needs it (see [`fragment`]).
+pub fn encode_path(path: &str) -> String {
+    path.split('/').map(encode_component).collect::<Vec<_>>().join("/")
+}
+
+/// [`relative`] between two paths already encoded by [`encode_path`] (`..` and `/` are as
+/// they were).
+pub fn relative_encoded(from: &str, to: &str) -> String {
+    let from_dir = from.rfind('/').map_or("", |i| &from[..=i]);
+    // The directories both share: the common prefix, to its last `/`.
+    let same = from_dir.bytes().zip(to.bytes()).take_while(|(a, b)| a == b).count();
+    let common = from_dir[..same].rfind('/').map_or(0, |i| i + 1);
+    let up = from_dir[common..].bytes().filter(|&b| b == b'/').count();
+    let mut out = String::with_capacity(3 * up + to.len() - common);
+    for _ in 0..up {
+        out.push_str("../");
+    }
+    out.push_str(&to[common..]);
+    out
 }
 
 /// A path component as it may stand in a URL.
@@ -67,6 +80,11 @@ mod tests {
             ("docs/a.html", "index.html", "../index.html"),
             ("a.html", "assets/docforge.css", "assets/docforge.css"),
             ("docs/x y.html", "docs/é.html", "%C3%A9.html"),
+            ("a/bc/x.html", "a/b/y.html", "../b/y.html"),
+            ("a/b/x.html", "a/bc/y.html", "../bc/y.html"),
+            ("a/b/x.html", "a/b", "../b"),
+            ("a/b/c/x.html", "d/e.html", "../../../d/e.html"),
+            ("x.html", "y.html", "y.html"),
         ];
         for (from, to, want) in cases {
             assert_eq!(relative(from, to), want, "{from} -> {to}");

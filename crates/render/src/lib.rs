@@ -13,6 +13,7 @@ pub mod claims;
 mod graph;
 pub mod html;
 mod markdown;
+mod nav;
 mod outline;
 mod page;
 mod publish;
@@ -42,8 +43,6 @@ pub enum RenderError {
     SourceChanged { path: String },
     #[error("{first} and {second} would both be {page}; leave one of them out of the view (select)")]
     PageConflict { page: String, first: String, second: String },
-    #[error("the published index has no document {id} it lists")]
-    MissingNode { id: String },
     #[error("{0}")]
     Write(#[from] docforge_project::WriteError),
 }

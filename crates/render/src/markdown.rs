@@ -1,7 +1,7 @@
 //! One document's Markdown to HTML: comrak (CommonMark + GFM: tables, task lists, footnotes,
 //! strikethrough, autolinks, wiki links), heading anchors that are exactly the engine's
-//! section slugs, links rewritten by the caller, and the result sanitised so that nothing a
-//! document contains can run in the rendered page.
+//! section slugs, links rewritten by the caller, and the document's raw HTML sanitised so that
+//! nothing a document contains can run in the rendered page.
 
 use comrak::nodes::{Ast, AstNode, LineColumn, NodeValue};
 use comrak::{Arena, Options};
@@ -52,8 +52,8 @@ pub type Resolver<'r> = dyn FnMut(usize, &str, LinkKind) -> LinkTo + 'r;
 fn line_starts(text: &str) -> Vec<usize> {
     let b = text.as_bytes();
     let mut starts = vec![0];
-    for (i, &c) in b.iter().enumerate() {
-        if c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+    for i in memchr::memchr2_iter(b'\n', b'\r', b) {
+        if b[i] == b'\n' || b.get(i + 1) != Some(&b'\n') {
             starts.push(i + 1);
         }
     }
@@ -68,32 +68,29 @@ fn options() -> Options<'static> {
     o.extension.tasklist = true;
     o.extension.footnotes = true;
     o.extension.wikilinks_title_after_pipe = true;
-    // Raw HTML is passed to the sanitiser, which keeps what is harmless.
+    // Raw HTML is written as it stands once the sanitiser has replaced it by what is
+    // harmless of it (see `sanitize::raw_html`).
     o.render.r#unsafe = true;
-    // Heading positions reach the heading adapter only with source positions on; the
-    // sanitiser drops the `data-sourcepos` attributes again.
-    o.render.sourcepos = true;
     o
 }
 
-/// Headings with the engine's slugs as their `id` (marked as DocForge's, see `sanitize.rs`).
-struct Headings<'a> {
-    /// Offsets in the file of the body's lines.
-    lines: &'a [usize],
-    slugs: &'a HashMap<usize, String>,
-    mark: &'a str,
+/// Headings with the engine's slugs as their `id`: one slug (or none) per heading node, in the
+/// order the formatter meets them (document order).
+struct Headings {
+    slugs: Vec<Option<String>>,
+    next: std::sync::atomic::AtomicUsize,
 }
 
-impl comrak::adapters::HeadingAdapter for Headings<'_> {
+impl comrak::adapters::HeadingAdapter for Headings {
     fn enter(
         &self,
         out: &mut dyn fmt::Write,
         heading: &comrak::adapters::HeadingMeta,
-        sourcepos: Option<comrak::nodes::Sourcepos>,
+        _sourcepos: Option<comrak::nodes::Sourcepos>,
     ) -> fmt::Result {
-        let line = sourcepos.and_then(|s| self.lines.get(s.start.line.checked_sub(1)?));
-        match line.and_then(|l| self.slugs.get(l)) {
-            Some(slug) => write!(out, "<h{} id=\"{}{}\">", heading.level, self.mark, crate::html::esc(slug)),
+        let at = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match self.slugs.get(at).cloned().flatten() {
+            Some(slug) => write!(out, "<h{} id=\"{}\">", heading.level, crate::html::esc(&slug)),
             None => write!(out, "<h{}>", heading.level),
         }
     }
@@ -122,44 +119,38 @@ fn wrap<'a>(arena: &'a Arena<'a>, node: &'a AstNode<'a>, open: String, close: St
     node.detach();
 }
 
-/// What DocForge writes into a document's HTML is marked with a string the document does not
-/// contain, so the sanitiser tells it from the document's own raw HTML; the mark is removed
-/// there. The first of a fixed sequence of candidates the text does not contain: the same
-/// text always gets the same mark (pages are deterministic), and looking for it costs a
-/// substring search, not a hash of the text.
-fn mark(text: &str) -> String {
-    (0u64..)
-        .map(|n| format!("docforge{:016x}", n.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5f0d_c0de_d0c5_f0e9))
-        .find(|candidate| !text.contains(candidate.as_str()))
-        .expect("some candidate is absent from a finite text")
-}
-
-/// The sanitised HTML of `body`, its links and images rewritten by `resolve`.
+/// The HTML of `body`, its links and images rewritten by `resolve`, its raw HTML sanitised.
+///
+/// Everything but the document's raw HTML is written by comrak from the Markdown, and safe by
+/// construction: text and attribute values escaped, every link and image URL replaced by what
+/// `resolve` makes of it (a page of the view, a `#fragment`, an http(s) or mailto URL, or
+/// nothing clickable), heading `id`s the engine's slugs. Only the raw HTML goes through the
+/// sanitiser.
 pub fn body_html(body: &Body<'_>, resolve: &mut Resolver<'_>) -> String {
     let arena = Arena::new();
     let options = options();
     let text = &body.file[body.start..];
     let root = comrak::parse_document(&arena, text, &options);
-    let mark = mark(text);
+    // The document's own raw HTML, before DocForge adds any.
+    crate::sanitize::raw_html(root, text);
     // Positions in the file: each line's offset, and a (line, column) of the parser's there.
     let lines: Vec<usize> = line_starts(text).into_iter().map(|l| l + body.start).collect();
     let at = |p: LineColumn| {
         lines.get(p.line.saturating_sub(1)).map_or(body.file.len(), |l| l + p.column.saturating_sub(1))
     };
-    // Footnotes' ids and links are made of their names.
+    let mut links: Vec<&AstNode<'_>> = Vec::new();
+    let mut slugs = Vec::new();
     for node in root.descendants() {
-        match &mut node.data.borrow_mut().value {
-            NodeValue::FootnoteReference(r) => r.name.insert_str(0, &mark),
-            NodeValue::FootnoteDefinition(d) => d.name.insert_str(0, &mark),
+        let ast = node.data.borrow();
+        match ast.value {
+            NodeValue::Link(_) | NodeValue::Image(_) | NodeValue::WikiLink(_) => links.push(node),
+            NodeValue::Heading(_) => {
+                let line = lines.get(ast.sourcepos.start.line.saturating_sub(1));
+                slugs.push(line.and_then(|l| body.slugs.get(l)).cloned());
+            }
             _ => {}
         }
     }
-    let links: Vec<&AstNode<'_>> = root
-        .descendants()
-        .filter(|n| {
-            matches!(n.data.borrow().value, NodeValue::Link(_) | NodeValue::Image(_) | NodeValue::WikiLink(_))
-        })
-        .collect();
     for node in links {
         let (offset, url, kind) = {
             let ast = node.data.borrow();
@@ -168,21 +159,16 @@ pub fn body_html(body: &Body<'_>, resolve: &mut Resolver<'_>) -> String {
                 NodeValue::Link(l) => (offset, l.url.clone(), LinkKind::Link),
                 NodeValue::Image(l) => (offset, l.url.clone(), LinkKind::Image),
                 NodeValue::WikiLink(w) => (offset, w.url.clone(), LinkKind::Wiki),
-                _ => unreachable!("filtered"),
+                _ => unreachable!("collected"),
             }
         };
         let image = kind == LinkKind::Image;
         match resolve(offset, &url, kind) {
-            LinkTo::Href(href) => {
-                // A relative URL is DocForge's (a page of the view): marked, so the sanitiser
-                // keeps it.
-                let href = if crate::sanitize::is_absolute(&href) { href } else { format!("{mark}{href}") };
-                match &mut node.data.borrow_mut().value {
-                    NodeValue::Link(l) | NodeValue::Image(l) => l.url = href,
-                    NodeValue::WikiLink(w) => w.url = href,
-                    _ => {}
-                }
-            }
+            LinkTo::Href(href) => match &mut node.data.borrow_mut().value {
+                NodeValue::Link(l) | NodeValue::Image(l) => l.url = href,
+                NodeValue::WikiLink(w) => w.url = href,
+                _ => {}
+            },
             LinkTo::Go { id, place } => {
                 let where_ =
                     place.map(|p| format!(" <small class=\"place\">{}</small>", crate::html::esc(&p)));
@@ -197,10 +183,10 @@ pub fn body_html(body: &Body<'_>, resolve: &mut Resolver<'_>) -> String {
             }
         }
     }
-    let headings = Headings { lines: &lines, slugs: body.slugs, mark: &mark };
+    let headings = Headings { slugs, next: Default::default() };
     let mut plugins = comrak::options::Plugins::default();
     plugins.render.heading_adapter = Some(&headings);
-    let mut html = String::new();
+    let mut html = String::with_capacity(text.len() + text.len() / 4);
     comrak::format_html_with_plugins(root, &options, &mut html, &plugins).expect("writing to a String");
-    crate::sanitize::clean_marked(&html, Some(&mark))
+    html
 }

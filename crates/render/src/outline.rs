@@ -5,7 +5,7 @@
 //! the index already holds its outcome.
 
 use crate::view::Doc;
-use docforge_index::{Index, IndexError, NodeFilter};
+use docforge_index::{Index, IndexError};
 use docforge_model::{ByteSpan, NodeSpan};
 use std::collections::BTreeMap;
 
@@ -38,17 +38,19 @@ impl Outline {
     /// The outline of `doc` from its sections in the index and its bytes (claims, and a TOML
     /// node's text, read without a Markdown parse).
     pub fn of(doc: &Doc, sections: Vec<OutlineSection>, bytes: &[u8]) -> Outline {
-        let body = NodeSpan::from_attrs(&doc.attrs).ok().flatten().and_then(|s| s.body);
+        let span = NodeSpan::from_attrs(&doc.attrs).ok().flatten();
+        let body = span.as_ref().and_then(|s| s.body);
         if doc.node_kind == docforge_docs::TOML_NODE_KIND {
             let facts = docforge_docs::parse_toml_node_bytes(&doc.path, bytes);
             return Outline { sections, claims: facts.claims, body, toml_text: Some(facts.node.text) };
         }
-        Outline {
-            sections,
-            claims: docforge_docs::front_matter_claims(&doc.path, bytes),
-            body,
-            toml_text: None,
-        }
+        // Claims live in the front matter: a document the index records without one has none
+        // (one whose spans are not recorded is read).
+        let claims = match span {
+            Some(s) if s.front_matter.is_none() => Vec::new(),
+            _ => docforge_docs::front_matter_claims(&doc.path, bytes),
+        };
+        Outline { sections, claims, body, toml_text: None }
     }
 }
 
@@ -56,30 +58,24 @@ impl Outline {
 /// order with their nesting (a section encloses the ones after it of a greater level, as the
 /// engine builds them).
 pub fn sections_by_document(index: &Index) -> Result<BTreeMap<String, Vec<OutlineSection>>, IndexError> {
-    let filter = NodeFilter { kind: Some(docforge_docs::SECTION_KIND.to_string()), ..Default::default() };
+    let nodes = index.node_briefs(docforge_docs::SECTION_KIND, &["level", NodeSpan::HEADING])?;
     let mut by: BTreeMap<String, Vec<(usize, OutlineSection)>> = BTreeMap::new();
-    let mut after: Option<String> = None;
-    loop {
-        let page = index.filter_nodes(&filter, after.as_deref(), 10_000)?;
-        let Some(last) = page.last() else { break };
-        after = Some(last.id.clone());
-        for n in page.into_iter().filter(|n| n.kind == docforge_docs::SECTION_KIND) {
-            let Some((doc, slug)) = n.id.split_once('#') else { continue };
-            let heading_start =
-                NodeSpan::from_attrs(&n.attrs).ok().flatten().and_then(|s| s.heading).map(|h| h.start);
-            // Document order: by the heading's place (its line when the index has no span).
-            let order = heading_start.unwrap_or_else(|| n.location.as_ref().map_or(0, |l| l.line as usize));
-            let level = n.attrs.get("level").and_then(|l| l.parse().ok()).unwrap_or(1);
-            let section = OutlineSection {
-                slug: slug.to_string(),
-                id: n.id.clone(),
-                title: n.title,
-                level,
-                parent: None,
-                heading_start,
-            };
-            by.entry(doc.to_string()).or_default().push((order, section));
-        }
+    for n in nodes {
+        let Some((doc, slug)) = n.id.split_once('#') else { continue };
+        let [level, heading] = &n.values[..] else { continue };
+        let heading_start = heading.as_deref().and_then(|h| h.parse::<ByteSpan>().ok()).map(|h| h.start);
+        // Document order: by the heading's place (its line when the index has no span).
+        let order = heading_start.unwrap_or(n.line.unwrap_or(0) as usize);
+        let level = level.as_deref().and_then(|l| l.parse().ok()).unwrap_or(1);
+        let section = OutlineSection {
+            slug: slug.to_string(),
+            id: n.id.clone(),
+            title: n.title,
+            level,
+            parent: None,
+            heading_start,
+        };
+        by.entry(doc.to_string()).or_default().push((order, section));
     }
     Ok(by
         .into_iter()

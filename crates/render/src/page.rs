@@ -5,6 +5,7 @@
 use crate::graph::{grouped, DocGraph, Nodes};
 use crate::html::{esc, fragment, relative};
 use crate::markdown::{body_html, Body, LinkKind, LinkTo};
+use crate::nav::{group_anchor, nav_html, Nav};
 use crate::outline::Outline;
 use crate::view::Doc;
 use crate::{Claims, RenderError};
@@ -21,19 +22,10 @@ pub struct Site<'a> {
     pub renderer: Renderer,
     /// The selected documents, by ID.
     pub docs: &'a BTreeMap<String, Doc>,
-    /// The site navigation, rendered once per page (its links are relative).
-    pub nav: Vec<(String, String, Vec<&'a Doc>)>,
+    /// The site navigation (`html-site@1`).
+    pub nav: Nav<'a>,
     /// Every document as the engine resolves links against them.
     pub documents: docforge_docs::DocIndex,
-    /// The navigation's pieces for pages of one directory (its links are relative to it):
-    /// made once per directory, not once per page.
-    pub nav_cache: std::cell::RefCell<HashMap<String, std::rc::Rc<Vec<NavPiece>>>>,
-}
-
-/// A piece of the site navigation: markup, or one document's item (`<li>…</li>`).
-pub enum NavPiece {
-    Markup(String),
-    Item { id: String, li: String },
 }
 
 pub const CSS_PATH: &str = "assets/docforge.css";
@@ -185,9 +177,8 @@ fn content_html(
             (file, start, slugs)
         }
     };
-    let lf_starts: Vec<usize> = std::iter::once(0)
-        .chain(file.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1))
-        .collect();
+    let lf_starts: Vec<usize> =
+        std::iter::once(0).chain(memchr::memchr_iter(b'\n', file.as_bytes()).map(|i| i + 1)).collect();
     let place_at = |offset: usize| -> (u32, u32) {
         let line = lf_starts.partition_point(|&s| s <= offset);
         (line as u32, (offset - lf_starts[line - 1] + 1) as u32)
@@ -283,59 +274,6 @@ fn target_of(documents: &docforge_docs::DocIndex, link: &LinkTarget) -> Option<S
     }
 }
 
-fn nav_html(site: &Site<'_>, current: &Doc) -> String {
-    let dir = current.page.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-    let pieces = site
-        .nav_cache
-        .borrow_mut()
-        .entry(dir)
-        .or_insert_with(|| std::rc::Rc::new(nav_pieces(site, current)))
-        .clone();
-    let mut h = String::new();
-    for piece in pieces.iter() {
-        match piece {
-            NavPiece::Markup(m) => h.push_str(m),
-            NavPiece::Item { id, li } if *id == current.id => {
-                h.push_str("<li class=\"current\">");
-                h.push_str(&li["<li>".len()..]);
-            }
-            NavPiece::Item { li, .. } => h.push_str(li),
-        }
-    }
-    h
-}
-
-/// The navigation as seen from a page in `from`'s directory.
-fn nav_pieces(site: &Site<'_>, from: &Doc) -> Vec<NavPiece> {
-    let mut out = vec![NavPiece::Markup("<nav class=\"site-nav\">\n".into())];
-    let mut family: Option<&str> = None;
-    for (fam, kind, docs) in &site.nav {
-        let mut m = String::new();
-        if family != Some(fam.as_str()) {
-            if family.is_some() {
-                m.push_str("</section>\n");
-            }
-            family = Some(fam);
-            let name = if fam.is_empty() { "(no family)" } else { fam };
-            let _ = writeln!(m, "<section class=\"family\"><h2>{}</h2>", esc(name));
-        }
-        let _ = writeln!(m, "<h3>{}</h3>\n<ul>", esc(kind));
-        out.push(NavPiece::Markup(m));
-        for d in docs {
-            let li = format!(
-                "<li><a href=\"{}\">{}</a></li>\n",
-                esc(&relative(&from.page, &d.page)),
-                esc(&d.title)
-            );
-            out.push(NavPiece::Item { id: d.id.clone(), li });
-        }
-        out.push(NavPiece::Markup("</ul>\n".into()));
-    }
-    let close = if family.is_some() { "</section>\n</nav>\n" } else { "</nav>\n" };
-    out.push(NavPiece::Markup(close.into()));
-    out
-}
-
 fn toc_html(outline: &Outline) -> String {
     if outline.sections.is_empty() {
         return String::new();
@@ -395,7 +333,7 @@ fn panel_html(
     claims: &Claims,
 ) -> Result<String, RenderError> {
     let mut h = String::from("<aside class=\"graph\">\n");
-    let fields: Vec<(&String, &String)> = graph.node.attrs.iter().filter(|(k, _)| is_field(k)).collect();
+    let fields: Vec<(&String, &String)> = doc.attrs.iter().filter(|(k, _)| is_field(k)).collect();
     if !fields.is_empty() {
         h.push_str("<section class=\"fields\"><h2>Fields</h2>\n<dl>\n");
         for (k, v) in fields {
@@ -490,12 +428,12 @@ pub fn index_page(site: &Site<'_>) -> String {
     );
     let _ = writeln!(h, "<p>{} documents.</p>", site.docs.len());
     let mut family: Option<&str> = None;
-    for (fam, kind, docs) in &site.nav {
+    for (g, (fam, kind, docs)) in site.nav.groups.iter().enumerate() {
         if family != Some(fam.as_str()) {
             family = Some(fam);
             let _ = writeln!(h, "<h2>{}</h2>", esc(if fam.is_empty() { "(no family)" } else { fam }));
         }
-        let _ = writeln!(h, "<h3>{}</h3>\n<ul>", esc(kind));
+        let _ = writeln!(h, "<h3 id=\"{}\">{}</h3>\n<ul>", group_anchor(g), esc(kind));
         for d in docs {
             let status = d.attr("status").map(|s| format!(" <small>{}</small>", esc(s))).unwrap_or_default();
             let _ = writeln!(

@@ -37,6 +37,17 @@ pub fn render_view(
     read: &SourceRead<'_>,
     claims: &Claims,
 ) -> Result<Rendered, RenderError> {
+    // One generation for every page, even when another process publishes meanwhile.
+    index.read_snapshot(|index| render_in_snapshot(project_id, index, view, read, claims))
+}
+
+fn render_in_snapshot(
+    project_id: &str,
+    index: &Index,
+    view: &View,
+    read: &SourceRead<'_>,
+    claims: &Claims,
+) -> Result<Rendered, RenderError> {
     let all = all_documents(index)?;
     let selected: BTreeMap<String, Doc> = select(view, &all).into_iter().map(|d| (d.id.clone(), d)).collect();
     check_pages(view, &selected)?;
@@ -58,9 +69,8 @@ pub fn render_view(
         view_id: &view.id,
         renderer: view.renderer,
         docs: &selected,
-        nav,
+        nav: crate::nav::Nav::new(nav),
         documents,
-        nav_cache: Default::default(),
     };
     let mut nodes = Nodes::default();
     let mut files = Vec::with_capacity(selected.len() + 2);
@@ -83,9 +93,7 @@ pub fn render_view(
             sha256,
         });
         let outline = Outline::of(doc, sections.remove(&doc.id).unwrap_or_default(), &bytes);
-        let section_ids: Vec<String> = outline.sections.iter().map(|s| s.id.clone()).collect();
-        let graph = DocGraph::load(index, &doc.id, &section_ids)?
-            .ok_or_else(|| RenderError::MissingNode { id: doc.id.clone() })?;
+        let graph = DocGraph::load(index, &doc.id)?;
         let html = page(&site, index, &mut nodes, doc, &bytes, &outline, &graph, claims)?;
         files.push((doc.page.clone(), html.into_bytes()));
     }

@@ -209,9 +209,9 @@ pub fn deep_status(
     claims: &Claims,
 ) -> Result<DeepStatus, RenderError> {
     let root = &project.root;
+    let reader = docforge_project::SourceReader::new(root);
     let read = |rel: &str| {
-        docforge_project::read_source(root, rel, project.config.limits.max_file_bytes)
-            .map_err(|e| e.to_string())
+        reader.read_into_vec(rel, project.config.limits.max_file_bytes).map_err(|e| e.to_string())
     };
     let rendered = render_view(&project.id, index, view, &read, claims)?;
     let path = receipt_path(root, &view.id);

@@ -1,6 +1,6 @@
 //! Which documents a view selects, and where each one's page is in the output.
 
-use docforge_index::{Index, IndexError, NodeFilter, NodeSummary};
+use docforge_index::{Index, IndexError, NodeSummary};
 use docforge_project::View;
 use std::collections::BTreeMap;
 
@@ -44,20 +44,8 @@ pub fn page_of(path: &str) -> String {
 
 /// Every document of the published generation (documents and TOML nodes), by ID.
 pub fn all_documents(index: &Index) -> Result<Vec<Doc>, IndexError> {
-    let mut out = Vec::new();
-    for kind in [docforge_docs::DOCUMENT_KIND, docforge_docs::TOML_NODE_KIND] {
-        let filter = NodeFilter { kind: Some(kind.to_string()), ..Default::default() };
-        let mut after: Option<String> = None;
-        loop {
-            let page = index.filter_nodes(&filter, after.as_deref(), 10_000)?;
-            let Some(last) = page.last() else { break };
-            after = Some(last.id.clone());
-            // The filter also matches a declared `kind = "document"`; keep the node kind.
-            out.extend(page.into_iter().filter(|n| n.kind == kind).filter_map(doc));
-        }
-    }
-    out.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(out)
+    let kinds = [docforge_docs::DOCUMENT_KIND, docforge_docs::TOML_NODE_KIND];
+    Ok(index.nodes_of_kinds(&kinds)?.into_iter().filter_map(doc).collect())
 }
 
 fn doc(n: NodeSummary) -> Option<Doc> {

@@ -23,26 +23,26 @@ fn the_files_of_both_views() {
     check(
         &listing(&site),
         expect![[r#"
-            assets/docforge.css 2877
-            docs/arch/service.html 5104
-            docs/arch/storage.html 6220
-            docs/decisions/pointer-receivers.html 4208
-            docs/decisions/value-receivers.html 2406
-            index.html 1120
+            assets/docforge.css 3006
+            docs/arch/service.html 5073
+            docs/arch/storage.html 6189
+            docs/decisions/pointer-receivers.html 4177
+            docs/decisions/value-receivers.html 2401
+            index.html 1146
         "#]],
     );
     let pages = ix.render(&ix.view("pages"));
     check(
         &listing(&pages),
         expect![[r#"
-            assets/docforge.css 2877
-            docs/arch/service.html 4571
-            docs/arch/storage.html 5629
-            docs/decisions/pointer-receivers.html 3704
-            docs/decisions/value-receivers.html 1902
+            assets/docforge.css 3006
+            docs/arch/service.html 4535
+            docs/arch/storage.html 5593
+            docs/decisions/pointer-receivers.html 3673
+            docs/decisions/value-receivers.html 1897
             docs/glossary.toml.html 1748
-            docs/guide/getting-started.html 4099
-            docs/notes.html 1905
+            docs/guide/getting-started.html 4042
+            docs/notes.html 1874
         "#]],
     );
     // What each view was rendered from: its selected documents, as the index recorded them.
@@ -114,14 +114,14 @@ fn a_site_page_whole() {
             <article class="document">
             <h1 id="storage">Storage</h1>
             <p>Products are stored behind the <span class="go-symbol" title="go:example.com/shop/storage::Repository"><code>Repository</code> <small class="place">storage/storage.go:24</small></span>
-            interface. The order service in <a href="service.html" rel="noopener noreferrer">arch.service</a> only ever talks to that interface.</p>
+            interface. The order service in <a href="service.html" data-wikilink="true">arch.service</a> only ever talks to that interface.</p>
             <h2 id="interfaces">Interfaces</h2>
             <p><code>Repository</code> embeds <code>Reader</code> and <code>Writer</code> and adds <code>List</code>. See
             <span class="go-symbol" title="go:example.com/shop/storage::Reader">go:example.com/shop/storage::Reader <small class="place">storage/storage.go:14</small></span> for the read side.</p>
             <h2 id="implementations">Implementations</h2>
             <h3 id="memory">Memory</h3>
             <p>The in-memory store uses pointer receivers throughout; why is recorded in
-            <a href="../decisions/pointer-receivers.html#decision" rel="noopener noreferrer">the receiver decision</a>.</p>
+            <a href="../decisions/pointer-receivers.html#decision">the receiver decision</a>.</p>
             <h3 id="cache">Cache</h3>
             <p><code>cache.Snapshot</code> is a read-only copy with value receivers. It satisfies <code>Reader</code>, not
             <code>Repository</code>. Terms are defined in the <span class="out-of-view" title="glossary is not in this view">glossary</span>.</p>
@@ -207,12 +207,12 @@ fn the_site_index_whole() {
             <h1>architecture</h1>
             <p>4 documents.</p>
             <h2>architecture</h2>
-            <h3>decision</h3>
+            <h3 id="group-1">decision</h3>
             <ul>
             <li><a href="docs/decisions/pointer-receivers.html">Pointer receivers for stores</a> <small>accepted</small></li>
             <li><a href="docs/decisions/value-receivers.html">Value receivers everywhere</a> <small>superseded</small></li>
             </ul>
-            <h3>design</h3>
+            <h3 id="group-2">design</h3>
             <ul>
             <li><a href="docs/arch/service.html">Order service</a> <small>accepted</small></li>
             <li><a href="docs/arch/storage.html">Storage</a> <small>accepted</small></li>
@@ -253,7 +253,7 @@ fn a_single_page_whole() {
             </nav>
             <article class="document">
             <h1 id="getting-started">Getting started</h1>
-            <p>Run the demo with <code>go run ./cmd/shop</code>. Read the <a href="../arch/service.html" rel="noopener noreferrer">service design</a> first.</p>
+            <p>Run the demo with <code>go run ./cmd/shop</code>. Read the <a href="../arch/service.html">service design</a> first.</p>
             <h2 id="wiring-a-hook">Wiring a hook</h2>
             <p>Set <code>OnPlaced</code> on the service, as <code>main</code> does with
             <span class="go-symbol" title="go:example.com/shop/cmd/shop::logOrder"><code>logOrder</code> <small class="place">cmd/shop/main.go:14</small></span>:</p>
@@ -264,7 +264,7 @@ fn a_single_page_whole() {
             <ul>
             <li><span class="broken-link" title="broken link `../arch/deployment.md`: no document at `docs/arch/deployment.md`">Deployment</span> is not written yet (BROKEN: missing document).</li>
             <li><span class="broken-link" title="broken link `../arch/storage.md#transactions`: document `arch.storage` (docs/arch/storage.md) has no heading `#transactions`">Storage transactions</span> (BROKEN: missing heading).</li>
-            <li>The <a href="../notes.html" rel="noopener noreferrer">docs/notes</a> page has no ID of its own: its ID is its path, and <a href="../notes.html" rel="noopener noreferrer">notes</a> works too.</li>
+            <li>The <a href="../notes.html" data-wikilink="true">docs/notes</a> page has no ID of its own: its ID is its path, and <a href="../notes.html">notes</a> works too.</li>
             </ul>
             </article>
             </main>

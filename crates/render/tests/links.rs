@@ -104,11 +104,11 @@ fn every_kind_of_link() {
         .map(|l| format!("{l}\n"))
         .collect();
     expect![[r##"
-        <li>page: <a href="service.html" rel="noopener noreferrer">the service</a></li>
-        <li>heading: <a href="storage.html#interfaces" rel="noopener noreferrer">interfaces</a></li>
-        <li>heading-explicit: <a href="#pinned-pinned" rel="noopener noreferrer">pinned</a></li>
-        <li>heading-user-content: <a href="storage.html#cache" rel="noopener noreferrer">cache</a></li>
-        <li>same-page: <a href="#links" rel="noopener noreferrer">top</a></li>
+        <li>page: <a href="service.html">the service</a></li>
+        <li>heading: <a href="storage.html#interfaces">interfaces</a></li>
+        <li>heading-explicit: <a href="#pinned-pinned">pinned</a></li>
+        <li>heading-user-content: <a href="storage.html#cache">cache</a></li>
+        <li>same-page: <a href="#links">top</a></li>
         <li>out-of-view: <span class="out-of-view" title="guide.getting-started is not in this view">getting started</span></li>
         <li>out-of-view-heading: <span class="out-of-view" title="guide.getting-started#wiring-a-hook is not in this view">a hook</span></li>
         <li>broken-document: <span class="broken-link" title="broken link `deployment.md`: no document at `docs/arch/deployment.md`">deployment</span></li>
@@ -116,38 +116,38 @@ fn every_kind_of_link() {
         <li>go: <span class="go-symbol" title="go:example.com/shop/storage::Repository">Repository <small class="place">storage/storage.go:24</small></span></li>
         <li>go-unknown: <span class="broken-link" title="link target `go:example.com/shop/storage::Nothing` is not a known Go node">Nothing</span></li>
         <li>go-autolink: <span class="go-symbol" title="go:example.com/shop/storage/memory::Repo">go:example.com/shop/storage/memory::Repo <small class="place">storage/memory/memory.go:14</small></span></li>
-        <li>wiki: <a href="../decisions/value-receivers.html" rel="noopener noreferrer">decision.value-receivers</a></li>
-        <li>wiki-heading: <a href="service.html#hooks" rel="noopener noreferrer">arch.service#hooks</a></li>
-        <li>wiki-label: <a href="../decisions/pointer-receivers.html" rel="noopener noreferrer">the receiver decision</a></li>
+        <li>wiki: <a href="../decisions/value-receivers.html" data-wikilink="true">decision.value-receivers</a></li>
+        <li>wiki-heading: <a href="service.html#hooks" data-wikilink="true">arch.service#hooks</a></li>
+        <li>wiki-label: <a href="../decisions/pointer-receivers.html" data-wikilink="true">the receiver decision</a></li>
         <li>wiki-out-of-view: <span class="out-of-view" title="glossary is not in this view">glossary</span></li>
         <li>wiki-broken: <span class="broken-link" title="broken link `arch.nothing`: no document with ID `arch.nothing`">arch.nothing</span></li>
-        <li>reference: <a href="storage.html" rel="noopener noreferrer">the storage design</a></li>
-        <li>reference-collapsed: <a href="service.html#placing-orders" rel="noopener noreferrer">Placing</a></li>
-        <li>autolink: <a href="https://example.com/auto" rel="noopener noreferrer">https://example.com/auto</a></li>
-        <li>bare-autolink: <a href="https://example.com/bare" rel="noopener noreferrer">https://example.com/bare</a></li>
-        <li>https: <a href="https://example.com/page?q=1&amp;r=2#frag" rel="noopener noreferrer">a site</a></li>
-        <li>http: <a href="http://example.com/" rel="noopener noreferrer">plain</a></li>
-        <li>mailto: <a href="mailto:team@example.com" rel="noopener noreferrer">write</a></li>
-        <li>mail-autolink: <a href="mailto:team@example.com" rel="noopener noreferrer">team@example.com</a></li>
+        <li>reference: <a href="storage.html">the storage design</a></li>
+        <li>reference-collapsed: <a href="service.html#placing-orders">Placing</a></li>
+        <li>autolink: <a href="https://example.com/auto">https://example.com/auto</a></li>
+        <li>bare-autolink: <a href="https://example.com/bare">https://example.com/bare</a></li>
+        <li>https: <a href="https://example.com/page?q=1&amp;r=2#frag">a site</a></li>
+        <li>http: <a href="http://example.com/">plain</a></li>
+        <li>mailto: <a href="mailto:team@example.com">write</a></li>
+        <li>mail-autolink: <a href="mailto:team@example.com">team@example.com</a></li>
         <li>file: <span class="unpublished" title="../../go.mod is not published by this view">the module</span></li>
         <li>source: <span class="unpublished" title="../../cmd/shop/main.go#L3 is not published by this view">main</span></li>
         <li>config: <span class="unpublished" title="../../docforge.toml is not published by this view">configuration</span></li>
         <li>image: <span class="image unpublished" title="diagram.png is not published by this view">a diagram</span></li>
-        <li>image-https: <img src="https://example.com/x.png" alt="remote"></li>
+        <li>image-https: <img src="https://example.com/x.png" alt="remote" /></li>
         <li>raw-link: <a rel="noopener noreferrer">raw link</a></li>
         <li>raw-image: <img alt="raw image"></li>
         <li>raw-page: <a rel="noopener noreferrer">raw page</a></li>
         <li>raw-https: <a href="https://example.com/raw" rel="noopener noreferrer">raw https</a></li>
         <li>image-page: <span class="image unpublished" title="storage.md is not published by this view">storage</span></li>
-        <li>after-multibyte: é ü — <a href="storage.html#memory" rel="noopener noreferrer">memory</a></li>
-        <li>after-tab:	<a href="../decisions/pointer-receivers.html#decision" rel="noopener noreferrer">decision</a></li>
-        <li>deeper: <a href="../decisions/pointer-receivers.html#consequences" rel="noopener noreferrer">consequences</a></li>
-        <p>quoted: <a href="../decisions/pointer-receivers.html#context" rel="noopener noreferrer">context</a></p>
-        <td><a href="service.html#promoted-methods" rel="noopener noreferrer">promoted</a></td>
-        second line: <span class="go-symbol" title="go:example.com/shop/storage::Reader">Reader <small class="place">storage/storage.go:14</small></span> and <a href="storage.html#implementations" rel="noopener noreferrer">arch.storage#implementations</a>.</p>
-        <li><a href="service.html" rel="noopener noreferrer">the service</a>, <a href="service.html" rel="noopener noreferrer">arch.service</a>, <a href="service.html" rel="noopener noreferrer">once more</a></li>
-        <li><a href="#pinned-pinned" rel="noopener noreferrer">pinned from afar</a>, <a href="#pinned-pinned" rel="noopener noreferrer">pinned</a></li>
-        <li><a href="storage.html#cache" rel="noopener noreferrer">cache</a>, <a href="storage.html#cache" rel="noopener noreferrer">arch.storage#user-content-cache</a></li>
+        <li>after-multibyte: é ü — <a href="storage.html#memory">memory</a></li>
+        <li>after-tab:	<a href="../decisions/pointer-receivers.html#decision">decision</a></li>
+        <li>deeper: <a href="../decisions/pointer-receivers.html#consequences">consequences</a></li>
+        <p>quoted: <a href="../decisions/pointer-receivers.html#context">context</a></p>
+        <td><a href="service.html#promoted-methods">promoted</a></td>
+        second line: <span class="go-symbol" title="go:example.com/shop/storage::Reader">Reader <small class="place">storage/storage.go:14</small></span> and <a href="storage.html#implementations" data-wikilink="true">arch.storage#implementations</a>.</p>
+        <li><a href="service.html">the service</a>, <a href="service.html" data-wikilink="true">arch.service</a>, <a href="service.html">once more</a></li>
+        <li><a href="#pinned-pinned">pinned from afar</a>, <a href="#pinned-pinned">pinned</a></li>
+        <li><a href="storage.html#cache">cache</a>, <a href="storage.html#cache" data-wikilink="true">arch.storage#user-content-cache</a></li>
         <li><span class="go-symbol" title="go:example.com/shop/storage::Repository">Repository <small class="place">storage/storage.go:24</small></span>, <span class="go-symbol" title="go:example.com/shop/storage::Repository">go:example.com/shop/storage::Repository <small class="place">storage/storage.go:24</small></span></li>
         <li><span class="out-of-view" title="guide.getting-started is not in this view">guide.getting-started</span>, <span class="out-of-view" title="guide.getting-started is not in this view">getting started</span></li>
         <li><span class="broken-link" title="broken link `deployment.md`: no document at `docs/arch/deployment.md`">deployment</span>, <span class="broken-link" title="broken link `deployment.md`: no document at `docs/arch/deployment.md`">deployment</span></li>

@@ -74,7 +74,7 @@ fn active_content_never_reaches_a_page() {
         <input disabled="">go
         <details><summary>summary</summary>details</details>
 
-        <p></p>
+        <p>m</p>
         <p><a href="https://example.com/ok" rel="noopener noreferrer">kept</a></p>
     "#]]
     .assert_eq(article(page));
@@ -122,4 +122,31 @@ fn active_content_never_reaches_a_page() {
         }
     }
     assert!(!page.to_ascii_lowercase().contains("<script"), "no script element anywhere");
+}
+
+/// Raw HTML that wraps Markdown keeps its shape: an element opened in one raw block and
+/// closed in a later one encloses the Markdown between (whose links are still resolved by the
+/// engine), inline raw tags enclose their text, and what could act is gone from each.
+#[test]
+fn raw_html_around_markdown_keeps_its_shape() {
+    let dir = shop_copy();
+    write(
+        dir.path(),
+        "docs/arch/folded.md",
+        "+++\nid = \"arch.folded\"\nkind = \"design\"\nfamily = \"architecture\"\n+++\n# Folded\n\n\
+         <details ontoggle=\"alert(1)\">\n<summary>More</summary>\n\n\
+         Read **the** [storage design](storage.md).\n\n</details>\n\n\
+         Some <b onclick=\"x()\">bold</b> and <kbd>Ctrl</kbd>+<kbd>C</kbd><!-- a comment -->.\n",
+    );
+    let ix = Indexed::new(dir.path());
+    let site = ix.render(&ix.view("architecture"));
+    expect![[r#"
+        <h1 id="folded">Folded</h1>
+        <details>
+        <summary>More</summary>
+        <p>Read <strong>the</strong> <a href="storage.html">storage design</a>.</p>
+        </details>
+        <p>Some <b>bold</b> and <kbd>Ctrl</kbd>+<kbd>C</kbd>.</p>
+    "#]]
+    .assert_eq(article(page(&site, "docs/arch/folded.html")));
 }
