@@ -124,7 +124,8 @@ impl EntryStatus {
 }
 
 /// Cheap file identity, used to skip unchanged files without reading them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FileStamp {
     pub size: u64,
     pub mtime_ns: i64,
@@ -398,7 +399,7 @@ pub enum Seen<'a> {
 type StatFilter<'a> = dyn Fn(&str, FileKind) -> bool + 'a;
 
 /// `lazy`: which regular files are stat'ed (`None`: all).
-fn walk(
+pub(crate) fn walk(
     project: &Project,
     lazy: Option<&StatFilter>,
     mut found: impl FnMut(Entry),

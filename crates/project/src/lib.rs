@@ -15,6 +15,7 @@ mod stamp;
 mod transaction;
 mod tree;
 mod views;
+pub mod witness;
 mod write;
 
 pub use config::{
@@ -30,6 +31,7 @@ pub use stamp::{PathState, ReadStamp, RACY_WINDOW};
 pub use transaction::{Change, Recovery, TransactionError, JOURNAL_VERSION};
 pub use tree::Owner;
 pub use views::{Renderer, Select, View};
+pub use witness::{ignore_witnesses, WalkWitness};
 pub use write::{Durability, ProjectWriter, WriteError};
 
 /// The index directory inside the project root.

@@ -24,7 +24,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub const RACY_WINDOW: Duration = Duration::from_secs(3);
 
 /// The identity and times of one regular file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// Serialised as `[dev, ino, size, mtime, ctime]` (times in nanoseconds since the epoch):
+/// receipts hold thousands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(from = "StampFields", into = "StampFields")]
 pub struct ReadStamp {
     dev: u64,
     ino: u64,
@@ -32,6 +36,21 @@ pub struct ReadStamp {
     /// Nanoseconds since the epoch.
     mtime: i128,
     ctime: i128,
+}
+
+/// [`ReadStamp`] as serialised.
+type StampFields = (u64, u64, u64, i128, i128);
+
+impl From<StampFields> for ReadStamp {
+    fn from((dev, ino, size, mtime, ctime): StampFields) -> Self {
+        ReadStamp { dev, ino, size, mtime, ctime }
+    }
+}
+
+impl From<ReadStamp> for StampFields {
+    fn from(s: ReadStamp) -> Self {
+        (s.dev, s.ino, s.size, s.mtime, s.ctime)
+    }
 }
 
 fn nanos(sec: i64, nsec: i64) -> i128 {
@@ -59,6 +78,24 @@ impl ReadStamp {
         self.size
     }
 
+    /// Whether both times lie strictly before `nanos` (nanoseconds since the epoch) as the
+    /// same file system keeps times: a change after a file stamped at `nanos` was written
+    /// then gives a later time, so this stamp, unchanged, still stands for its content (Git's
+    /// rule for racily clean entries, with the time of a file written after the stamp).
+    pub fn before(&self, nanos: i128) -> bool {
+        self.mtime < nanos && self.ctime < nanos
+    }
+
+    /// The device this was stamped on.
+    pub fn dev(&self) -> u64 {
+        self.dev
+    }
+
+    /// The walk's cheaper identity of the same file (no status-change time).
+    pub fn file_stamp(&self) -> crate::FileStamp {
+        crate::FileStamp { size: self.size, mtime_ns: self.mtime as i64, dev: self.dev, ino: self.ino }
+    }
+
     /// Whether this stamp can vouch for the content read with it in an operation that
     /// began at `began`: both times are positive and at least [`RACY_WINDOW`] older.
     pub fn settled_before(&self, began: SystemTime) -> bool {
@@ -69,7 +106,8 @@ impl ReadStamp {
 }
 
 /// What is at a path now (a final symlink not followed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PathState {
     /// Nothing (`ENOENT`).
     Absent,

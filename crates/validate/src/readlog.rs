@@ -159,6 +159,11 @@ impl Deps {
     /// directory).
     fn need(&mut self, reader: &SourceReader, rel: String, began: SystemTime) -> Option<()> {
         let state = reader.path_state(&rel);
+        self.settled(rel, state, began)
+    }
+
+    /// Record `state` of `rel` when it is settled.
+    fn settled(&mut self, rel: String, state: PathState, began: SystemTime) -> Option<()> {
         let settled = match state {
             PathState::File(s) | PathState::Dir(s) => s.settled_before(began),
             PathState::Absent | PathState::Other => false,
@@ -168,26 +173,10 @@ impl Deps {
 
     fn dir(&mut self, reader: &SourceReader, dir: &str, began: SystemTime) -> Option<()> {
         self.need(reader, dir.to_string(), began)?;
-        let at = |name: &str| if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") };
-        for name in [".gitignore", ".ignore"] {
-            // Absent: its creation would change the directory's entries.
-            if reader.path_state(&at(name)) != PathState::Absent {
-                self.need(reader, at(name), began)?;
-            }
+        for (rel, state) in docforge_project::ignore_witnesses(reader, dir)? {
+            self.settled(rel, state, began)?;
         }
-        match reader.path_state(&at(".git")) {
-            PathState::Absent => Some(()),
-            PathState::Dir(_) => {
-                // The exclude file, or the innermost existing directory that would gain an
-                // entry if it appeared.
-                let witness = [".git/info/exclude", ".git/info", ".git"]
-                    .into_iter()
-                    .find(|p| reader.path_state(&at(p)) != PathState::Absent)?;
-                self.need(reader, at(witness), began)
-            }
-            // A `.git` file: a worktree's exclude file lives elsewhere.
-            _ => None,
-        }
+        Some(())
     }
 
     /// The walk's dependencies, when every one was settled and so is every `.go` file read.
