@@ -129,7 +129,7 @@ CASES = {
         },
     ),
     "receipt_corrupted": (
-        lambda r: flip_one_byte(r / ".docforge/receipts/render/pages.v1.json", b'"graph_digest": "'),
+        lambda r: flip_one_byte(r / ".docforge/receipts/render/pages.v1.json", b'"graph_digest":"'),
         "unverified",
         {
             "architecture": ("current", RECEIPT_BINDS),

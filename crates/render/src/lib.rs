@@ -29,7 +29,7 @@ pub use publish::{publish, publish_failing_after, Published, OUTPUT_MARKER};
 pub use receipt::{receipt_path, RenderReceipt, RENDERER_VERSION};
 pub use render::{render_view, Rendered, SourceRead};
 pub use sanitize::clean as sanitize_html;
-pub use status::{deep_status, status, DeepStatus, ViewStatus};
+pub use status::{deep_status, status, DeepStatus, SourcesCheck, ViewStatus};
 
 /// Why a view could not be rendered or published. Nothing was written when it is returned
 /// (the previous output and receipt are intact).

@@ -4,7 +4,8 @@
 //! swapped back when the receipt cannot be written).
 
 use crate::receipt::{
-    declaration_sha256, receipt_rel, IndexStamp, OutputFile, RenderReceipt, ViewStamp, RENDERER_VERSION,
+    declaration_sha256, receipt_rel, IndexStamp, OutputDir, OutputFile, RenderReceipt, ViewStamp,
+    RENDERER_VERSION,
 };
 use crate::{RenderError, Rendered};
 use docforge_project::{Durability, Owner, Project, ProjectWriter, View};
@@ -84,6 +85,33 @@ fn publish_steps(
                 sha256: hex::encode(Sha256::digest(content)),
             });
         }
+        let reader = docforge_project::SourceReader::new(&project.root);
+        let mut dirs: std::collections::BTreeSet<&str> = [""].into();
+        for (path, _) in &rendered.files {
+            let mut p = path.as_str();
+            while let Some((parent, _)) = p.rsplit_once('/') {
+                dirs.insert(parent);
+                p = parent;
+            }
+        }
+        let mut output_dirs = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            let rel = if dir.is_empty() { output.clone() } else { format!("{output}/{dir}") };
+            let docforge_project::PathState::Dir(stamp) = reader.path_state(&rel) else {
+                let message = "is not the directory just written".to_string();
+                return Err(docforge_project::WriteError::Io { path: rel, message });
+            };
+            output_dirs.push(OutputDir { path: dir.to_string(), stamp });
+        }
+        // Taken with the new output in place: the status compares the project as it is now.
+        let (walked, witness) = docforge_project::witness::take(project);
+        let mut witness = witness.filter(|_| docforge_db::cheap_identity(&walked) == source_identity);
+        // The status checks the inputs against their own records.
+        let inputs: std::collections::HashMap<&str, (u64, i64)> =
+            rendered.inputs.iter().map(|i| (i.path.as_str(), (i.size, i.mtime_ns))).collect();
+        if let Some(w) = &mut witness {
+            w.leave_out(|rel, s| inputs.get(rel) == Some(&(s.size, s.mtime_ns)));
+        }
         let mut receipt = RenderReceipt {
             receipt_schema_version: 1,
             receipt_kind: "render_publication".into(),
@@ -101,10 +129,12 @@ fn publish_steps(
             source_identity,
             inputs: rendered.inputs.clone(),
             outputs,
+            output_dirs,
+            sources_witness: witness,
             receipt_hash: String::new(),
         };
         receipt.receipt_hash = receipt.compute_hash();
-        let json = serde_json::to_vec_pretty(&receipt).expect("receipt serialises");
+        let json = serde_json::to_vec(&receipt).expect("receipt serialises");
         writer.write(&receipt_rel(&view.id), &json, Durability::Durable)?;
         Ok(Published { receipt, bytes })
     };

@@ -37,6 +37,15 @@ pub struct OutputFile {
     pub sha256: String,
 }
 
+/// One directory of the output, as written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputDir {
+    /// The path inside the view's output directory (`""`: the output directory).
+    pub path: String,
+    pub stamp: docforge_project::ReadStamp,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ViewStamp {
@@ -76,6 +85,15 @@ pub struct RenderReceipt {
     pub source_identity: String,
     pub inputs: Vec<InputFile>,
     pub outputs: Vec<OutputFile>,
+    /// Every directory of the output (`""`: the output directory itself) as written, in
+    /// path order: unchanged and older than the receipt, a directory holds only what the
+    /// render put there, and the cheap status does not list it.
+    pub output_dirs: Vec<OutputDir>,
+    /// What lets the cheap status tell, without walking the project, that its sources are
+    /// still the ones `source_identity` binds; absent when it could not be taken at the
+    /// publication (then the status walks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources_witness: Option<docforge_project::WalkWitness>,
     /// SHA-256 of the canonical receipt with this field empty.
     pub receipt_hash: String,
 }

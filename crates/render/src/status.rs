@@ -7,11 +7,11 @@
 use crate::receipt::{declaration_sha256, receipt_path, RenderReceipt};
 use crate::{render_view, Claims, RenderError};
 use docforge_index::Index;
-use docforge_project::{Project, View};
+use docforge_project::{PathState, Project, View};
 use docforge_workspace::receipts::read_verified;
 use docforge_workspace::ReceiptState;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -24,6 +24,8 @@ pub struct ViewStatus {
     pub reason: String,
     /// The verified receipt, when there is one.
     pub receipt: Option<RenderReceipt>,
+    /// How the sources were checked.
+    pub sources_checked: SourcesCheck,
 }
 
 fn verdict(
@@ -32,10 +34,17 @@ fn verdict(
     reason: impl Into<String>,
     receipt: Option<RenderReceipt>,
 ) -> ViewStatus {
-    ViewStatus { view_id: view.id.clone(), state, reason: reason.into(), receipt }
+    ViewStatus {
+        view_id: view.id.clone(),
+        state,
+        reason: reason.into(),
+        receipt,
+        sources_checked: SourcesCheck::NotReached,
+    }
 }
 
-/// Every component below `root` must be a real directory and the last a regular file.
+/// Every component below `root` must be a real directory and the last a regular file (a
+/// directory when `last_is_dir`).
 /// `Err(state, why)` when it is not (`missing` or `unsafe`). `dirs` holds the directories
 /// already found to be real ones by this status (each is inspected once, not once per file
 /// below it).
@@ -43,6 +52,7 @@ fn stat_confined(
     root: &Path,
     rel: &str,
     dirs: &mut HashSet<PathBuf>,
+    last_is_dir: bool,
 ) -> Result<std::fs::Metadata, (ReceiptState, String)> {
     let mut at = root.to_path_buf();
     let parts: Vec<&str> = rel.split('/').collect();
@@ -62,7 +72,7 @@ fn stat_confined(
         if m.file_type().is_symlink() {
             return Err((ReceiptState::Unsafe, format!("{} is a symlink", parts[..=i].join("/"))));
         }
-        if last && !m.file_type().is_file() || !last && !m.is_dir() {
+        if (last && !last_is_dir) && !m.file_type().is_file() || (!last || last_is_dir) && !m.is_dir() {
             return Err((
                 ReceiptState::Unsafe,
                 format!("{} is not a regular file or directory", parts[..=i].join("/")),
@@ -112,12 +122,23 @@ fn mtime_ns(m: &std::fs::Metadata) -> i64 {
     m.mtime() * 1_000_000_000 + m.mtime_nsec()
 }
 
+/// How the cheap status established that the sources are the ones the receipt binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourcesCheck {
+    /// Not reached: the receipt decided the verdict.
+    NotReached,
+    /// The receipt's walk witness held ([`docforge_project::WalkWitness`]): no walk.
+    Witness,
+    /// The project was walked (the receipt has no witness, or it did not hold).
+    Walk,
+}
+
 /// The cheap status of `view` (see the module documentation).
 pub fn status(project: &Project, view: &View) -> ViewStatus {
     use ReceiptState::*;
     let path = receipt_path(&project.root, &view.id);
-    let receipt = match read_verified::<RenderReceipt>(&project.root, &path) {
-        Ok((r, _)) => r,
+    let (receipt, written) = match read_verified::<RenderReceipt>(&project.root, &path) {
+        Ok((r, (dev, _, _, sec, nsec))) => (r, (dev, i128::from(sec) * 1_000_000_000 + i128::from(nsec))),
         Err(s) if s.state == Missing => {
             return verdict(
                 view,
@@ -128,67 +149,235 @@ pub fn status(project: &Project, view: &View) -> ViewStatus {
         }
         Err(s) => return verdict(view, s.state, format!("the render receipt: {}", s.reason), None),
     };
+    if let Some((state, why, keep)) = early_verdict(project, view, &receipt) {
+        return verdict(view, state, why, keep.then_some(receipt));
+    }
+    // The outputs and the sources are independent: each on its own thread.
+    let (outputs, (sources, checked)) = std::thread::scope(|s| {
+        let outputs = s.spawn(|| check_outputs(&project.root, view, &receipt, written));
+        let sources = check_sources(project, &receipt);
+        (outputs.join().expect("the output check does not panic"), sources)
+    });
+    let (state, why) = match outputs.or(sources) {
+        Some(problem) => problem,
+        None => (Current, "the sources and the outputs are the ones the receipt binds".to_string()),
+    };
+    let mut status = verdict(view, state, why, Some(receipt));
+    status.sources_checked = checked;
+    status
+}
+
+/// What the receipt alone decides: another project, root or view (`unverified`, the receipt
+/// not given), another DocForge version or another declaration of the view (`stale`).
+fn early_verdict(
+    project: &Project,
+    view: &View,
+    receipt: &RenderReceipt,
+) -> Option<(ReceiptState, &'static str, bool)> {
+    use ReceiptState::*;
     if receipt.project_id != project.id
         || receipt.root != project.root.display().to_string()
         || receipt.view.id != view.id
         || receipt.receipt_kind != "render_publication"
     {
-        return verdict(view, Unverified, "the receipt belongs to another project, root or view", None);
+        return Some((Unverified, "the receipt belongs to another project, root or view", false));
     }
     if receipt.adapter_version != docforge_db::ENGINE_VERSION {
-        return verdict(view, Stale, "the receipt was written by another DocForge version", Some(receipt));
+        return Some((Stale, "the receipt was written by another DocForge version", true));
     }
     if receipt.view.declaration_sha256 != declaration_sha256(view) {
-        return verdict(
-            view,
-            Stale,
-            "the view's declaration in docforge.toml changed since the render",
-            Some(receipt),
-        );
+        return Some((Stale, "the view's declaration in docforge.toml changed since the render", true));
     }
-    let mut dirs = HashSet::new();
-    for out in &receipt.outputs {
-        let rel = format!("{}/{}", view.output_dir(), out.path);
-        match stat_confined(&project.root, &rel, &mut dirs) {
-            Err((state, why)) => return verdict(view, state, why, Some(receipt)),
-            Ok(m) => {
-                if m.len() != out.size || mtime_ns(&m) != out.mtime_ns || (m.dev(), m.ino()) != out.file {
-                    return verdict(view, Stale, format!("{rel} changed since the render"), Some(receipt));
-                }
+    None
+}
+
+/// The first problem with the view's output: of its files in the receipt's order (gone,
+/// changed, a symlink or special file, or one on the way to them), else the first file the
+/// render did not write. Every directory and file is stat'ed; a directory is listed only when
+/// its stamp changed or was not older than the receipt (`written`: its device and
+/// modification time), since an unchanged older one holds only what the render put there.
+fn check_outputs(
+    root: &Path,
+    view: &View,
+    receipt: &RenderReceipt,
+    written: (u64, i128),
+) -> Option<(ReceiptState, String)> {
+    use ReceiptState::*;
+    let output = view.output_dir();
+    if let Err(problem) = stat_confined(root, &output, &mut HashSet::new(), true) {
+        return Some(problem);
+    }
+    let at = |rel: &str| if rel.is_empty() { output.clone() } else { format!("{output}/{rel}") };
+    // Paths inside the output, looked up from it (its own components were checked above).
+    let base = root.join(&output);
+    let reader = docforge_project::SourceReader::new(&base);
+    // Each directory on the way to the outputs, with the first output below it.
+    let mut below: HashMap<&str, usize> = HashMap::new();
+    for (i, o) in receipt.outputs.iter().enumerate() {
+        let mut p = o.path.as_str();
+        while let Some((parent, _)) = p.rsplit_once('/') {
+            below.entry(parent).or_insert(i);
+            p = parent;
+        }
+    }
+    let not_file = |rel: &str| not_a_file(root, rel);
+    let mut problems: BTreeMap<usize, (ReceiptState, String)> = BTreeMap::new();
+    let mut to_list = Vec::new();
+    for d in &receipt.output_dirs {
+        match reader.path_state(&d.path) {
+            PathState::Dir(now) if now == d.stamp => {}
+            PathState::Dir(_) => to_list.push(d.path.as_str()),
+            // Its files are missing.
+            PathState::Absent => {}
+            PathState::File(_) | PathState::Other => {
+                let i = below.get(d.path.as_str()).copied().unwrap_or(0);
+                problems.entry(i).or_insert((Unsafe, not_file(&at(&d.path))));
             }
         }
     }
-    let written: BTreeSet<&str> = receipt.outputs.iter().map(|o| o.path.as_str()).collect();
-    if let Some(extra) = foreign_outputs(&project.root, &view.output_dir(), &written).first() {
-        let why = format!("{}/{extra} is not a file of the render", view.output_dir());
-        return verdict(view, Stale, why, Some(receipt));
+    for (i, o) in receipt.outputs.iter().enumerate() {
+        let rel = at(&o.path);
+        let problem = match reader.path_state(&o.path) {
+            PathState::File(s)
+                if s.file_stamp()
+                    == docforge_project::FileStamp {
+                        size: o.size,
+                        mtime_ns: o.mtime_ns,
+                        dev: o.file.0,
+                        ino: o.file.1,
+                    } =>
+            {
+                continue
+            }
+            PathState::File(_) => (Stale, format!("{rel} changed since the render")),
+            PathState::Absent => (Missing, format!("{rel} does not exist")),
+            PathState::Dir(_) | PathState::Other => (Unsafe, not_file(&rel)),
+        };
+        problems.entry(i).or_insert(problem);
+    }
+    if let Some((_, problem)) = problems.into_iter().next() {
+        return Some(problem);
+    }
+    // What may hold a file the render did not write: the directories that changed or were
+    // written in the receipt's clock tick.
+    let (dev, time) = written;
+    for d in &receipt.output_dirs {
+        if d.stamp.dev() != dev || !d.stamp.before(time) {
+            to_list.push(d.path.as_str());
+        }
+    }
+    let files: HashSet<&str> = receipt.outputs.iter().map(|o| o.path.as_str()).collect();
+    let dirs: HashSet<&str> = receipt.output_dirs.iter().map(|d| d.path.as_str()).collect();
+    let mut foreign: Option<String> = None;
+    to_list.sort_unstable();
+    to_list.dedup();
+    for dir in to_list {
+        let listed = match std::fs::read_dir(root.join(at(dir))) {
+            Ok(listed) => listed,
+            Err(e) => return Some((Unverified, format!("{} cannot be listed: {e}", at(dir)))),
+        };
+        for entry in listed {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => return Some((Unverified, format!("{} cannot be listed: {e}", at(dir)))),
+            };
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let rel = if dir.is_empty() { name } else { format!("{dir}/{name}") };
+            if files.contains(rel.as_str()) || dirs.contains(rel.as_str()) || rel == crate::OUTPUT_MARKER {
+                continue;
+            }
+            // A directory the render did not make holds a foreign file when it holds any file.
+            let found = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                entries_below(root, &at(&rel))
+                    .and_then(|e| e.into_iter().next())
+                    .map(|f| format!("{rel}/{f}"))
+            } else {
+                Some(rel)
+            };
+            if let Some(f) = found.filter(|f| foreign.as_ref().is_none_or(|g| f < g)) {
+                foreign = Some(f);
+            }
+        }
+    }
+    foreign.map(|f| (Stale, format!("{output}/{f} is not a file of the render")))
+}
+
+/// Whether the sources are the ones the receipt binds: every input as recorded, and the
+/// project's sources as a whole (pages also show what other documents and the Go code say).
+/// The receipt's walk witness stands for a walk when it holds.
+fn check_sources(
+    project: &Project,
+    receipt: &RenderReceipt,
+) -> (Option<(ReceiptState, String)>, SourcesCheck) {
+    let reader = docforge_project::SourceReader::new(&project.root);
+    let mut dirs = HashSet::new();
+    if let Some(witness) = receipt.sources_witness.as_ref().filter(|w| w.holds(project, &reader)) {
+        // Every directory the walk listed is still a real one: an input in one is stat'ed
+        // alone; another (the claim outcomes, in the state directory) is checked whole.
+        let listed: HashSet<&str> = witness.dirs.iter().map(|d| d.path.as_str()).collect();
+        for input in &receipt.inputs {
+            let parent = input.path.rsplit_once('/').map_or("", |(p, _)| p);
+            let problem = if !listed.contains(parent) {
+                check_input(project, input, &mut dirs)
+            } else {
+                match reader.path_state(&input.path) {
+                    PathState::Absent if input.sha256.is_empty() => None,
+                    PathState::File(s)
+                        if !input.sha256.is_empty()
+                            && s.size() == input.size
+                            && s.file_stamp().mtime_ns == input.mtime_ns =>
+                    {
+                        None
+                    }
+                    PathState::File(_) | PathState::Absent => {
+                        Some((ReceiptState::Stale, format!("{} changed since the render", input.path)))
+                    }
+                    PathState::Dir(_) | PathState::Other => {
+                        Some((ReceiptState::Unsafe, not_a_file(&project.root, &input.path)))
+                    }
+                }
+            };
+            if problem.is_some() {
+                return (problem, SourcesCheck::Witness);
+            }
+        }
+        return (None, SourcesCheck::Witness);
     }
     for input in &receipt.inputs {
-        match stat_confined(&project.root, &input.path, &mut dirs) {
-            // An input recorded as absent (no claim outcomes were recorded) is still absent.
-            Err((Missing, _)) if input.sha256.is_empty() => {}
-            Ok(m) if !input.sha256.is_empty() && m.len() == input.size && mtime_ns(&m) == input.mtime_ns => {}
-            Ok(_) | Err((Missing, _)) => {
-                return verdict(
-                    view,
-                    Stale,
-                    format!("{} changed since the render", input.path),
-                    Some(receipt),
-                )
-            }
-            Err((state, why)) => return verdict(view, state, why, Some(receipt)),
+        if let Some(problem) = check_input(project, input, &mut dirs) {
+            return (Some(problem), SourcesCheck::Walk);
         }
     }
     let inventory = docforge_project::discover(project);
     if docforge_db::cheap_identity(&inventory) != receipt.source_identity {
-        return verdict(
-            view,
-            Stale,
-            "sources outside the view changed since the render (pages also show backlinks, the selection and symbol places)",
-            Some(receipt),
-        );
+        let why = "sources outside the view changed since the render (pages also show backlinks, the selection and symbol places)";
+        return (Some((ReceiptState::Stale, why.into())), SourcesCheck::Walk);
     }
-    verdict(view, Current, "the sources and the outputs are the ones the receipt binds", Some(receipt))
+    (None, SourcesCheck::Walk)
+}
+
+/// Why `rel`, where a file should be, is not one.
+fn not_a_file(root: &Path, rel: &str) -> String {
+    match std::fs::symlink_metadata(root.join(rel)) {
+        Ok(m) if m.file_type().is_symlink() => format!("{rel} is a symlink"),
+        _ => format!("{rel} is not a regular file or directory"),
+    }
+}
+
+/// Whether `input` is as the receipt recorded it.
+fn check_input(
+    project: &Project,
+    input: &crate::receipt::InputFile,
+    dirs: &mut HashSet<PathBuf>,
+) -> Option<(ReceiptState, String)> {
+    use ReceiptState::*;
+    match stat_confined(&project.root, &input.path, dirs, false) {
+        // An input recorded as absent (no claim outcomes were recorded) is still absent.
+        Err((Missing, _)) if input.sha256.is_empty() => None,
+        Ok(m) if !input.sha256.is_empty() && m.len() == input.size && mtime_ns(&m) == input.mtime_ns => None,
+        Ok(_) | Err((Missing, _)) => Some((Stale, format!("{} changed since the render", input.path))),
+        Err(problem) => Some(problem),
+    }
 }
 
 /// The deep comparison of a view (see the module documentation).
@@ -228,7 +417,7 @@ pub fn deep_status(
     let extra = foreign_outputs(root, &output, &named);
     let paths: BTreeSet<&String> = receipt.keys().chain(now.keys()).chain(&extra).collect();
     for p in paths {
-        let disk = stat_confined(root, &format!("{output}/{p}"), &mut dirs)
+        let disk = stat_confined(root, &format!("{output}/{p}"), &mut dirs, false)
             .ok()
             .and_then(|_| std::fs::read(root.join(&output).join(p)).ok())
             .map(|b| hex::encode(Sha256::digest(b)));
