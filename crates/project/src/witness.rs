@@ -61,24 +61,33 @@ fn config_sha256(project: &Project) -> String {
 /// holding a `.git` directory its `info/exclude` or, when that is absent, the innermost
 /// existing directory on the way to it (which would gain an entry if it appeared). An absent
 /// ignore file needs none: its creation changes `dir`'s entries. `None` when the rules
-/// cannot be witnessed: a `.git` file (a worktree's exclude file lives elsewhere).
+/// cannot be witnessed: a `.git` file (a worktree's exclude file lives elsewhere), or an
+/// ignore file, `.git/info` or `.git` that is a symlink or not of its kind (the rules would
+/// be read through a target no stamp here covers).
 pub fn ignore_witnesses(reader: &SourceReader, dir: &str) -> Option<Vec<(String, PathState)>> {
     let at = |name: &str| if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") };
     let mut out = Vec::new();
     for name in [".gitignore", ".ignore"] {
         match reader.path_state(&at(name)) {
             PathState::Absent => {}
-            state => out.push((at(name), state)),
+            // The rules are read through a symlink: no stamp here covers its target.
+            state @ PathState::File(_) => out.push((at(name), state)),
+            PathState::Dir(_) | PathState::Other => return None,
         }
     }
     match reader.path_state(&at(".git")) {
         PathState::Absent => {}
-        PathState::Dir(_) => {
-            let (witness, state) = [".git/info/exclude", ".git/info", ".git"]
-                .into_iter()
-                .map(|p| (at(p), reader.path_state(&at(p))))
-                .find(|(_, s)| *s != PathState::Absent)?;
-            out.push((witness, state));
+        git @ PathState::Dir(_) => {
+            // Outer first, so that nothing is looked up through a symlink.
+            let info = reader.path_state(&at(".git/info"));
+            let exclude = reader.path_state(&at(".git/info/exclude"));
+            let (witness, state) = match (info, exclude) {
+                (PathState::Absent, _) => (".git", git),
+                (PathState::Dir(_), PathState::Absent) => (".git/info", info),
+                (PathState::Dir(_), PathState::File(_)) => (".git/info/exclude", exclude),
+                _ => return None,
+            };
+            out.push((at(witness), state));
         }
         _ => return None,
     }
@@ -87,7 +96,8 @@ pub fn ignore_witnesses(reader: &SourceReader, dir: &str) -> Option<Vec<(String,
 
 /// The entries of directory `rel` as a witness records them (`None`: it cannot be listed):
 /// not the ones a walk never enters by name (hidden entries but the ignore files and `.git`,
-/// and the derived directories: the state directory, view outputs, proposal roots).
+/// and the derived directories: the state directory, view outputs, proposal roots — as
+/// directories; a file at such a path is an entry like any other).
 fn entries(project: &Project, derived: &[String], rel: &str) -> Option<Vec<String>> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(project.root.join(rel)).ok()? {
@@ -97,11 +107,12 @@ fn entries(project: &Project, derived: &[String], rel: &str) -> Option<Vec<Strin
         if name.starts_with('.') && !matches!(&*name, ".git" | ".gitignore" | ".ignore") {
             continue;
         }
+        let t = entry.file_type().ok()?;
         let path = if rel.is_empty() { name.to_string() } else { format!("{rel}/{name}") };
-        if derived.contains(&path) {
+        // The walk skips a derived directory, not a file at a derived path.
+        if t.is_dir() && derived.contains(&path) {
             continue;
         }
-        let t = entry.file_type().ok()?;
         let tag = if t.is_symlink() {
             'l'
         } else if t.is_dir() {

@@ -153,6 +153,48 @@ fn derived_directories_are_not_entries() {
     assert!(!holds(dir.path(), &w));
 }
 
+/// Ignore rules read through a symlink (a `.gitignore` linked from elsewhere, a linked
+/// `.git/info`) depend on a target no stamp here covers: no witness.
+#[test]
+fn ignore_rules_read_through_a_symlink_leave_no_witness() {
+    let linked_ignore = project();
+    let root = linked_ignore.path();
+    write(root, "rules/docs-ignore", "drafts/\n");
+    fs::remove_file(root.join("docs/.gitignore")).unwrap();
+    symlink(root.join("rules/docs-ignore"), root.join("docs/.gitignore")).unwrap();
+    assert!(witness::take(&Project::load(root).unwrap()).1.is_none(), "a linked .gitignore");
+
+    let linked_info = project();
+    let root = linked_info.path();
+    write(root, "elsewhere/exclude", "guide/\n");
+    fs::create_dir_all(root.join(".git")).unwrap();
+    symlink(root.join("elsewhere"), root.join(".git/info")).unwrap();
+    assert!(witness::take(&Project::load(root).unwrap()).1.is_none(), "a linked .git/info");
+
+    // A real `.git/info/exclude` is witnessed, and editing it is seen.
+    let real = project();
+    let root = real.path();
+    write(root, ".git/info/exclude", "\n");
+    let w = witness::take(&Project::load(root).unwrap()).1.unwrap();
+    write(root, ".git/info/exclude", "guide/\n");
+    assert!(!holds(root, &w));
+}
+
+/// A file where a view's output directory is declared is a source like any other.
+#[test]
+fn a_file_at_a_derived_path_is_an_entry() {
+    let dir = project();
+    let view = "\n[[views]]\nid = \"gen\"\nrenderer = \"html-page@1\"\noutput = \"gen.go\"\n";
+    let toml = fs::read_to_string(dir.path().join("docforge.toml")).unwrap();
+    write(dir.path(), "docforge.toml", &format!("{toml}{view}"));
+    write(dir.path(), "gen.go/index.html", "<p>rendered</p>");
+    let project = Project::load(dir.path()).unwrap();
+    let w = witness::take(&project).1.unwrap();
+    fs::remove_dir_all(dir.path().join("gen.go")).unwrap();
+    write(dir.path(), "gen.go", "package m\n");
+    assert!(!holds(dir.path(), &w));
+}
+
 /// A witness is plain data: it survives a JSON round trip (receipts hold it).
 #[test]
 fn a_witness_round_trips_through_json() {

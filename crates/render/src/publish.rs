@@ -94,13 +94,33 @@ fn publish_steps(
                 p = parent;
             }
         }
+        // What each directory must hold: the render's files and directories (and the marker).
+        let mut expected: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
+            dirs.iter().map(|d| (*d, Default::default())).collect();
+        let entries = rendered.files.iter().map(|(p, _)| p.as_str()).chain(dirs.iter().copied());
+        for path in entries.filter(|p| !p.is_empty()).chain([OUTPUT_MARKER]) {
+            let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+            expected.entry(parent).or_default().insert(name);
+        }
         let mut output_dirs = Vec::with_capacity(dirs.len());
         for dir in dirs {
             let rel = if dir.is_empty() { output.clone() } else { format!("{output}/{dir}") };
+            let fail = |message: String| docforge_project::WriteError::Io { path: rel.clone(), message };
+            // The stamp before the listing: an entry added after it changes the stamp, so the
+            // status, seeing the stamp unchanged, knows the directory holds what was listed.
             let docforge_project::PathState::Dir(stamp) = reader.path_state(&rel) else {
-                let message = "is not the directory just written".to_string();
-                return Err(docforge_project::WriteError::Io { path: rel, message });
+                return Err(fail("is not the directory just written".into()));
             };
+            let listed = std::fs::read_dir(project.root.join(&rel)).map_err(|e| fail(e.to_string()))?;
+            for entry in listed {
+                let name = entry.map_err(|e| fail(e.to_string()))?.file_name();
+                let name = name.to_string_lossy();
+                if !expected.get(dir).is_some_and(|names| names.contains(&*name)) {
+                    return Err(fail(format!(
+                        "holds {name}, which the render did not write (written there while the view was published)"
+                    )));
+                }
+            }
             output_dirs.push(OutputDir { path: dir.to_string(), stamp });
         }
         // Taken with the new output in place: the status compares the project as it is now.
