@@ -1,17 +1,19 @@
 //! Byte spans and content hashes through the engine and the index, on real documents: every
 //! document, section and TOML node of the repository's fixtures and handbook, and of the
 //! READMEs and changelogs found on this machine, sliced by its recorded span, hashes to its
-//! recorded `content_sha256`, and its parts tile what they should.
+//! recorded `content_sha256`, and its parts tile what they should; an edit moves the spans of
+//! its own document only.
 
 mod support;
 
 use docforge_db::{AnalysisHost, AstPolicy};
 use docforge_model::{ByteSpan, Node, NodeSpan};
+use docforge_project::FileKind;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
-use support::{host, write};
+use support::{edit, executed, host, owners, small_project, write};
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
@@ -287,4 +289,62 @@ fn a_document_that_cannot_be_read_has_no_span_and_one_that_is_not_utf8_has_its_b
     let at = bad.windows(2).position(|w| w == b"##").unwrap();
     assert_eq!(next.span, ByteSpan::new(at, bad.len()));
     assert_eq!(next.content_sha256, <[u8; 32]>::from(Sha256::digest(&bad[at..])));
+}
+
+#[test]
+fn an_edit_inside_one_section_moves_later_spans_of_that_document_only() {
+    // Spans are not part of what other documents read (the document's index entry): an edit
+    // in a section changes its hash and moves the sections after it, and re-projects that
+    // document alone.
+    let dir = small_project();
+    let r = dir.path();
+    let text = "# Z\n\none\n\n## Two\n\ntwo\n\n## Three\n\nthree, see [y](y.md)\n";
+    write(r, "docs/z.md", text.as_bytes());
+    let mut h = host(r, AstPolicy::Allow);
+    let spans = |h: &AnalysisHost| -> BTreeMap<String, NodeSpan> {
+        let g = h.analysis().graph().unwrap();
+        g.nodes().filter_map(|n| Some((n.id.clone(), NodeSpan::from_attrs(&n.attrs).unwrap()?))).collect()
+    };
+    let before = spans(&h);
+    let mut edited = String::new();
+    // The first edit of a file as loaded from disk, then the next.
+    for (round, words) in ["two, edited", "two, edited again"].into_iter().enumerate() {
+        edited = text.replace("two\n", &format!("{words}\n"));
+        h.execution_log().enable(true);
+        edit(&mut h, "docs/z.md", FileKind::Markdown, edited.as_bytes());
+        let after = spans(&h);
+        let log = executed(&h);
+        assert_eq!(log.iter().filter(|e| e.starts_with("doc_facts(")).count(), 1, "round {round}: {log:#?}");
+        assert_eq!(
+            log.iter().filter(|e| e.starts_with("doc_fragment(")).count(),
+            1,
+            "round {round}: {log:#?}"
+        );
+        assert!(!log.iter().any(|e| e.starts_with("doc_index(")), "round {round}: {log:#?}");
+        // Other documents: the same spans and hashes.
+        let elsewhere = |m: &BTreeMap<String, NodeSpan>| {
+            m.iter()
+                .filter(|(id, _)| !id.starts_with("docs/z"))
+                .map(|(id, s)| (id.clone(), s.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(elsewhere(&after), elsewhere(&before), "round {round}");
+        assert!(elsewhere(&after).len() >= 3, "x, x#x, docs/y, docs/y#y: {:?}", elsewhere(&after));
+        // This document: the edited section and those holding it changed, the next moved.
+        let shift = edited.len() - text.len();
+        for id in ["docs/z", "docs/z#z", "docs/z#two"] {
+            assert_ne!(after[id].content_sha256, before[id].content_sha256, "round {round}: {id}");
+        }
+        let (three, was) = (&after["docs/z#three"], &before["docs/z#three"]);
+        assert_eq!(three.span.start, was.span.start + shift, "round {round}");
+        assert_eq!(three.content_sha256, was.content_sha256, "round {round}: same bytes, same hash");
+        for (id, s) in after.iter().filter(|(id, _)| id.starts_with("docs/z")) {
+            let bytes = &edited.as_bytes()[s.span.range()];
+            assert_eq!(s.content_sha256, <[u8; 32]>::from(Sha256::digest(bytes)), "round {round}: {id}");
+        }
+    }
+    // The same as a fresh analysis of the edited file.
+    write(r, "docs/z.md", edited.as_bytes());
+    let fresh = host(r, AstPolicy::Allow);
+    assert_eq!(owners(&h), owners(&fresh));
 }

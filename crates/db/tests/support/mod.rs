@@ -45,3 +45,9 @@ pub fn host(root: &Path, policy: AstPolicy) -> AnalysisHost {
 pub fn executed(h: &AnalysisHost) -> Vec<String> {
     h.execution_log().take().into_iter().filter(|e| !e.starts_with("validated ")).collect()
 }
+
+/// Every owner's fragment (nodes, edges, Logic rows, diagnostics), for whole-graph equality.
+pub fn owners(h: &AnalysisHost) -> Vec<(String, String)> {
+    let g = h.analysis().graph().unwrap();
+    g.owners().map(|o| (o.key.to_string(), format!("{:?}", o.fragment))).collect()
+}
