@@ -159,19 +159,6 @@ fn median(v: &[f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// The floor's options: the extensions the renderer turns on, raw HTML kept.
-fn floor_options() -> comrak::Options<'static> {
-    let mut o = comrak::Options::default();
-    o.extension.strikethrough = true;
-    o.extension.table = true;
-    o.extension.autolink = true;
-    o.extension.tasklist = true;
-    o.extension.footnotes = true;
-    o.extension.wikilinks_title_after_pipe = true;
-    o.render.r#unsafe = true;
-    o
-}
-
 /// Each document's raw HTML (its HTML blocks and inline HTML, joined): what the renderer
 /// sanitises.
 fn raw_html(texts: &[String], options: &comrak::Options<'_>) -> Vec<String> {
@@ -235,16 +222,9 @@ pub fn render(extra: Option<&Path>) -> serde_json::Value {
     let project = workspace.project().clone();
     let view = project.config.views[0].clone();
     let generation = synced.generation;
-    let stamp = IndexStamp {
-        generation: generation.revision,
-        graph_digest: generation.graph_digest.clone(),
-        source_fingerprint: generation.source_hash.clone(),
-        precision: generation.precision.clone(),
-    };
+    let stamp = IndexStamp::of(&generation);
     let claims = Claims::none("no validation outcome is recorded (benchmark)");
-    let limit = project.config.limits.max_file_bytes;
-    let reader = docforge_project::SourceReader::new(&project.root);
-    let read = |rel: &str| reader.read_into_vec(rel, limit).map_err(|e| e.to_string());
+    let read = docforge_render::project_reader(&project);
 
     // The documents the view renders, in memory for the floor.
     let first = docforge_render::render_view(&project.id, workspace.index(), &view, &read, &claims).unwrap();
@@ -261,7 +241,7 @@ pub fn render(extra: Option<&Path>) -> serde_json::Value {
     let paths: Vec<String> = first.inputs.iter().map(|i| i.path.clone()).collect();
     drop(first);
 
-    let options = floor_options();
+    let options = docforge_render::comrak_options();
     let (mut floor, mut render, mut publish) = (Vec::new(), Vec::new(), Vec::new());
     let mut floor_html = 0;
     for _ in 0..reps {

@@ -42,16 +42,9 @@ pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String>
     let counters = workspace.progress();
     let synced = progress.track(&counters, || workspace.ensure_current(true)).map_err(|e| e.to_string())?;
     let generation = synced.generation;
-    let stamp = IndexStamp {
-        generation: generation.revision,
-        graph_digest: generation.graph_digest.clone(),
-        source_fingerprint: generation.source_hash.clone(),
-        precision: generation.precision.clone(),
-    };
+    let stamp = IndexStamp::of(&generation);
     let claims = docforge_render::Claims::recorded(&project, workspace.index());
-    let limit = project.config.limits.max_file_bytes;
-    let reader = docforge_project::SourceReader::new(&project.root);
-    let read = |rel: &str| reader.read_into_vec(rel, limit).map_err(|e| e.to_string());
+    let read = docforge_render::project_reader(&project);
     let mut reports = Vec::new();
     for view in views {
         progress.message(&format!("rendering view {}", view.id));

@@ -185,16 +185,11 @@ impl Claims {
         // (an empty SHA-256: there was no receipt).
         claims.input = Some(match std::fs::symlink_metadata(project.root.join(&rel)) {
             Ok(m) if m.is_file() => {
-                use std::os::unix::fs::MetadataExt;
+                let stamp = docforge_project::FileStamp::of(&m);
                 let sha256 = std::fs::read(project.root.join(&rel))
                     .map(|b| hex::encode(Sha256::digest(b)))
                     .unwrap_or_default();
-                crate::receipt::InputFile {
-                    path: rel,
-                    size: m.len(),
-                    mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-                    sha256,
-                }
+                crate::receipt::InputFile { path: rel, size: stamp.size, mtime_ns: stamp.mtime_ns, sha256 }
             }
             _ => crate::receipt::InputFile { path: rel, size: 0, mtime_ns: 0, sha256: String::new() },
         });

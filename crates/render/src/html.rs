@@ -25,7 +25,7 @@ pub fn relative(from: &str, to: &str) -> String {
 
 /// `path` with each component percent-encoded where a URL needs it (see [`fragment`]).
 pub fn encode_path(path: &str) -> String {
-    path.split('/').map(encode_component).collect::<Vec<_>>().join("/")
+    path.split('/').map(fragment).collect::<Vec<_>>().join("/")
 }
 
 /// [`relative`] between two paths already encoded by [`encode_path`] (`..` and `/` are as
@@ -42,11 +42,6 @@ pub fn relative_encoded(from: &str, to: &str) -> String {
     }
     out.push_str(&to[common..]);
     out
-}
-
-/// A path component as it may stand in a URL.
-fn encode_component(c: &str) -> String {
-    fragment(c)
 }
 
 /// A fragment identifier (or a path component) as it may stand in a URL: unreserved

@@ -24,10 +24,10 @@ mod status;
 pub mod view;
 
 pub use claims::{Claims, Outcome};
-pub use markdown::{body_html, Body, LinkKind, LinkTo};
+pub use markdown::{body_html, comrak_options, Body, LinkKind, LinkTo};
 pub use publish::{publish, publish_failing_after, Published, OUTPUT_MARKER};
 pub use receipt::{receipt_path, RenderReceipt, RENDERER_VERSION};
-pub use render::{render_view, Rendered, SourceRead};
+pub use render::{project_reader, render_view, Rendered, SourceRead};
 pub use sanitize::clean as sanitize_html;
 pub use status::{deep_status, status, DeepStatus, SourcesCheck, ViewStatus};
 
@@ -45,10 +45,4 @@ pub enum RenderError {
     PageConflict { page: String, first: String, second: String },
     #[error("{0}")]
     Write(#[from] docforge_project::WriteError),
-}
-
-impl From<RenderError> for String {
-    fn from(e: RenderError) -> String {
-        e.to_string()
-    }
 }

@@ -60,7 +60,9 @@ fn line_starts(text: &str) -> Vec<usize> {
     starts
 }
 
-fn options() -> Options<'static> {
+/// The comrak options pages are rendered with: the GFM extensions the renderer turns on, raw
+/// HTML kept (benchmarks convert with the same ones).
+pub fn comrak_options() -> Options<'static> {
     let mut o = Options::default();
     o.extension.strikethrough = true;
     o.extension.table = true;
@@ -128,7 +130,7 @@ fn wrap<'a>(arena: &'a Arena<'a>, node: &'a AstNode<'a>, open: String, close: St
 /// sanitiser.
 pub fn body_html(body: &Body<'_>, resolve: &mut Resolver<'_>) -> String {
     let arena = Arena::new();
-    let options = options();
+    let options = comrak_options();
     let text = &body.file[body.start..];
     let root = comrak::parse_document(&arena, text, &options);
     // The document's own raw HTML, before DocForge adds any.

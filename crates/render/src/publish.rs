@@ -10,7 +10,6 @@ use crate::receipt::{
 use crate::{RenderError, Rendered};
 use docforge_project::{Durability, Owner, Project, ProjectWriter, View};
 use sha2::{Digest, Sha256};
-use std::os::unix::fs::MetadataExt;
 
 /// The marker file a rendered output directory holds (`docforge view <id>`): without it an
 /// existing directory is never replaced.
@@ -77,11 +76,12 @@ fn publish_steps(
                 docforge_project::WriteError::Io { path: format!("{output}/{path}"), message: e.to_string() }
             })?;
             bytes += content.len() as u64;
+            let s = docforge_project::FileStamp::of(&m);
             outputs.push(OutputFile {
                 path: path.clone(),
-                size: m.len(),
-                mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-                file: (m.dev(), m.ino()),
+                size: s.size,
+                mtime_ns: s.mtime_ns,
+                file: (s.dev, s.ino),
                 sha256: hex::encode(Sha256::digest(content)),
             });
         }

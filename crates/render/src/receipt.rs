@@ -37,6 +37,18 @@ pub struct OutputFile {
     pub sha256: String,
 }
 
+impl OutputFile {
+    /// The stamp the file had when written.
+    pub fn stamp(&self) -> docforge_project::FileStamp {
+        docforge_project::FileStamp {
+            size: self.size,
+            mtime_ns: self.mtime_ns,
+            dev: self.file.0,
+            ino: self.file.1,
+        }
+    }
+}
+
 /// One directory of the output, as written.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,6 +81,18 @@ pub struct IndexStamp {
     pub precision: String,
 }
 
+impl IndexStamp {
+    /// What a receipt records of the published generation `g`.
+    pub fn of(g: &docforge_workspace::Generation) -> IndexStamp {
+        IndexStamp {
+            generation: g.revision,
+            graph_digest: g.graph_digest.clone(),
+            source_fingerprint: g.source_hash.clone(),
+            precision: g.precision.clone(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RenderReceipt {
@@ -99,6 +123,12 @@ pub struct RenderReceipt {
 }
 
 impl RenderReceipt {
+    /// How many documents the view was rendered from (the inputs but the claim outcomes
+    /// receipt, which lives in the state directory).
+    pub fn documents(&self) -> usize {
+        self.inputs.iter().filter(|i| !i.path.starts_with(docforge_project::STATE_DIR)).count()
+    }
+
     pub fn compute_hash(&self) -> String {
         let mut copy = self.clone();
         copy.receipt_hash = String::new();

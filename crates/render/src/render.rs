@@ -15,6 +15,13 @@ use std::collections::{BTreeMap, HashMap};
 /// How the renderer reads a document's bytes (the confined project reader, or a test's).
 pub type SourceRead<'r> = dyn Fn(&str) -> Result<Vec<u8>, String> + 'r;
 
+/// The project's confined reader within its file size limit, as a [`SourceRead`].
+pub fn project_reader(project: &docforge_project::Project) -> impl Fn(&str) -> Result<Vec<u8>, String> + '_ {
+    let reader = docforge_project::SourceReader::new(&project.root);
+    let limit = project.config.limits.max_file_bytes;
+    move |rel| reader.read_into_vec(rel, limit).map_err(|e| e.to_string())
+}
+
 /// A view rendered in memory.
 #[derive(Clone, Debug)]
 pub struct Rendered {

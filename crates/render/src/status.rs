@@ -12,7 +12,6 @@ use docforge_workspace::receipts::read_verified;
 use docforge_workspace::ReceiptState;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// The state of one view's published output.
@@ -116,10 +115,6 @@ fn foreign_outputs(root: &Path, output: &str, rendered: &BTreeSet<&str>) -> Vec<
         .into_iter()
         .filter(|p| p != crate::OUTPUT_MARKER && !rendered.contains(p.as_str()))
         .collect()
-}
-
-fn mtime_ns(m: &std::fs::Metadata) -> i64 {
-    m.mtime() * 1_000_000_000 + m.mtime_nsec()
 }
 
 /// How the cheap status established that the sources are the ones the receipt binds.
@@ -238,17 +233,7 @@ fn check_outputs(
     for (i, o) in receipt.outputs.iter().enumerate() {
         let rel = at(&o.path);
         let problem = match reader.path_state(&o.path) {
-            PathState::File(s)
-                if s.file_stamp()
-                    == docforge_project::FileStamp {
-                        size: o.size,
-                        mtime_ns: o.mtime_ns,
-                        dev: o.file.0,
-                        ino: o.file.1,
-                    } =>
-            {
-                continue
-            }
+            PathState::File(s) if s.file_stamp() == o.stamp() => continue,
             PathState::File(_) => (Stale, format!("{rel} changed since the render")),
             PathState::Absent => (Missing, format!("{rel} does not exist")),
             PathState::Dir(_) | PathState::Other => (Unsafe, not_file(&rel)),
@@ -320,22 +305,14 @@ fn check_sources(
             let problem = if !listed.contains(parent) {
                 check_input(project, input, &mut dirs)
             } else {
-                match reader.path_state(&input.path) {
-                    PathState::Absent if input.sha256.is_empty() => None,
-                    PathState::File(s)
-                        if !input.sha256.is_empty()
-                            && s.size() == input.size
-                            && s.file_stamp().mtime_ns == input.mtime_ns =>
-                    {
-                        None
-                    }
-                    PathState::File(_) | PathState::Absent => {
-                        Some((ReceiptState::Stale, format!("{} changed since the render", input.path)))
-                    }
+                let found = match reader.path_state(&input.path) {
+                    PathState::File(s) => Ok((s.size(), s.file_stamp().mtime_ns)),
+                    PathState::Absent => Err((ReceiptState::Missing, String::new())),
                     PathState::Dir(_) | PathState::Other => {
-                        Some((ReceiptState::Unsafe, not_a_file(&project.root, &input.path)))
+                        Err((ReceiptState::Unsafe, not_a_file(&project.root, &input.path)))
                     }
-                }
+                };
+                judge_input(input, found)
             };
             if problem.is_some() {
                 return (problem, SourcesCheck::Witness);
@@ -370,11 +347,24 @@ fn check_input(
     input: &crate::receipt::InputFile,
     dirs: &mut HashSet<PathBuf>,
 ) -> Option<(ReceiptState, String)> {
+    let found = stat_confined(&project.root, &input.path, dirs, false).map(|m| {
+        let s = docforge_project::FileStamp::of(&m);
+        (s.size, s.mtime_ns)
+    });
+    judge_input(input, found)
+}
+
+/// The problem with `input`, found now with this size and modification time (or this
+/// problem: `missing` for a file that is not there).
+fn judge_input(
+    input: &crate::receipt::InputFile,
+    found: Result<(u64, i64), (ReceiptState, String)>,
+) -> Option<(ReceiptState, String)> {
     use ReceiptState::*;
-    match stat_confined(&project.root, &input.path, dirs, false) {
+    match found {
         // An input recorded as absent (no claim outcomes were recorded) is still absent.
         Err((Missing, _)) if input.sha256.is_empty() => None,
-        Ok(m) if !input.sha256.is_empty() && m.len() == input.size && mtime_ns(&m) == input.mtime_ns => None,
+        Ok(stamp) if !input.sha256.is_empty() && stamp == (input.size, input.mtime_ns) => None,
         Ok(_) | Err((Missing, _)) => Some((Stale, format!("{} changed since the render", input.path))),
         Err(problem) => Some(problem),
     }
@@ -398,10 +388,7 @@ pub fn deep_status(
     claims: &Claims,
 ) -> Result<DeepStatus, RenderError> {
     let root = &project.root;
-    let reader = docforge_project::SourceReader::new(root);
-    let read = |rel: &str| {
-        reader.read_into_vec(rel, project.config.limits.max_file_bytes).map_err(|e| e.to_string())
-    };
+    let read = crate::project_reader(project);
     let rendered = render_view(&project.id, index, view, &read, claims)?;
     let path = receipt_path(root, &view.id);
     let receipt: BTreeMap<String, String> = read_verified::<RenderReceipt>(root, &path)

@@ -100,6 +100,9 @@ pub fn render_status(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> 
     let cap = call.max_results() as usize;
     let mut out = Vec::with_capacity(views.len());
     let mut states = Vec::with_capacity(views.len());
+    // The claim outcomes the pages would show, read once for every view.
+    let claims =
+        index.as_ref().and_then(|i| i.as_ref().ok()).map(|i| docforge_render::Claims::recorded(&project, i));
     for view in views {
         let st = docforge_render::status(&project, view);
         states.push(st.state);
@@ -114,7 +117,7 @@ pub fn render_status(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> 
                 &project,
                 view,
                 index,
-                &docforge_render::Claims::recorded(&project, index),
+                claims.as_ref().expect("read with the index"),
             ) {
                 Ok(d) => DeepResult {
                     equivalent: Some(d.equivalent),
@@ -137,14 +140,10 @@ pub fn render_status(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> 
             state: st.state.as_str().into(),
             reason: st.reason,
             receipt: st.receipt.map(|r| ReceiptSummary {
+                documents: r.documents(),
                 receipt_hash: r.receipt_hash,
                 generation: r.index.generation,
                 graph_digest: r.index.graph_digest,
-                documents: r
-                    .inputs
-                    .iter()
-                    .filter(|i| !i.path.starts_with(docforge_project::STATE_DIR))
-                    .count(),
                 outputs: r.outputs.len(),
             }),
             deep,

@@ -65,13 +65,7 @@ impl Indexed {
     }
 
     pub fn stamp(&self) -> IndexStamp {
-        let g = &self.synced.generation;
-        IndexStamp {
-            generation: g.revision,
-            graph_digest: g.graph_digest.clone(),
-            source_fingerprint: g.source_hash.clone(),
-            precision: g.precision.clone(),
-        }
+        IndexStamp::of(&self.synced.generation)
     }
 
     /// Render `view` and publish it into its output with its receipt.
