@@ -34,7 +34,7 @@ pub use index::{DocIndex, DocIndexEntry, Resolution};
 pub use markdown::{front_matter_claims, parse_markdown_bytes, parse_markdown_document};
 pub use project::{document_fragment, project};
 pub use slug::{slugify, Slugger};
-pub use spans::{content_sha256, span_matches};
+pub use spans::content_sha256;
 pub use toml_node::{parse_toml_node, parse_toml_node_bytes};
 
 /// What a link destination written in the document at `doc_path` names: a document path

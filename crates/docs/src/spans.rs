@@ -14,14 +14,6 @@ pub fn content_sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
-/// Whether `span` describes `file`: every range lies in the file and the bytes of its `span`
-/// hash to its `content_sha256`.
-pub fn span_matches(span: &NodeSpan, file: &[u8]) -> bool {
-    let parts = [Some(span.span), span.front_matter, span.heading, span.body];
-    parts.into_iter().flatten().all(|p| p.slice(file).is_some())
-        && span.span.slice(file).is_some_and(|bytes| content_sha256(bytes) == span.content_sha256)
-}
-
 /// A file's bytes as text for parsing (invalid UTF-8 replaced as `String::from_utf8_lossy`
 /// does), with the way back from text offsets to file offsets.
 pub(crate) struct Decoded<'a> {

@@ -11,13 +11,12 @@
 //! [`ProjectWriter::replace_tree_then`] runs a step between the swap and the removal of the
 //! old tree (writing what describes the new tree) and swaps back when that step fails.
 
-use crate::write::{read_at, ProjectWriter, WriteError};
+use crate::write::{create_synced, read_at, sweep_left_behind, what, ProjectWriter, WriteError, DIR_FLAGS};
 use rustix::fd::OwnedFd;
 use rustix::fs::{
-    fsync, mkdirat, openat, renameat_with, statat, unlinkat, AtFlags, FileType, Mode, OFlags, RenameFlags,
+    fsync, mkdirat, openat, renameat_with, statat, unlinkat, AtFlags, FileType, Mode, RenameFlags,
 };
 use rustix::io::Errno;
-use std::io::Write;
 
 /// The file marking a directory as written by one owner (e.g. a view): its name inside the
 /// tree and its exact bytes.
@@ -26,9 +25,6 @@ pub struct Owner<'a> {
     pub file: &'a str,
     pub bytes: &'a [u8],
 }
-
-const DIR_FLAGS: OFlags =
-    OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::NOFOLLOW).union(OFlags::CLOEXEC);
 
 impl ProjectWriter {
     /// Replace the directory `rel` with exactly `files` (paths relative to it), plus the
@@ -39,20 +35,7 @@ impl ProjectWriter {
         files: &[(String, Vec<u8>)],
         owner: Owner<'_>,
     ) -> Result<(), WriteError> {
-        self.replace_tree_steps(rel, files, owner, usize::MAX, || Ok(()))
-    }
-
-    /// [`ProjectWriter::replace_tree`] that fails as an I/O error would after writing `files`
-    /// staged files (before the swap).
-    #[doc(hidden)]
-    pub fn replace_tree_failing_after(
-        &self,
-        rel: &str,
-        files: &[(String, Vec<u8>)],
-        owner: Owner<'_>,
-        budget: usize,
-    ) -> Result<(), WriteError> {
-        self.replace_tree_steps(rel, files, owner, budget, || Ok(()))
+        self.replace_tree_then(rel, files, owner, || Ok(()))
     }
 
     /// [`ProjectWriter::replace_tree`], running `then` once the new tree is in place and
@@ -66,24 +49,13 @@ impl ProjectWriter {
         owner: Owner<'_>,
         then: impl FnOnce() -> Result<T, WriteError>,
     ) -> Result<T, WriteError> {
-        self.replace_tree_steps(rel, files, owner, usize::MAX, then)
+        self.replace_tree_then_failing_after(rel, files, owner, usize::MAX, then)
     }
 
     /// [`ProjectWriter::replace_tree_then`] that fails as an I/O error would after writing
     /// `budget` staged files (before the swap; `then` is not run).
     #[doc(hidden)]
     pub fn replace_tree_then_failing_after<T>(
-        &self,
-        rel: &str,
-        files: &[(String, Vec<u8>)],
-        owner: Owner<'_>,
-        budget: usize,
-        then: impl FnOnce() -> Result<T, WriteError>,
-    ) -> Result<T, WriteError> {
-        self.replace_tree_steps(rel, files, owner, budget, then)
-    }
-
-    fn replace_tree_steps<T>(
         &self,
         rel: &str,
         files: &[(String, Vec<u8>)],
@@ -115,11 +87,7 @@ impl ProjectWriter {
                     None => ("", path),
                 };
                 let at = if dir.is_empty() { &root } else { open_dirs(&root, dir, &mut dirs)? };
-                let flags =
-                    OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-                let mut f = std::fs::File::from(openat(at, file, flags, Mode::from_raw_mode(0o644))?);
-                f.write_all(bytes)?;
-                f.sync_all()?;
+                create_synced(at, file, bytes)?;
             }
             for (_, d) in &dirs {
                 fsync(d)?;
@@ -182,12 +150,7 @@ impl ProjectWriter {
         };
         let ft = FileType::from_raw_mode(st.st_mode);
         if ft != FileType::Directory {
-            let what = match ft {
-                FileType::Symlink => "a symlink",
-                FileType::RegularFile => "a regular file",
-                _ => "a special file",
-            };
-            return Err(WriteError::NotRegular { path: rel.to_string(), what });
+            return Err(WriteError::NotRegular { path: rel.to_string(), what: what(ft) });
         }
         let dir = openat(parent, name, DIR_FLAGS, Mode::empty()).map_err(|e| self.io(rel, e))?;
         match read_at(&dir, owner.file) {
@@ -198,19 +161,9 @@ impl ProjectWriter {
 
     /// Remove stages of `name` that writers which no longer run left in `parent`.
     fn sweep_stages(&self, parent: &OwnedFd, name: &str) {
-        if !std::path::Path::new("/proc/self").exists() {
-            return;
-        }
         let prefix = format!(".{name}.stage-");
-        let Ok(listing) = rustix::fs::Dir::read_from(parent) else { return };
-        for entry in listing.flatten() {
-            let file = entry.file_name().to_string_lossy().into_owned();
-            let Some(rest) = file.strip_prefix(&prefix) else { continue };
-            let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
-            if pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
-                remove_tree(parent, &file);
-            }
-        }
+        let pid = |file: &str| file.strip_prefix(&prefix)?.split('-').next()?.parse().ok();
+        sweep_left_behind(parent, pid, remove_tree);
     }
 }
 
@@ -248,7 +201,7 @@ fn open_dirs<'d>(
 }
 
 /// Remove `name` in `dir` and everything below it, following no symlink (best effort).
-pub(crate) fn remove_tree(dir: &OwnedFd, name: &str) {
+fn remove_tree(dir: &OwnedFd, name: &str) {
     if unlinkat(dir, name, AtFlags::empty()).is_ok() {
         return;
     }

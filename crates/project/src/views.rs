@@ -17,9 +17,6 @@ pub enum Renderer {
 }
 
 impl Renderer {
-    /// Every renderer of this build, in the registry's order.
-    pub const ALL: [Renderer; 2] = [Renderer::HtmlPage1, Renderer::HtmlSite1];
-
     /// `name@version`, as `docforge.toml` spells it.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -46,7 +46,11 @@ pub struct ProjectWriter {
     pub(crate) root: PathBuf,
 }
 
-fn what(ft: FileType) -> &'static str {
+/// Opening a directory: never through a symlink.
+pub(crate) const DIR_FLAGS: OFlags =
+    OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::NOFOLLOW).union(OFlags::CLOEXEC);
+
+pub(crate) fn what(ft: FileType) -> &'static str {
     match ft {
         FileType::Symlink => "a symlink",
         FileType::Directory => "a directory",
@@ -75,18 +79,17 @@ impl ProjectWriter {
     /// The directory holding `rel`'s last component, opened without following a symlink at
     /// any step; missing directories are created when `create` says so.
     pub(crate) fn parent(&self, rel: &str, parts: &[&str], create: bool) -> Result<OwnedFd, WriteError> {
-        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let mut dir =
-            openat(rustix::fs::CWD, &self.root, dir_flags, Mode::empty()).map_err(|e| self.io(rel, e))?;
+            openat(rustix::fs::CWD, &self.root, DIR_FLAGS, Mode::empty()).map_err(|e| self.io(rel, e))?;
         let mut walked = String::new();
         for part in &parts[..parts.len() - 1] {
             if !walked.is_empty() {
                 walked.push('/');
             }
             walked.push_str(part);
-            let next = match openat(&dir, *part, dir_flags, Mode::empty()) {
+            let next = match openat(&dir, *part, DIR_FLAGS, Mode::empty()) {
                 Err(Errno::NOENT) if create => match mkdirat(&dir, *part, Mode::from_raw_mode(0o755)) {
-                    Ok(()) | Err(Errno::EXIST) => openat(&dir, *part, dir_flags, Mode::empty()),
+                    Ok(()) | Err(Errno::EXIST) => openat(&dir, *part, DIR_FLAGS, Mode::empty()),
                     Err(e) => Err(e),
                 },
                 other => other,
@@ -222,20 +225,33 @@ impl ProjectWriter {
         let Ok(parts) = self.components(rel) else { return };
         let name = parts[parts.len() - 1];
         let Ok(dir) = self.parent(rel, &parts, false) else { return };
-        if !Path::new("/proc/self").exists() {
-            return;
-        }
         let prefix = format!(".{name}.");
-        let Ok(listing) = rustix::fs::Dir::read_from(&dir) else { return };
-        for entry in listing.flatten() {
-            let file = entry.file_name().to_string_lossy().into_owned();
-            let Some(rest) = file.strip_prefix(&prefix).and_then(|r| r.strip_suffix(".tmp")) else {
-                continue;
-            };
-            let Some(pid) = rest.split('.').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
-            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-                let _ = unlinkat(&dir, file.as_str(), AtFlags::empty());
-            }
+        let pid = |file: &str| {
+            let rest = file.strip_prefix(&prefix)?.strip_suffix(".tmp")?;
+            rest.split('.').next()?.parse().ok()
+        };
+        sweep_left_behind(&dir, pid, |dir, file| {
+            let _ = unlinkat(dir, file, AtFlags::empty());
+        });
+    }
+}
+
+/// `remove` every entry of `dir` whose name `pid` says a writer left behind, when that writer
+/// no longer runs (best effort, and only where `/proc` tells which processes run).
+pub(crate) fn sweep_left_behind(
+    dir: &OwnedFd,
+    pid: impl Fn(&str) -> Option<u32>,
+    remove: impl Fn(&OwnedFd, &str),
+) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(listing) = rustix::fs::Dir::read_from(dir) else { return };
+    for entry in listing.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = pid(&file) else { continue };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            remove(dir, &file);
         }
     }
 }

@@ -380,7 +380,8 @@ fn a_failure_while_staging_leaves_the_old_tree_byte_identical() {
     w.replace_tree("site", &site(1, 4), OWNER).unwrap();
     let before = tree(dir.path());
     for budget in 0..5 {
-        let err = w.replace_tree_failing_after("site", &site(2, 4), OWNER, budget).unwrap_err();
+        let err =
+            w.replace_tree_then_failing_after("site", &site(2, 4), OWNER, budget, || Ok(())).unwrap_err();
         assert!(err.to_string().contains("injected failure"), "{err}");
         assert_eq!(tree(dir.path()), before, "after {budget} staged files");
     }

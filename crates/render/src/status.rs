@@ -133,7 +133,7 @@ pub fn status(project: &Project, view: &View) -> ViewStatus {
     use ReceiptState::*;
     let path = receipt_path(&project.root, &view.id);
     let (receipt, written) = match read_verified::<RenderReceipt>(&project.root, &path) {
-        Ok((r, (dev, _, _, sec, nsec))) => (r, (dev, i128::from(sec) * 1_000_000_000 + i128::from(nsec))),
+        Ok((r, s)) => (r, (s.dev, i128::from(s.mtime_ns))),
         Err(s) if s.state == Missing => {
             return verdict(
                 view,

@@ -9,7 +9,6 @@
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// What a receipt proves about the state it describes.
@@ -87,12 +86,7 @@ impl HashBound for docforge_db::receipt::Receipt {
     }
 }
 
-/// The identity of the receipt file that was read (device, inode, size, mtime).
-pub type FileStamp = (u64, u64, u64, i64, i64);
-
-fn stamp(m: &std::fs::Metadata) -> FileStamp {
-    (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec())
-}
+use docforge_project::FileStamp;
 
 /// Every component from the root down must be a real directory (no symlink) and the receipt
 /// a regular file; `Ok(None)` when something on the way does not exist.
@@ -134,7 +128,7 @@ pub fn read_verified<R: HashBound>(root: &Path, path: &Path) -> Result<(R, FileS
         return Err(ReceiptStatus::new(Unverified, "the receipt could not be read"));
     };
     match std::fs::symlink_metadata(path) {
-        Ok(after) if stamp(&after) == stamp(&before) => {}
+        Ok(after) if FileStamp::of(&after) == FileStamp::of(&before) => {}
         _ => return Err(ReceiptStatus::new(Unverified, "the receipt changed while it was read")),
     }
     let Ok(receipt) = serde_json::from_slice::<R>(&bytes) else {
@@ -146,5 +140,5 @@ pub fn read_verified<R: HashBound>(root: &Path, path: &Path) -> Result<(R, FileS
     if receipt.schema_version() != R::SCHEMA_VERSION || receipt.compute_hash() != receipt.stored_hash() {
         return Err(ReceiptStatus::new(Unverified, "the receipt hash does not match its content"));
     }
-    Ok((receipt, stamp(&before)))
+    Ok((receipt, FileStamp::of(&before)))
 }
