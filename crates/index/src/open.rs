@@ -103,17 +103,7 @@ impl Index {
 
     /// Open an existing index for reading only. Never creates or writes the database.
     pub fn open_read_only(path: &Path) -> Result<Index, IndexError> {
-        match std::fs::symlink_metadata(path) {
-            Ok(m) if !m.file_type().is_file() => return Err(not_regular(path, &m)),
-            Ok(_) => {}
-            Err(_) => return Err(IndexError::Missing { path: path.to_path_buf() }),
-        }
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).ctx(path)?;
-        let path = canonical(path);
-        schema::configure(&conn, &path, false)?;
-        schema::check(&conn, &path)?;
-        Ok(Index::new(conn, path, true, None))
+        Index::open_reader(path, false)
     }
 
     /// Open an existing index to read without leaving anything beside it, for paths that
@@ -122,6 +112,10 @@ impl Index {
     /// it is opened immutable, which creates none. When they are there another connection
     /// is live and owns them, and the index is opened as [`Index::open_read_only`] opens it.
     pub fn open_snapshot(path: &Path) -> Result<Index, IndexError> {
+        Index::open_reader(path, true)
+    }
+
+    fn open_reader(path: &Path, snapshot: bool) -> Result<Index, IndexError> {
         match std::fs::symlink_metadata(path) {
             Ok(m) if !m.file_type().is_file() => return Err(not_regular(path, &m)),
             Ok(_) => {}
@@ -129,12 +123,13 @@ impl Index {
         }
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
-        if std::path::Path::new(&wal).exists() {
-            return Index::open_read_only(path);
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = if snapshot && !std::path::Path::new(&wal).exists() {
+            Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
+        } else {
+            Connection::open_with_flags(path, flags)
         }
-        let flags =
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
-        let conn = Connection::open_with_flags(immutable_uri(path), flags).ctx(path)?;
+        .ctx(path)?;
         let path = canonical(path);
         schema::configure(&conn, &path, false)?;
         schema::check(&conn, &path)?;
