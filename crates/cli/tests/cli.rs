@@ -1,50 +1,17 @@
 //! The `docforge` binary end to end on fixtures/shop and on bad inputs: exit codes, one-line
 //! errors, JSON documents, and that nothing else is lost.
 
+mod support;
+
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_docforge")
-}
-
-fn fixture_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
-    let status =
-        Command::new("cp").arg("-r").arg(format!("{}/.", src.display())).arg(dir.path()).status().unwrap();
-    assert!(status.success());
-    let _ = fs::remove_dir_all(dir.path().join(".docforge"));
-    dir
-}
-
-fn run(root: &Path, args: &[&str]) -> Output {
-    Command::new(bin()).arg("--project-root").arg(root).args(args).output().unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}, stderr {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
-}
-
-fn one_line_error(out: &Output, code: i32) -> String {
-    assert_eq!(out.status.code(), Some(code), "stderr {}", String::from_utf8_lossy(&out.stderr));
-    let err = String::from_utf8(out.stderr.clone()).unwrap();
-    assert_eq!(err.trim_end().lines().count(), 1, "one line on stderr: {err:?}");
-    assert!(out.stdout.is_empty(), "nothing on stdout: {:?}", String::from_utf8_lossy(&out.stdout));
-    err
-}
+use std::process::Command;
+use support::{bin, json, one_line_error, run, shop};
 
 #[test]
 fn index_stats_search_node_on_the_shop_fixture() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     let report = json(&run(root, &["index", "--json"]));
     assert_eq!(report["schema_version"], "docforge.index.v1");
@@ -129,7 +96,7 @@ fn index_stats_search_node_on_the_shop_fixture() {
 #[test]
 fn node_shows_the_byte_span_and_content_hash_of_documents_and_sections() {
     use sha2::{Digest, Sha256};
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     json(&run(root, &["index", "--json"]));
     let out = run(root, &["node", "arch.storage#interfaces"]);
@@ -167,7 +134,7 @@ fn node_shows_the_byte_span_and_content_hash_of_documents_and_sections() {
 
 #[test]
 fn text_output_is_a_summary_line() {
-    let dir = fixture_copy();
+    let dir = shop();
     let out = run(dir.path(), &["index"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -177,7 +144,7 @@ fn text_output_is_a_summary_line() {
 
 #[test]
 fn no_ast_inventories_go_files_without_symbols() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     let report = json(&run(root, &["index", "--no-ast", "--json"]));
     assert_eq!(report["ast_policy"], "no_ast");
@@ -201,7 +168,7 @@ fn no_ast_inventories_go_files_without_symbols() {
 /// flag asking for more is refused with nothing written.
 #[test]
 fn precision_is_the_projects_setting() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     let cfg = fs::read_to_string(root.join("docforge.toml")).unwrap() + "\n[analysis]\nprecision = \"ast\"\n";
     fs::write(root.join("docforge.toml"), cfg).unwrap();
@@ -223,7 +190,7 @@ fn precision_is_the_projects_setting() {
 
 #[test]
 fn errors_are_one_line_with_documented_exit_codes() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     // Bad arguments: exit 2 with clap's whole message — what is wrong, the usage line and,
     // for a mistyped command, what was meant — on stderr, nothing on stdout.
@@ -264,7 +231,7 @@ fn errors_are_one_line_with_documented_exit_codes() {
 
 #[test]
 fn node_not_found_is_exit_1_and_suggests_the_closest_ids() {
-    let dir = fixture_copy();
+    let dir = shop();
     json(&run(dir.path(), &["index", "--json"]));
     let err = one_line_error(&run(dir.path(), &["node", "go:example.com/shop/storage::repository"]), 1);
     assert!(err.contains("case-sensitive"), "{err}");
@@ -277,7 +244,7 @@ fn node_not_found_is_exit_1_and_suggests_the_closest_ids() {
 
 #[test]
 fn node_text_shows_the_location_first_and_bounds_edge_lists() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     // A function with more callers than the text output shows.
     let mut callers = String::from("package storage\n\n");
@@ -307,7 +274,7 @@ fn node_text_shows_the_location_first_and_bounds_edge_lists() {
 
 #[test]
 fn diagnostics_lists_what_stats_counts() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     let report = json(&run(root, &["index", "--json"]));
     let errors = report["diagnostics"]["errors"].as_u64().unwrap();
@@ -339,7 +306,7 @@ fn diagnostics_lists_what_stats_counts() {
 
 #[test]
 fn reads_say_when_the_index_is_older_than_the_sources() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     json(&run(root, &["index", "--json"]));
     let fresh = run(root, &["search", "Repository", "--json"]);
@@ -425,7 +392,7 @@ fn version_json() {
 }
 
 fn hostile_project() -> (tempfile::TempDir, tempfile::TempDir) {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     let outside = tempfile::tempdir().unwrap();
     fs::write(outside.path().join("secret.md"), "# secret\n").unwrap();
@@ -472,7 +439,7 @@ fn is_root() -> bool {
 
 #[test]
 fn unreadable_file_is_a_diagnostic() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root: PathBuf = dir.path().to_path_buf();
     let secret = root.join("docs/private.md");
     fs::write(&secret, "# private\n").unwrap();
@@ -515,7 +482,7 @@ fn unreadable_file_is_a_diagnostic() {
 /// command that prints, in text and in JSON.
 #[test]
 fn a_closed_stdout_ends_quietly_with_the_sigpipe_status() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     json(&run(root, &["index", "--json"]));
     let docforge = |args: &[&str]| {

@@ -2,29 +2,11 @@
 //! `docforge logic` through the real binary on fixtures/shop: implements edges and Logic are
 //! stored at precision precise only, and say so when absent.
 
+mod support;
+
 use serde_json::Value;
 use std::fs;
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn shop() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
-    let status =
-        Command::new("cp").arg("-r").arg(format!("{}/.", src.display())).arg(dir.path()).status().unwrap();
-    assert!(status.success());
-    let _ = fs::remove_dir_all(dir.path().join(".docforge"));
-    dir
-}
-
-fn run(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_docforge")).arg("--project-root").arg(root).args(args).output().unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(out.status.success(), "exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
-}
+use support::{json, run, shop};
 
 fn count(v: &Value) -> u64 {
     v.as_u64().unwrap_or(0)

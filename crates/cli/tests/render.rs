@@ -2,39 +2,20 @@
 //! that bad inputs — invalid view declarations, an unknown view, an output directory DocForge
 //! did not write — fail with one line naming the problem and write nothing.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+use support::{run, shop};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_docforge")
-}
-
-fn fixture_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
-    let status =
-        Command::new("cp").arg("-r").arg(format!("{}/.", src.display())).arg(dir.path()).status().unwrap();
-    assert!(status.success());
-    for derived in [".docforge", "site"] {
-        let _ = fs::remove_dir_all(dir.path().join(derived));
-    }
-    dir
-}
-
-fn run(root: &Path, args: &[&str]) -> Output {
-    Command::new(bin()).arg("--project-root").arg(root).args(args).output().unwrap()
-}
-
-/// Exit `code`, exactly one line on stderr (returned), nothing on stdout.
+/// Exit `code`, exactly one line on stderr, ended by a newline (returned without it),
+/// nothing on stdout.
 fn one_line_error(out: &Output, code: i32) -> String {
-    let err = String::from_utf8(out.stderr.clone()).unwrap();
-    assert_eq!(out.status.code(), Some(code), "stderr {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line on stderr: {err:?}");
+    let err = support::one_line_error(out, code);
     assert!(err.ends_with('\n'));
-    assert!(out.stdout.is_empty(), "nothing on stdout: {:?}", String::from_utf8_lossy(&out.stdout));
     err.trim_end().to_string()
 }
 
@@ -76,7 +57,7 @@ fn with_views(root: &Path, views: &str) {
 
 #[test]
 fn render_writes_the_declared_outputs_and_state_only() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     let before = sources(root);
     let out = run(root, &["render"]);
@@ -117,7 +98,7 @@ fn render_writes_the_declared_outputs_and_state_only() {
 /// An output spelled `./site//a/` is the directory `site/a`, rendered into and replaced there.
 #[test]
 fn an_output_spelled_with_dot_and_slashes_is_its_directory() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     with_views(root, "[[views]]\nid = \"a\"\nrenderer = \"html-page@1\"\noutput = \"./site//a/\"\n");
     for _ in 0..2 {
@@ -152,7 +133,7 @@ fn invalid_view_declarations_are_refused_before_anything_is_written() {
         ("missing output", "[[views]]\nid = \"a\"\nrenderer = \"html-site@1\"\n".into(), "key `views[0]`"),
     ];
     for (name, views, says) in &cases {
-        let dir = fixture_copy();
+        let dir = shop();
         let root = dir.path();
         with_views(root, views);
         let before = tree(root);
@@ -169,7 +150,7 @@ fn invalid_view_declarations_are_refused_before_anything_is_written() {
 
 #[test]
 fn an_unknown_view_names_the_declared_ones() {
-    let dir = fixture_copy();
+    let dir = shop();
     let root = dir.path();
     let before = tree(root);
     let err = one_line_error(&run(root, &["render", "--view", "nope"]), 1);
@@ -239,7 +220,7 @@ fn an_output_docforge_did_not_write_is_refused_and_left_alone() {
         ),
     ];
     for (name, setup, says) in cases {
-        let dir = fixture_copy();
+        let dir = shop();
         let root = dir.path();
         let outside = tempfile::tempdir().unwrap();
         setup(root, outside.path());

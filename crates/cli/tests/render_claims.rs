@@ -2,24 +2,12 @@
 //! proven to be about the claim as written and the Go sources as rendered; "not evaluated"
 //! otherwise, never a guessed outcome.
 
+mod support;
+
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn shop() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
-    let status =
-        Command::new("cp").arg("-r").arg(format!("{}/.", src.display())).arg(dir.path()).status().unwrap();
-    assert!(status.success());
-    let _ = fs::remove_dir_all(dir.path().join(".docforge"));
-    let _ = fs::remove_dir_all(dir.path().join("site"));
-    dir
-}
-
-fn run(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_docforge")).arg("--project-root").arg(root).args(args).output().unwrap()
-}
+use std::process::Command;
+use support::{run, shop};
 
 /// The claims list of the storage page, one line per claim: outcome and reason.
 fn claims(root: &Path) -> Vec<String> {
