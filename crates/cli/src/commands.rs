@@ -21,7 +21,11 @@ fn bind(root: &Path, no_ast: bool) -> Result<Workspace, String> {
 /// now (same engine, same `docforge.toml`, every file with its recorded size and mtime).
 /// Reads never re-analyse: when the index is older, a note on stderr says so.
 fn open_for_read(root: &Path, no_ast: bool) -> Result<(Index, bool), String> {
-    let workspace = bind(root, no_ast)?;
+    read_published(&bind(root, no_ast)?, no_ast)
+}
+
+/// [`open_for_read`] through a bound workspace.
+fn read_published(workspace: &Workspace, no_ast: bool) -> Result<(Index, bool), String> {
     let published = workspace.read_published().map_err(|e| match e {
         docforge_workspace::WorkspaceError::NoIndex { .. } if no_ast => {
             format!("{e} --no-ast (the no-AST index is kept apart from the project's)")
@@ -321,8 +325,7 @@ pub fn diagnostics(
 pub fn logic(root: &Path, id: &str, json: bool) -> Result<(), String> {
     let workspace = bind(root, false)?;
     let declared_ast = workspace.precision() != Precision::Precise;
-    drop(workspace);
-    let (index, _) = open_for_read(root, false)?;
+    let (index, _) = read_published(&workspace, false)?;
     let Some(record) = index.logic(id).map_err(|e| e.to_string())? else {
         let why = match index.node(id).map_err(|e| e.to_string())? {
             None => return Err(format!("no Logic: {}", not_found(&index, id))),

@@ -28,6 +28,11 @@ impl Lines {
         Some(&self.text[start..end])
     }
 
+    /// Line `n` as the graph counts them (1-based; `0` is no line).
+    pub fn line(&self, n: u32) -> Option<&str> {
+        self.get((n as usize).checked_sub(1)?)
+    }
+
     /// The whole text.
     pub fn text(&self) -> &str {
         &self.text

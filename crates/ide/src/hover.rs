@@ -127,7 +127,7 @@ impl Ide<'_> {
         let mut sections = vec![HoverSection::Title(title)];
         if let Some(d) = decl {
             let lines = self.lines(&d.path)?;
-            if let Some(line) = d.line.checked_sub(1).and_then(|i| lines.get(i as usize)) {
+            if let Some(line) = lines.line(d.line) {
                 sections.push(HoverSection::GoCode(line.trim().to_string()));
                 sections.push(HoverSection::Place {
                     label: PlaceLabel::Declared,

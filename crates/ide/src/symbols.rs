@@ -27,7 +27,7 @@ impl Ide<'_> {
             let lines = self.lines(path)?;
             let mut built: Vec<Option<DocumentSymbol>> = Vec::new();
             for s in &facts.sections {
-                let line = s.location.line.checked_sub(1).and_then(|i| lines.get(i as usize)).unwrap_or("");
+                let line = lines.line(s.location.line).unwrap_or("");
                 let range = LineRange { line: s.location.line.max(1) - 1, start: 0, end: line.len() as u32 };
                 built.push(Some(DocumentSymbol {
                     name: s.title.clone(),

@@ -161,12 +161,12 @@ impl Ide<'_> {
     pub(crate) fn edge_span(&self, e: &Edge) -> Cancellable<Option<Span>> {
         let Some(loc) = e.location.as_ref().filter(|l| l.line > 0) else { return Ok(None) };
         let lines = self.lines(&loc.path)?;
-        Ok(lines.get(loc.line as usize - 1).and_then(|l| docforge_db::edge_span_on_line(l, e)))
+        Ok(lines.line(loc.line).and_then(|l| docforge_db::edge_span_on_line(l, e)))
     }
 
     /// The text of 1-based `line` of a project file ("" when there is none).
     pub(crate) fn line_text(&self, path: &str, line: u32) -> Cancellable<String> {
         let lines = self.lines(path)?;
-        Ok(line.checked_sub(1).and_then(|i| lines.get(i as usize)).unwrap_or("").to_string())
+        Ok(lines.line(line).unwrap_or("").to_string())
     }
 }

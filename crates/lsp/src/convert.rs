@@ -53,8 +53,6 @@ pub fn column(line: &str, character: u32, enc: Encoding) -> u32 {
     byte as u32 + 1
 }
 
-pub use docforge_ide::Lines;
-
 pub fn lines(text: &str) -> Vec<&str> {
     text.split('\n').collect()
 }

@@ -143,27 +143,17 @@ pub(crate) fn clear(shared: &Shared, folder: &Folder, dir: Option<&str>) {
     }
 }
 
-/// File lines read once per conversion (positions need the line's text).
-#[derive(Default)]
-struct Lines(HashMap<String, Option<convert::Lines>>);
-
-impl Lines {
-    fn range(
-        &mut self,
-        analysis: &Analysis,
-        path: &str,
-        line: u32,
-        column: u32,
-        enc: convert::Encoding,
-    ) -> Cancellable<lsp_types::Range> {
-        if !self.0.contains_key(path) {
-            let text = analysis.file_text(path)?;
-            let lines = text.map(|b| convert::Lines::new(String::from_utf8_lossy(&b).into_owned()));
-            self.0.insert(path.to_string(), lines);
-        }
-        let text = self.0[path].as_ref().and_then(|l| l.get(line.max(1) as usize - 1));
-        Ok(token_range(text.filter(|_| line > 0), line, column, enc))
-    }
+/// The LSP range of the token at a 1-based `line` and byte `column` of `path` (each file's
+/// lines read once per conversion, by `ide`).
+fn token_at(
+    ide: &docforge_ide::Ide,
+    path: &str,
+    line: u32,
+    column: u32,
+    enc: convert::Encoding,
+) -> Cancellable<lsp_types::Range> {
+    let lines = ide.loaded(path)?;
+    Ok(token_range(lines.as_deref().and_then(|l| l.line(line)), line, column, enc))
 }
 
 /// LSP diagnostics (with their files) of some engine diagnostics.
@@ -172,7 +162,7 @@ fn convert_all<'a>(
     analysis: &Analysis,
     diagnostics: impl Iterator<Item = &'a docforge_model::Diagnostic>,
 ) -> Cancellable<Vec<(String, Diagnostic)>> {
-    let mut lines = Lines::default();
+    let ide = docforge_ide::Ide::new(analysis);
     let mut out = Vec::new();
     for d in diagnostics {
         let Some(loc) = d.location.as_ref().filter(|l| !l.path.is_empty()) else { continue };
@@ -181,7 +171,7 @@ fn convert_all<'a>(
             Severity::Warning => DiagnosticSeverity::WARNING,
             Severity::Info => DiagnosticSeverity::INFORMATION,
         };
-        let range = lines.range(analysis, &loc.path, loc.line, loc.column, shared.enc)?;
+        let range = token_at(&ide, &loc.path, loc.line, loc.column, shared.enc)?;
         out.push((loc.path.clone(), lsp_diagnostic(range, severity, &d.code, d.message.clone())));
     }
     Ok(out)
@@ -221,7 +211,7 @@ fn collect(
         out.entry(path.clone()).or_default().push(d.clone());
     }
     *lock(&folder.diagnostics.chunks) = Some((graph.clone(), converted));
-    let mut lines = Lines::default();
+    let ide = docforge_ide::Ide::new(analysis);
     for c in claim_outcomes(shared, folder, analysis)?.iter() {
         let severity = match c.outcome {
             Outcome::Pass => continue,
@@ -229,7 +219,7 @@ fn collect(
             Outcome::CannotEvaluate => DiagnosticSeverity::WARNING,
         };
         let l = &c.claim.location;
-        let range = lines.range(analysis, &l.path, l.line, l.column, shared.enc)?;
+        let range = token_at(&ide, &l.path, l.line, l.column, shared.enc)?;
         let mut message = format!("claim {}: {} ({})", claim_label(&c.claim), c.outcome.as_str(), c.reason);
         for line in &c.detail {
             message.push_str(&format!("\n{line}"));

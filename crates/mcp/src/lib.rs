@@ -24,8 +24,6 @@ pub struct Server {
     pub root: String,
     pub max_results: u32,
     pub max_response_bytes: u64,
-    /// What this binding analyses at (`precise`, `ast` or `none`).
-    pub precision: docforge_workspace::Precision,
     /// The binding's synchronisation progress (shared, so it can be read while it works).
     pub progress: std::sync::Arc<docforge_workspace::SyncProgress>,
     pub engine: Mutex<Workspace>,
@@ -52,7 +50,6 @@ impl Server {
             root: project.root.display().to_string(),
             max_results: limits.max_results,
             max_response_bytes: limits.max_response_bytes,
-            precision: workspace.precision(),
             engine: Mutex::new(workspace),
             opts,
         })

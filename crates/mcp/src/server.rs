@@ -141,7 +141,7 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     } else {
         // A status tool reads no index generation: it states its own envelope fields.
         Ok(docforge_workspace::Synced {
-            generation: unbound(server),
+            generation: docforge_workspace::Generation::unbound(engine.precision()),
             staleness: docforge_workspace::Staleness::Current,
             stats: Default::default(),
         })
@@ -225,19 +225,6 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     };
     result.structured_content = Some(value);
     result
-}
-
-/// The generation a status tool reports: none (it reads no index). Its precision is the one
-/// the binding analyses at.
-fn unbound(server: &Server) -> docforge_workspace::Generation {
-    docforge_workspace::Generation {
-        revision: 0,
-        source_hash: String::new(),
-        graph_digest: String::new(),
-        precision: server.precision.as_str().to_string(),
-        cheap_identity: String::new(),
-        index_file: (0, 0),
-    }
 }
 
 pub async fn serve_stdio(server: Server) -> Result<(), String> {

@@ -28,6 +28,19 @@ pub struct Generation {
 }
 
 impl Generation {
+    /// No generation: what an answer that reads no index (a status) reports, with the
+    /// precision the binding analyses at.
+    pub fn unbound(precision: crate::Precision) -> Generation {
+        Generation {
+            revision: 0,
+            source_hash: String::new(),
+            graph_digest: String::new(),
+            precision: precision.as_str().to_string(),
+            cheap_identity: String::new(),
+            index_file: (0, 0),
+        }
+    }
+
     pub(crate) fn of(p: &Publication, precision: String, identity: &str) -> Generation {
         Generation {
             revision: p.generation,
