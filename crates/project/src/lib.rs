@@ -26,7 +26,9 @@ pub use discover::{
     discover, discover_each, discover_each_lazy, enclosing_go_files, Entry, EntryStatus, FileKind, FileStamp,
     Inventory, Project, ProjectError, Seen, Surroundings, EXCLUDED_BY_CONFIG,
 };
-pub use read::{read_source, read_source_into, ReadError, SourceReader, DEFAULT_MAX_FILE_BYTES};
+pub use read::{
+    read_source, read_source_into, stat_beneath, NotBeneath, ReadError, SourceReader, DEFAULT_MAX_FILE_BYTES,
+};
 pub use stamp::{PathState, ReadStamp, RACY_WINDOW};
 pub use transaction::{Change, Recovery, TransactionError, JOURNAL_VERSION};
 pub use tree::Owner;

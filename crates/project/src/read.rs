@@ -141,3 +141,55 @@ pub fn read_source(root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, ReadEr
 pub fn read_source_into(root: &Path, rel: &str, limit: u64, bytes: &mut Vec<u8>) -> Result<(), ReadError> {
     SourceReader::new(root).read_into(rel, limit, bytes)
 }
+
+/// Why [`stat_beneath`] found no file (or directory) where it looked.
+#[derive(Debug)]
+pub enum NotBeneath {
+    /// Nothing there, or nothing at some directory on the way.
+    Missing,
+    /// The component ending this prefix of the path is a symlink.
+    Symlink(String),
+    /// The component ending this prefix is not a directory (on the way) or not of the kind
+    /// asked for (the last).
+    WrongType(String),
+    /// It could not be inspected.
+    Io(std::io::Error),
+}
+
+/// The metadata of `rel` below `root` when every component on the way is a real directory
+/// (never a symlink) and the last a regular file (a directory when `want_dir`), each inspected
+/// with `lstat`. `known_dirs` holds directories already found real by the caller, which are
+/// not inspected again; every directory found on the way is added.
+pub fn stat_beneath(
+    root: &Path,
+    rel: &str,
+    want_dir: bool,
+    known_dirs: &mut std::collections::HashSet<std::path::PathBuf>,
+) -> Result<fs::Metadata, NotBeneath> {
+    let mut at = root.to_path_buf();
+    let parts: Vec<&str> = rel.split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        at.push(part);
+        let last = i + 1 == parts.len();
+        if !last && known_dirs.contains(&at) {
+            continue;
+        }
+        let m = match fs::symlink_metadata(&at) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(NotBeneath::Missing),
+            Err(e) => return Err(NotBeneath::Io(e)),
+        };
+        if m.file_type().is_symlink() {
+            return Err(NotBeneath::Symlink(parts[..=i].join("/")));
+        }
+        let dir_wanted = !last || want_dir;
+        if dir_wanted && !m.is_dir() || !dir_wanted && !m.file_type().is_file() {
+            return Err(NotBeneath::WrongType(parts[..=i].join("/")));
+        }
+        if last {
+            return Ok(m);
+        }
+        known_dirs.insert(at.clone());
+    }
+    Err(NotBeneath::Missing)
+}

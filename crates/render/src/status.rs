@@ -42,47 +42,23 @@ fn verdict(
     }
 }
 
-/// Every component below `root` must be a real directory and the last a regular file (a
-/// directory when `last_is_dir`).
-/// `Err(state, why)` when it is not (`missing` or `unsafe`). `dirs` holds the directories
-/// already found to be real ones by this status (each is inspected once, not once per file
-/// below it).
+/// [`docforge_project::stat_beneath`], its failure as a state and a reason (`missing`,
+/// `unsafe`, or `unverified` when it cannot be inspected).
 fn stat_confined(
     root: &Path,
     rel: &str,
     dirs: &mut HashSet<PathBuf>,
     last_is_dir: bool,
 ) -> Result<std::fs::Metadata, (ReceiptState, String)> {
-    let mut at = root.to_path_buf();
-    let parts: Vec<&str> = rel.split('/').collect();
-    for (i, part) in parts.iter().enumerate() {
-        at.push(part);
-        let last = i + 1 == parts.len();
-        if !last && dirs.contains(&at) {
-            continue;
+    use docforge_project::NotBeneath;
+    docforge_project::stat_beneath(root, rel, last_is_dir, dirs).map_err(|e| match e {
+        NotBeneath::Missing => (ReceiptState::Missing, format!("{rel} does not exist")),
+        NotBeneath::Symlink(at) => (ReceiptState::Unsafe, format!("{at} is a symlink")),
+        NotBeneath::WrongType(at) => {
+            (ReceiptState::Unsafe, format!("{at} is not a regular file or directory"))
         }
-        let m = match std::fs::symlink_metadata(&at) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err((ReceiptState::Missing, format!("{rel} does not exist")))
-            }
-            Err(e) => return Err((ReceiptState::Unverified, format!("{rel} cannot be inspected: {e}"))),
-        };
-        if m.file_type().is_symlink() {
-            return Err((ReceiptState::Unsafe, format!("{} is a symlink", parts[..=i].join("/"))));
-        }
-        if (last && !last_is_dir) && !m.file_type().is_file() || (!last || last_is_dir) && !m.is_dir() {
-            return Err((
-                ReceiptState::Unsafe,
-                format!("{} is not a regular file or directory", parts[..=i].join("/")),
-            ));
-        }
-        if last {
-            return Ok(m);
-        }
-        dirs.insert(at.clone());
-    }
-    Err((ReceiptState::Missing, format!("{rel} does not exist")))
+        NotBeneath::Io(e) => (ReceiptState::Unverified, format!("{rel} cannot be inspected: {e}")),
+    })
 }
 
 /// Every entry below the directory `rel` that is not a directory (files, symlinks, anything

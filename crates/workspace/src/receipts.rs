@@ -91,25 +91,17 @@ use docforge_project::FileStamp;
 /// Every component from the root down must be a real directory (no symlink) and the receipt
 /// a regular file; `Ok(None)` when something on the way does not exist.
 fn confined(root: &Path, path: &Path) -> Result<Option<std::fs::Metadata>, String> {
+    use docforge_project::NotBeneath;
     let rel = path.strip_prefix(root).map_err(|_| "the receipt path leaves the project root".to_string())?;
-    let mut at = root.to_path_buf();
-    let parts: Vec<_> = rel.components().collect();
-    for (i, c) in parts.iter().enumerate() {
-        at.push(c);
-        let m = match std::fs::symlink_metadata(&at) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("cannot inspect the receipt path: {e}")),
-        };
-        let last = i + 1 == parts.len();
-        if m.file_type().is_symlink() || (last && !m.file_type().is_file()) || (!last && !m.is_dir()) {
-            return Err("a receipt path component is a symlink or not the expected file type".into());
-        }
-        if last {
-            return Ok(Some(m));
+    let rel = rel.to_str().ok_or("the receipt path is not UTF-8")?;
+    match docforge_project::stat_beneath(root, rel, false, &mut Default::default()) {
+        Ok(m) => Ok(Some(m)),
+        Err(NotBeneath::Missing) => Ok(None),
+        Err(NotBeneath::Io(e)) => Err(format!("cannot inspect the receipt path: {e}")),
+        Err(NotBeneath::Symlink(_) | NotBeneath::WrongType(_)) => {
+            Err("a receipt path component is a symlink or not the expected file type".into())
         }
     }
-    Ok(None)
 }
 
 /// Read and verify the receipt at `path` (under `root`). `Err` is the state it is in when it
