@@ -35,24 +35,13 @@ pub fn publish(
     index: IndexStamp,
     source_identity: String,
 ) -> Result<Published, RenderError> {
-    publish_steps(project, view, rendered, index, source_identity, usize::MAX)
+    publish_failing_after(project, view, rendered, index, source_identity, usize::MAX)
 }
 
 /// [`publish`] whose tree replacement fails as an I/O error would after staging `budget`
 /// files (tests: a failed publication must leave the previous output and receipt as they were).
 #[doc(hidden)]
 pub fn publish_failing_after(
-    project: &Project,
-    view: &View,
-    rendered: &Rendered,
-    index: IndexStamp,
-    source_identity: String,
-    budget: usize,
-) -> Result<Published, RenderError> {
-    publish_steps(project, view, rendered, index, source_identity, budget)
-}
-
-fn publish_steps(
     project: &Project,
     view: &View,
     rendered: &Rendered,

@@ -58,15 +58,8 @@ fn render_in_snapshot(
     let all = all_documents(index)?;
     let selected: BTreeMap<String, Doc> = select(view, &all).into_iter().map(|d| (d.id.clone(), d)).collect();
     check_pages(view, &selected)?;
-    let list: Vec<Doc> = selected.values().cloned().collect();
-    let groups = grouped(&list);
-    let nav = groups
-        .into_iter()
-        .map(|((family, kind), docs)| {
-            let docs = docs.into_iter().map(|d| &selected[&d.id]).collect();
-            (family, kind, docs)
-        })
-        .collect();
+    let nav =
+        grouped(selected.values()).into_iter().map(|((family, kind), docs)| (family, kind, docs)).collect();
     let records: HashMap<String, docforge_index::FileRecord> =
         index.files()?.into_iter().map(|f| (f.path.clone(), f)).collect();
     let mut sections = sections_by_document(index)?;
@@ -88,11 +81,9 @@ fn render_in_snapshot(
         let bytes =
             read(&doc.path).map_err(|message| RenderError::Source { path: doc.path.clone(), message })?;
         let sha256 = hex::encode(Sha256::digest(&bytes));
-        let record = records.get(&doc.path);
-        if record.is_none_or(|r| r.sha256 != sha256) {
+        let Some(record) = records.get(&doc.path).filter(|r| r.sha256 == sha256) else {
             return Err(RenderError::SourceChanged { path: doc.path.clone() });
-        }
-        let record = record.expect("checked");
+        };
         inputs.push(InputFile {
             path: doc.path.clone(),
             size: record.size,
@@ -117,17 +108,19 @@ fn render_in_snapshot(
 /// Every page has one source: no two selected documents share a page, and none is a file the
 /// renderer writes itself (the stylesheet, the site index).
 fn check_pages(view: &View, selected: &BTreeMap<String, Doc>) -> Result<(), RenderError> {
-    let mut owners: BTreeMap<&str, String> = BTreeMap::new();
-    owners.insert(CSS_PATH, "the stylesheet".into());
+    // Each page's source, and whether it is the renderer's own file.
+    let mut owners: BTreeMap<&str, (String, bool)> = BTreeMap::new();
+    owners.insert(CSS_PATH, ("the stylesheet".into(), true));
     if view.renderer == Renderer::HtmlSite1 {
-        owners.insert("index.html", "the site index".into());
+        owners.insert("index.html", ("the site index".into(), true));
     }
     let mut docs: Vec<&Doc> = selected.values().collect();
     docs.sort_by(|a, b| a.path.cmp(&b.path));
     for doc in docs {
-        if let Some(first) = owners.insert(&doc.page, doc.path.clone()) {
+        if let Some((first, reserved)) = owners.insert(&doc.page, (doc.path.clone(), false)) {
+            // The renderer's own file is named second: the document is what must move.
             let (first, second) =
-                if first.starts_with("the ") { (doc.path.clone(), first) } else { (first, doc.path.clone()) };
+                if reserved { (doc.path.clone(), first) } else { (first, doc.path.clone()) };
             return Err(RenderError::PageConflict { page: doc.page.clone(), first, second });
         }
     }

@@ -76,8 +76,8 @@ pub fn select(view: &View, docs: &[Doc]) -> Vec<Doc> {
         .filter(|d| any(&s.status, d.attr("status")))
         .filter(|d| s.kind.is_empty() || s.kind.iter().any(|k| k == d.kind() || *k == d.node_kind))
         .filter(|d| {
-            let tags: Vec<&str> = d.attr("tags").map_or(Vec::new(), |t| t.split(',').collect());
-            s.tag.is_empty() || s.tag.iter().any(|t| tags.contains(&t.as_str()))
+            s.tag.is_empty()
+                || d.attr("tags").is_some_and(|t| t.split(',').any(|x| s.tag.iter().any(|w| w == x)))
         })
         .filter(|d| s.paths.is_empty() || paths.is_match(&d.path))
         .cloned()
@@ -85,7 +85,7 @@ pub fn select(view: &View, docs: &[Doc]) -> Vec<Doc> {
 }
 
 /// The selected documents grouped for navigation: family → kind → documents (by title).
-pub fn grouped(docs: &[Doc]) -> BTreeMap<(String, String), Vec<&Doc>> {
+pub fn grouped<'d>(docs: impl IntoIterator<Item = &'d Doc>) -> BTreeMap<(String, String), Vec<&'d Doc>> {
     let mut groups: BTreeMap<(String, String), Vec<&Doc>> = BTreeMap::new();
     for d in docs {
         groups.entry((d.family().to_string(), d.kind().to_string())).or_default().push(d);
