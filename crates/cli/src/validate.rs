@@ -76,27 +76,8 @@ fn record(
     go_sources: &[(String, String)],
 ) -> Result<(), String> {
     let project = docforge_project::Project::load(root).map_err(|e| e.to_string())?;
-    let mut position: std::collections::HashMap<&str, usize> = Default::default();
-    let recorded = claims
-        .iter()
-        .zip(results)
-        .map(|(c, r)| {
-            let n = position.entry(c.path.as_str()).or_default();
-            let at = *n;
-            *n += 1;
-            docforge_render::claims::RecordedClaim {
-                path: c.path.clone(),
-                position: at,
-                predicate: c.predicate.clone(),
-                subject: c.subject.clone(),
-                object: c.object.clone(),
-                required_precision: c.required_precision.clone(),
-                outcome: r.outcome().as_str().to_string(),
-                reason: r.evaluation.reason.as_str().to_string(),
-            }
-        })
-        .collect();
-    docforge_render::claims::record(&project, go_sources, recorded).map_err(|e| e.to_string())
+    let outcomes = results.iter().map(|r| (r.outcome().as_str(), r.evaluation.reason.as_str()));
+    docforge_render::claims::record(&project, go_sources, claims, outcomes).map_err(|e| e.to_string())
 }
 
 fn print_table(claims: &[docforge_db::DocClaim], results: &[ValidationResult]) {

@@ -124,13 +124,35 @@ fn config_sha256(project: &Project) -> String {
     hex::encode(Sha256::digest(project.config_text.as_bytes()))
 }
 
-/// Record the outcomes of one docforge validate run (its Go side: `go_sources`, path →
-/// SHA-256) through the project writer.
-pub fn record(
+/// Record the outcomes of one docforge validate run through the project writer: each of
+/// `claims` (in document order) with its `(outcome, reason code)`, numbered by its position
+/// among its document's claims, and the run's Go side (`go_sources`, path → SHA-256).
+pub fn record<'o>(
     project: &Project,
     go_sources: &[(String, String)],
-    claims: Vec<RecordedClaim>,
+    claims: &[docforge_db::DocClaim],
+    outcomes: impl IntoIterator<Item = (&'o str, &'o str)>,
 ) -> Result<(), WriteError> {
+    let mut position: HashMap<&str, usize> = HashMap::new();
+    let claims = claims
+        .iter()
+        .zip(outcomes)
+        .map(|(c, (outcome, reason))| {
+            let n = position.entry(c.path.as_str()).or_default();
+            let at = *n;
+            *n += 1;
+            RecordedClaim {
+                path: c.path.clone(),
+                position: at,
+                predicate: c.predicate.clone(),
+                subject: c.subject.clone(),
+                object: c.object.clone(),
+                required_precision: c.required_precision.clone(),
+                outcome: outcome.to_string(),
+                reason: reason.to_string(),
+            }
+        })
+        .collect();
     let mut receipt = ClaimsReceipt {
         receipt_schema_version: 1,
         receipt_kind: "claim_outcomes".into(),
