@@ -75,10 +75,7 @@ fn parse(path: &str, decoded: &Decoded<'_>) -> DocFacts {
         Some((id, loc)) => (id, false, loc),
         None => (crate::id_from_path(path), true, Location::new(path, 1, 1)),
     };
-    let mut body = scan_body(&body_text, path, &id, &lines, bom);
-    for (section, (span, parts)) in body.sections.iter_mut().zip(body.spans) {
-        section.span = decoded.node_span(span, parts);
-    }
+    let body = scan_body(&body_text, path, &id, &lines, bom, decoded);
     // The BOM belongs to the whole file only: rewriting the front matter or the body keeps it.
     let parts = Parts {
         front_matter: front.map(|f| ByteSpan::new(bom, f.block_end)),
@@ -133,8 +130,6 @@ fn blank_prefix(text: &str, end: usize) -> String {
 
 struct Body {
     sections: Vec<Section>,
-    /// Each section's span and parts, in text offsets.
-    spans: Vec<(ByteSpan, Parts)>,
     anchors: Vec<String>,
     links: Vec<Link>,
     summary: String,
@@ -301,7 +296,15 @@ fn section_at(heads: &[Heading], offset: usize) -> Option<usize> {
 }
 
 /// `floor`: where the file's content starts (after a BOM); no span starts before it.
-fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>, floor: usize) -> Body {
+/// `decoded` maps the sections' spans in `src` (text offsets) back to the file's bytes.
+fn scan_body(
+    src: &str,
+    path: &str,
+    doc_id: &str,
+    lines: &LineIndex<'_>,
+    floor: usize,
+    decoded: &Decoded<'_>,
+) -> Body {
     let tree = parse_markdown(src.as_bytes());
     let Blocks { code: mut excluded, headings: heading_nodes, inlines, definitions, defined, mut anchors } =
         scan_blocks(tree.block_tree().root_node(), src);
@@ -380,8 +383,10 @@ fn scan_body(src: &str, path: &str, doc_id: &str, lines: &LineIndex<'_>, floor: 
             lines: ByteSpan::new(line_start(src, h.start).max(floor), line_end(src, h.last_line)),
         })
         .collect();
-    let spans = section_spans(&heading_lines, src.len());
-    Body { sections, spans, anchors: doc_anchors, links, summary: doc_summary.into_string() }
+    for (section, (span, parts)) in sections.iter_mut().zip(section_spans(&heading_lines, src.len())) {
+        section.span = decoded.node_span(span, parts);
+    }
+    Body { sections, anchors: doc_anchors, links, summary: doc_summary.into_string() }
 }
 
 /// One link match of `inline.scm` → a link with its byte offset (source/location filled

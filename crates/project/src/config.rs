@@ -225,7 +225,7 @@ impl Config {
         let mut dirs = vec![crate::STATE_DIR.to_string()];
         dirs.push(normalized(&self.proposals.changeset_root));
         dirs.push(normalized(&self.proposals.preview_root));
-        dirs.extend(self.views.iter().map(|v| normalized(&v.output)));
+        dirs.extend(self.views.iter().map(crate::View::output_dir));
         dirs.sort();
         dirs.dedup();
         dirs
