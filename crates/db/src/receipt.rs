@@ -191,10 +191,17 @@ pub struct Receipt {
 
 impl Receipt {
     pub fn compute_hash(&self) -> String {
-        let mut copy = self.clone();
-        copy.receipt_hash = String::new();
-        hex::encode(Sha256::digest(serde_json::to_vec(&copy).expect("receipt serialises")))
+        canonical_hash(&mut self.clone(), |r| &mut r.receipt_hash)
     }
+}
+
+/// The hash a receipt carries: SHA-256 of its canonical JSON with its own hash field (`slot`)
+/// empty. The field is emptied for the hash and put back (nothing is copied).
+pub fn canonical_hash<R: Serialize>(receipt: &mut R, slot: impl Fn(&mut R) -> &mut String) -> String {
+    let kept = std::mem::take(slot(receipt));
+    let hash = hex::encode(Sha256::digest(serde_json::to_vec(receipt).expect("receipt serialises")));
+    *slot(receipt) = kept;
+    hash
 }
 
 /// The contents one owner had before and has after (either may be absent).
@@ -487,7 +494,7 @@ pub(crate) fn build(header: Header, changes: ChangeSummary) -> Receipt {
         items: retained,
         receipt_hash: String::new(),
     };
-    r.receipt_hash = r.compute_hash();
+    r.receipt_hash = canonical_hash(&mut r, |r| &mut r.receipt_hash);
     r
 }
 
@@ -513,8 +520,8 @@ pub(crate) fn read_verified(index_path: &Path) -> Option<Receipt> {
     if !m.file_type().is_file() || m.len() > MAX_RECEIPT_FILE_BYTES {
         return None;
     }
-    let r: Receipt = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
-    (r.compute_hash() == r.receipt_hash).then_some(r)
+    let mut r: Receipt = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    (canonical_hash(&mut r, |r| &mut r.receipt_hash) == r.receipt_hash).then_some(r)
 }
 
 /// Write atomically through the project writer (temporary file, rename), beneath the index's

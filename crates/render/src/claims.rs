@@ -93,25 +93,14 @@ pub struct ClaimsReceipt {
     pub receipt_hash: String,
 }
 
-impl ClaimsReceipt {
-    pub fn compute_hash(&self) -> String {
-        let mut copy = self.clone();
-        copy.receipt_hash = String::new();
-        hex::encode(Sha256::digest(serde_json::to_vec(&copy).expect("receipt serialises")))
-    }
-}
-
 impl docforge_workspace::HashBound for ClaimsReceipt {
     const SCHEMA_VERSION: u32 = 1;
     const MAX_FILE_BYTES: u64 = 64 << 20;
     fn schema_version(&self) -> u32 {
         self.receipt_schema_version
     }
-    fn stored_hash(&self) -> &str {
-        &self.receipt_hash
-    }
-    fn compute_hash(&self) -> String {
-        ClaimsReceipt::compute_hash(self)
+    fn hash_slot(&mut self) -> &mut String {
+        &mut self.receipt_hash
     }
 }
 
@@ -167,7 +156,7 @@ pub fn record<'o>(
         claims,
         receipt_hash: String::new(),
     };
-    receipt.receipt_hash = receipt.compute_hash();
+    receipt.receipt_hash = docforge_db::receipt::canonical_hash(&mut receipt, |r| &mut r.receipt_hash);
     let json = serde_json::to_vec(&receipt).expect("receipt serialises");
     ProjectWriter::new(&project.root).write(&claims_receipt_rel(), &json, Durability::Atomic).map(|_| ())
 }

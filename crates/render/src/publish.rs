@@ -142,7 +142,7 @@ pub fn publish_failing_after(
             sources_witness: witness,
             receipt_hash: String::new(),
         };
-        receipt.receipt_hash = receipt.compute_hash();
+        receipt.receipt_hash = docforge_db::receipt::canonical_hash(&mut receipt, |r| &mut r.receipt_hash);
         let json = serde_json::to_vec(&receipt).expect("receipt serialises");
         writer.write(&receipt_rel(&view.id), &json, Durability::Durable)?;
         Ok(Published { receipt, bytes })

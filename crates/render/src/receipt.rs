@@ -128,12 +128,6 @@ impl RenderReceipt {
     pub fn documents(&self) -> usize {
         self.inputs.iter().filter(|i| !i.path.starts_with(docforge_project::STATE_DIR)).count()
     }
-
-    pub fn compute_hash(&self) -> String {
-        let mut copy = self.clone();
-        copy.receipt_hash = String::new();
-        hex::encode(Sha256::digest(serde_json::to_vec(&copy).expect("receipt serialises")))
-    }
 }
 
 impl docforge_workspace::HashBound for RenderReceipt {
@@ -142,11 +136,8 @@ impl docforge_workspace::HashBound for RenderReceipt {
     fn schema_version(&self) -> u32 {
         self.receipt_schema_version
     }
-    fn stored_hash(&self) -> &str {
-        &self.receipt_hash
-    }
-    fn compute_hash(&self) -> String {
-        RenderReceipt::compute_hash(self)
+    fn hash_slot(&mut self) -> &mut String {
+        &mut self.receipt_hash
     }
 }
 

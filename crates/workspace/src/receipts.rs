@@ -61,15 +61,16 @@ impl<R> ReceiptStatus<R> {
     }
 }
 
-/// A receipt format: versioned, and carrying the hash of its own canonical content.
-pub trait HashBound: DeserializeOwned {
+/// A receipt format: versioned, and carrying the hash of its own canonical content
+/// ([`docforge_db::receipt::canonical_hash`]).
+pub trait HashBound: DeserializeOwned + serde::Serialize {
     /// The version this build reads.
     const SCHEMA_VERSION: u32;
     /// The largest file a writer of this format produces; larger files are `unverified`.
     const MAX_FILE_BYTES: u64;
     fn schema_version(&self) -> u32;
-    fn stored_hash(&self) -> &str;
-    fn compute_hash(&self) -> String;
+    /// The field holding the receipt's own hash.
+    fn hash_slot(&mut self) -> &mut String;
 }
 
 impl HashBound for docforge_db::receipt::Receipt {
@@ -78,11 +79,8 @@ impl HashBound for docforge_db::receipt::Receipt {
     fn schema_version(&self) -> u32 {
         self.receipt_schema_version
     }
-    fn stored_hash(&self) -> &str {
-        &self.receipt_hash
-    }
-    fn compute_hash(&self) -> String {
-        docforge_db::receipt::Receipt::compute_hash(self)
+    fn hash_slot(&mut self) -> &mut String {
+        &mut self.receipt_hash
     }
 }
 
@@ -123,13 +121,14 @@ pub fn read_verified<R: HashBound>(root: &Path, path: &Path) -> Result<(R, FileS
         Ok(after) if FileStamp::of(&after) == FileStamp::of(&before) => {}
         _ => return Err(ReceiptStatus::new(Unverified, "the receipt changed while it was read")),
     }
-    let Ok(receipt) = serde_json::from_slice::<R>(&bytes) else {
+    let Ok(mut receipt) = serde_json::from_slice::<R>(&bytes) else {
         return Err(ReceiptStatus::new(
             Unverified,
             format!("the receipt is not a version-{} receipt of its kind", R::SCHEMA_VERSION),
         ));
     };
-    if receipt.schema_version() != R::SCHEMA_VERSION || receipt.compute_hash() != receipt.stored_hash() {
+    let computed = docforge_db::receipt::canonical_hash(&mut receipt, R::hash_slot);
+    if receipt.schema_version() != R::SCHEMA_VERSION || computed != *receipt.hash_slot() {
         return Err(ReceiptStatus::new(Unverified, "the receipt hash does not match its content"));
     }
     Ok((receipt, FileStamp::of(&before)))
