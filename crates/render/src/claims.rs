@@ -191,32 +191,35 @@ impl Claims {
     /// evaluated" with the reason.
     pub fn recorded(project: &Project, index: &Index) -> Claims {
         let rel = claims_receipt_rel();
-        let mut claims = Claims::read(project, index);
-        // What the pages were made with, so the render's status sees a later change of it
-        // (an empty SHA-256: there was no receipt).
-        claims.input = Some(match std::fs::symlink_metadata(project.root.join(&rel)) {
-            Ok(m) if m.is_file() => {
-                let stamp = docforge_project::FileStamp::of(&m);
-                let sha256 = std::fs::read(project.root.join(&rel))
-                    .map(|b| hex::encode(Sha256::digest(b)))
-                    .unwrap_or_default();
-                crate::receipt::InputFile { path: rel, size: stamp.size, mtime_ns: stamp.mtime_ns, sha256 }
+        let input = |stamp: docforge_project::FileStamp, bytes: &[u8]| crate::receipt::InputFile {
+            path: rel.clone(),
+            size: stamp.size,
+            mtime_ns: stamp.mtime_ns,
+            sha256: hex::encode(Sha256::digest(bytes)),
+        };
+        let path = project.root.join(&rel);
+        let read = docforge_workspace::receipts::read_verified_bytes::<ClaimsReceipt>(&project.root, &path);
+        // What the pages were made with, so the render's status sees a later change of it:
+        // the file the outcomes were read from, or whatever is there when none could be (an
+        // empty SHA-256: there was nothing).
+        let (mut claims, used) = match read {
+            Ok((receipt, stamp, bytes)) => (Claims::of(project, index, receipt), Some(input(stamp, &bytes))),
+            Err(s) if s.state == docforge_workspace::ReceiptState::Missing => {
+                (Claims::none("docforge validate has not recorded an outcome"), None)
             }
-            _ => crate::receipt::InputFile { path: rel, size: 0, mtime_ns: 0, sha256: String::new() },
-        });
+            Err(s) => (Claims::none(format!("the recorded outcomes cannot be used: {}", s.reason)), None),
+        };
+        claims.input = Some(used.unwrap_or_else(|| match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_file() => {
+                input(docforge_project::FileStamp::of(&m), &std::fs::read(&path).unwrap_or_default())
+            }
+            _ => crate::receipt::InputFile { path: rel.clone(), size: 0, mtime_ns: 0, sha256: String::new() },
+        }));
         claims
     }
 
-    fn read(project: &Project, index: &Index) -> Claims {
-        let path = project.root.join(claims_receipt_rel());
-        let receipt = match docforge_workspace::receipts::read_verified::<ClaimsReceipt>(&project.root, &path)
-        {
-            Ok((r, _)) => r,
-            Err(s) if s.state == docforge_workspace::ReceiptState::Missing => {
-                return Claims::none("docforge validate has not recorded an outcome")
-            }
-            Err(s) => return Claims::none(format!("the recorded outcomes cannot be used: {}", s.reason)),
-        };
+    /// The outcomes of a verified `receipt` that apply to the published `index`.
+    fn of(project: &Project, index: &Index, receipt: ClaimsReceipt) -> Claims {
         if receipt.project_id != project.id
             || receipt.root != project.root.display().to_string()
             || receipt.adapter_version != docforge_db::ENGINE_VERSION

@@ -105,6 +105,15 @@ fn confined(root: &Path, path: &Path) -> Result<Option<std::fs::Metadata>, Strin
 /// Read and verify the receipt at `path` (under `root`). `Err` is the state it is in when it
 /// cannot be trusted: `missing`, `unsafe` or `unverified`, with the reason.
 pub fn read_verified<R: HashBound>(root: &Path, path: &Path) -> Result<(R, FileStamp), ReceiptStatus<R>> {
+    read_verified_bytes(root, path).map(|(receipt, stamp, _)| (receipt, stamp))
+}
+
+/// [`read_verified`], with the bytes the receipt was parsed from (for a caller that records
+/// which receipt file it used).
+pub fn read_verified_bytes<R: HashBound>(
+    root: &Path,
+    path: &Path,
+) -> Result<(R, FileStamp, Vec<u8>), ReceiptStatus<R>> {
     use ReceiptState::*;
     let before = match confined(root, path) {
         Err(why) => return Err(ReceiptStatus::new(Unsafe, why)),
@@ -131,5 +140,5 @@ pub fn read_verified<R: HashBound>(root: &Path, path: &Path) -> Result<(R, FileS
     if receipt.schema_version() != R::SCHEMA_VERSION || computed != *receipt.hash_slot() {
         return Err(ReceiptStatus::new(Unverified, "the receipt hash does not match its content"));
     }
-    Ok((receipt, FileStamp::of(&before)))
+    Ok((receipt, FileStamp::of(&before), bytes))
 }
