@@ -17,6 +17,7 @@
 //! the snapshot and fails with [`Cancelled`] when a write to its host cancels it.
 
 mod calls;
+mod completion;
 mod files;
 mod hover;
 mod nav;
@@ -26,6 +27,7 @@ mod symbols;
 mod target;
 
 pub use calls::CallGroup;
+pub use completion::{Completion, CompletionKind};
 pub use docforge_db::{Analysis, Cancellable, Cancelled};
 pub use files::Lines;
 pub use hover::{HoverResult, HoverSection, HoverTitle, MemberOwner, PlaceLabel};

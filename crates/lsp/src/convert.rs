@@ -53,10 +53,6 @@ pub fn column(line: &str, character: u32, enc: Encoding) -> u32 {
     byte as u32 + 1
 }
 
-pub fn lines(text: &str) -> Vec<&str> {
-    text.split('\n').collect()
-}
-
 /// The byte offset of an LSP position in `text`.
 pub fn offset(text: &str, pos: Position, enc: Encoding) -> usize {
     let mut start = 0;
