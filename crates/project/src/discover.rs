@@ -74,6 +74,45 @@ impl Project {
         });
         Ok(Project { root, config, config_present, id, config_text })
     }
+
+    /// What the walk would make of a document at `rel` if one were there: `Markdown` or
+    /// `TomlNode` when it is a normal project-relative path (no empty, `.` or `..` component,
+    /// nothing hidden), under no derived directory or `.git`, matched by `sources.docs`, not
+    /// excluded by `sources.exclude` and not ignored by an ignore file; `None` otherwise.
+    /// Symlinks and what is on disk are not looked at: that is the writer's and reader's work.
+    pub fn document_kind(&self, rel: &str) -> Option<FileKind> {
+        let parts: Vec<&str> = rel.split('/').collect();
+        if rel.is_empty() || parts.iter().any(|c| c.is_empty() || c.starts_with('.') || c.contains('\\')) {
+            return None;
+        }
+        let derived = self.config.derived_dirs();
+        let mut dir = String::new();
+        for part in &parts[..parts.len() - 1] {
+            if !dir.is_empty() {
+                dir.push('/');
+            }
+            dir.push_str(part);
+            if derived.contains(&dir) {
+                return None;
+            }
+        }
+        let sel = Selection::new(&self.config);
+        let kind = sel.kind(rel).filter(|k| matches!(k, FileKind::Markdown | FileKind::TomlNode))?;
+        let mut dir = String::new();
+        let mut ignores = crate::ignores::DocIgnores::default();
+        let _ = ignores.enter(&self.root, "");
+        for part in &parts[..parts.len() - 1] {
+            if !dir.is_empty() {
+                dir.push('/');
+            }
+            dir.push_str(part);
+            if dir_excluded(&sel.exclude, &dir) || ignores.ignored(&self.root, &dir, true) {
+                return None;
+            }
+            let _ = ignores.enter(&self.root, &dir);
+        }
+        (!sel.exclude.is_match(rel) && !ignores.ignored(&self.root, rel, false)).then_some(kind)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -34,7 +34,7 @@ pub use transaction::{Change, Recovery, TransactionError, JOURNAL_VERSION};
 pub use tree::Owner;
 pub use views::{Renderer, Select, View};
 pub use witness::{ignore_witnesses, WalkWitness};
-pub use write::{Durability, ProjectWriter, WriteError};
+pub use write::{Durability, FileLock, ProjectWriter, WriteError};
 
 /// The index directory inside the project root.
 pub const STATE_DIR: &str = ".docforge";

@@ -288,3 +288,67 @@ fn temporary_name(name: &str) -> String {
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     format!(".{name}.{}.{n}.tmp", std::process::id())
 }
+
+/// An exclusive advisory lock held on a project file ([`ProjectWriter::lock`]); released when
+/// dropped (or when the process dies: the kernel drops `flock` locks with the descriptor).
+#[derive(Debug)]
+pub struct FileLock {
+    _fd: OwnedFd,
+}
+
+impl ProjectWriter {
+    /// Take an exclusive `flock` on `rel` (created empty when missing, its directories too),
+    /// waiting for another holder — in this process or another — to release it. Confined as
+    /// every write: beneath the root, through no symlink, a regular file only.
+    pub fn lock(&self, rel: &str) -> Result<FileLock, WriteError> {
+        let parts = self.components(rel)?;
+        let name = parts[parts.len() - 1];
+        let dir = self.parent(rel, &parts, true)?;
+        self.check_target(&dir, rel, name)?;
+        let flags = OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = openat(&dir, name, flags, Mode::from_raw_mode(0o644)).map_err(|e| match e {
+            Errno::LOOP => WriteError::NotRegular { path: rel.to_string(), what: "a symlink" },
+            e => self.io(rel, e),
+        })?;
+        let st = fstat(&fd).map_err(|e| self.io(rel, e))?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(WriteError::NotRegular {
+                path: rel.to_string(),
+                what: what(FileType::from_raw_mode(st.st_mode)),
+            });
+        }
+        rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive).map_err(|e| self.io(rel, e))?;
+        Ok(FileLock { _fd: fd })
+    }
+
+    /// The names in the directory `rel` (through no symlink), sorted; empty when it does not
+    /// exist. Only the names: nothing is opened.
+    pub fn list_dir(&self, rel: &str) -> Result<Vec<String>, WriteError> {
+        let parts = self.components(rel)?;
+        let name = parts[parts.len() - 1];
+        let parent = match self.parent(rel, &parts, false) {
+            Ok(d) => d,
+            Err(WriteError::Io { .. }) if !self.root.join(rel).exists() => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let dir = match openat(&parent, name, DIR_FLAGS, Mode::empty()) {
+            Ok(d) => d,
+            Err(Errno::NOENT) => return Ok(Vec::new()),
+            Err(Errno::LOOP | Errno::NOTDIR) => {
+                return Err(WriteError::NotRegular { path: rel.to_string(), what: "not a real directory" })
+            }
+            Err(e) => return Err(self.io(rel, e)),
+        };
+        let mut names = Vec::new();
+        let entries = rustix::fs::Dir::read_from(&dir).map_err(|e| self.io(rel, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| self.io(rel, e))?;
+            let n = entry.file_name().to_string_lossy().into_owned();
+            if n != "." && n != ".." {
+                names.push(n);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+}

@@ -1,0 +1,174 @@
+//! The changeset store: one directory per changeset under the configured changeset root,
+//! written only through the project writer (temp file, fsync, rename, directory fsync), and
+//! an OS file lock (`flock` on `<root>/.lock`) that serialises every mutation across
+//! processes.
+
+use crate::model::{canonical_json, Changeset, SCHEMA_VERSION};
+use crate::ProposalError;
+use docforge_project::{Durability, FileLock, Project, ProjectWriter};
+use sha2::{Digest, Sha256};
+
+/// The largest changeset record read back (a changeset holds whole files' after bytes).
+const MAX_RECORD_BYTES: u64 = 256 * 1024 * 1024;
+
+/// What [`Store::load_all`] found.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub changesets: Vec<Changeset>,
+    /// Records that exist but do not read as a version-1 changeset: (ID, why).
+    pub unreadable: Vec<(String, String)>,
+}
+
+impl Loaded {
+    /// The changesets, when every record read: a mutation cannot prove it overlaps none
+    /// of the others otherwise.
+    pub fn all_readable(self) -> Result<Vec<Changeset>, ProposalError> {
+        match self.unreadable.first() {
+            None => Ok(self.changesets),
+            Some((id, why)) => Err(ProposalError::new(
+                "store_error",
+                format!("changeset {id} cannot be read ({why}); overlap with it cannot be ruled out"),
+            )
+            .detail("changeset_id", id.as_str())
+            .remediation("repair or remove that record under the changeset root")),
+        }
+    }
+}
+
+pub struct Store<'p> {
+    project: &'p Project,
+    writer: ProjectWriter,
+    /// The changeset root, project-relative.
+    root: String,
+}
+
+fn store_err(e: impl std::fmt::Display) -> ProposalError {
+    ProposalError::new("store_error", format!("the changeset store: {e}"))
+}
+
+/// Whether `id` can name a changeset directory: `cs-` and lowercase hex, as [`Store::new_id`]
+/// makes them.
+pub fn is_changeset_id(id: &str) -> bool {
+    id.len() == 23
+        && id.starts_with("cs-")
+        && id[3..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+impl<'p> Store<'p> {
+    pub fn new(project: &'p Project) -> Store<'p> {
+        let root = project
+            .config
+            .proposals
+            .changeset_root
+            .trim_end_matches('/')
+            .trim_start_matches("./")
+            .to_string();
+        Store { project, writer: ProjectWriter::new(&project.root), root }
+    }
+
+    pub fn root(&self) -> &str {
+        &self.root
+    }
+
+    /// Hold the store's lock (blocks until no other process or thread holds it).
+    pub fn lock(&self) -> Result<FileLock, ProposalError> {
+        self.writer.lock(&format!("{}/.lock", self.root)).map_err(store_err)
+    }
+
+    /// A new, unused changeset ID: `cs-` + 20 hex digits from the time, the process and a
+    /// counter.
+    pub fn new_id(&self, now: std::time::SystemTime, salt: &str) -> Result<String, ProposalError> {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let existing = self.ids()?;
+        loop {
+            let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let nanos = now.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+            let mut h = Sha256::new();
+            h.update(format!("{nanos}\0{}\0{n}\0{salt}", std::process::id()));
+            let id = format!("cs-{}", &hex::encode(h.finalize())[..20]);
+            if !existing.contains(&id) {
+                return Ok(id);
+            }
+        }
+    }
+
+    /// The IDs of every stored changeset, sorted.
+    pub fn ids(&self) -> Result<Vec<String>, ProposalError> {
+        let names = self.writer.list_dir(&self.root).map_err(store_err)?;
+        Ok(names.into_iter().filter(|n| is_changeset_id(n)).collect())
+    }
+
+    fn record_path(&self, id: &str) -> String {
+        format!("{}/{id}/changeset.json", self.root)
+    }
+
+    /// Read one changeset; its stored hash must be its content's.
+    pub fn load(&self, id: &str) -> Result<Changeset, ProposalError> {
+        let not_found = || {
+            ProposalError::new("changeset_not_found", format!("no changeset {id:?}"))
+                .detail("changeset_id", id)
+                .remediation("list the changesets (docforge_list_changesets with history=true)")
+        };
+        if !is_changeset_id(id) {
+            return Err(not_found());
+        }
+        let rel = self.record_path(id);
+        if !self.writer.is_regular(&rel) {
+            return Err(not_found());
+        }
+        let bytes =
+            docforge_project::read_source(&self.project.root, &rel, MAX_RECORD_BYTES).map_err(store_err)?;
+        let cs: Changeset = serde_json::from_slice(&bytes)
+            .map_err(|e| store_err(format!("{rel} is not a version-1 changeset: {e}")))?;
+        if cs.schema_version != SCHEMA_VERSION || cs.changeset_id != id {
+            return Err(store_err(format!("{rel} is not a version-{SCHEMA_VERSION} record of {id}")));
+        }
+        if cs.compute_hash() != cs.changeset_sha256 {
+            return Err(store_err(format!(
+                "{rel}: its content does not match its changeset_sha256; refused"
+            )));
+        }
+        Ok(cs)
+    }
+
+    /// Every stored changeset, and the records that do not read (ID, why).
+    pub fn load_all(&self) -> Result<Loaded, ProposalError> {
+        let mut out = Loaded::default();
+        for id in self.ids()? {
+            match self.load(&id) {
+                Ok(cs) => out.changesets.push(cs),
+                Err(e) if e.code == "changeset_not_found" => {}
+                Err(e) => out.unreadable.push((id, e.message)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Write a changeset record durably (call with the lock held).
+    pub fn save(&self, cs: &Changeset) -> Result<(), ProposalError> {
+        let v = serde_json::to_value(cs).map_err(store_err)?;
+        let mut text = canonical_json(&v);
+        text.push('\n');
+        self.writer
+            .write(&self.record_path(&cs.changeset_id), text.as_bytes(), Durability::Durable)
+            .map_err(store_err)?;
+        Ok(())
+    }
+
+    /// Write an audit receipt beside the changeset record, never replacing one.
+    pub fn write_receipt(
+        &self,
+        id: &str,
+        name: &str,
+        receipt: &serde_json::Value,
+    ) -> Result<String, ProposalError> {
+        let rel = format!("{}/{id}/{name}", self.root);
+        let mut text = canonical_json(receipt);
+        text.push('\n');
+        match self.writer.create_new(&rel, text.as_bytes()) {
+            Ok(true) => Ok(rel),
+            Ok(false) => Err(store_err(format!("{rel} exists already; refused to replace an audit receipt"))),
+            Err(e) => Err(store_err(e)),
+        }
+    }
+}

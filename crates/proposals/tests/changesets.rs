@@ -1,0 +1,511 @@
+//! Changesets on a copy of `fixtures/shop`: what each operation projects, what validation
+//! finds, the refusals (each writes nothing), conflicts, staleness, rebase and abandon.
+
+use docforge_proposals::{Action, Changeset, Operation, ProposalError, Proposals, Severity, Status};
+use docforge_workspace::{Options, Workspace};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+struct Shop {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    ws: Workspace,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+fn shop() -> Shop {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shop");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop"), &root);
+    let ws = Workspace::bind(&root, Options { no_ast: true, watch: false, ..Default::default() }).unwrap();
+    Shop { _dir: dir, root, ws }
+}
+
+fn op(v: Value) -> Operation {
+    Operation::from_json(v).unwrap()
+}
+
+impl Shop {
+    /// Run `f` on the current published generation, as `writer` (`None`: read-only).
+    fn with<R>(&mut self, writer: Option<&str>, f: impl FnOnce(&Proposals<'_>) -> R) -> R {
+        let synced = self.ws.ensure_current(true).unwrap();
+        let g = synced.generation;
+        let p = Proposals {
+            project: self.ws.project(),
+            index: self.ws.index(),
+            base: docforge_proposals::Base {
+                revision: g.revision,
+                source_hash: g.source_hash,
+                graph_digest: g.graph_digest,
+            },
+            writer,
+            now: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+        };
+        f(&p)
+    }
+
+    fn register(&mut self, ops: Vec<Value>) -> Result<Changeset, ProposalError> {
+        self.with(Some("agent-1"), |p| p.register("t", None, ops.into_iter().map(op).collect()))
+    }
+
+    /// SHA-256 of every file outside the changeset root and the index files, by path.
+    fn tree(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![self.root.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let e = e.unwrap();
+                let rel = e.path().strip_prefix(&self.root).unwrap().to_string_lossy().into_owned();
+                if rel == ".docforge" {
+                    continue;
+                }
+                if e.file_type().unwrap().is_dir() {
+                    stack.push(e.path());
+                } else {
+                    out.insert(rel, hex::encode(Sha256::digest(std::fs::read(e.path()).unwrap())));
+                }
+            }
+        }
+        out
+    }
+
+    fn changesets(&self) -> Vec<String> {
+        match std::fs::read_dir(self.root.join(".docforge/changesets")) {
+            Err(_) => vec![],
+            Ok(rd) => {
+                let mut v: Vec<String> = rd
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with("cs-"))
+                    .collect();
+                v.sort();
+                v
+            }
+        }
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.root.join(rel), text).unwrap();
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+}
+
+fn after(cs: &Changeset, path: &str) -> String {
+    let c = cs.changes.iter().find(|c| c.path == path).unwrap_or_else(|| panic!("no change of {path}"));
+    String::from_utf8(c.after_bytes().unwrap()).unwrap()
+}
+
+fn codes(cs: &Changeset, severity: Severity) -> Vec<&str> {
+    cs.validation.iter().filter(|i| i.severity == severity).map(|i| i.code.as_str()).collect()
+}
+
+#[test]
+fn register_projects_every_operation_and_writes_only_the_store() {
+    let mut s = shop();
+    let before = s.tree();
+    let cs = s
+        .register(vec![
+            json!({"op": "node_update", "node_id": "arch.storage", "fields": {"status": "superseded", "tags": ["storage"]}}),
+            json!({"op": "relationship_update", "node_id": "guide.getting-started", "add": [{"relation": "depends_on", "target": "arch.storage"}], "remove": [{"relation": "relates_to", "target": "arch.service"}]}),
+            json!({"op": "node_update", "node_id": "arch.service#hooks", "body": "Hooks are gone."}),
+            json!({"op": "node_create", "node_id": "arch.payments", "path": "docs/arch/payments.md", "kind": "design", "title": "Payments", "body": "Paid via [[arch.service]].", "fields": {"family": "architecture"}, "relations": {"depends_on": ["arch.storage"]}}),
+        ])
+        .unwrap();
+    assert_eq!(cs.status, Status::Ready, "{:#?}", cs.validation);
+    assert_eq!(cs.changeset_sha256, cs.compute_hash());
+    assert_eq!(cs.operations.len(), 4);
+    // Existing-node operations were bound to the node's hash at the base.
+    for o in &cs.operations {
+        if let Some(h) = o.expected_hash() {
+            assert_eq!(h.as_deref().map(str::len), Some(64), "{o:?}");
+        }
+    }
+    let paths: Vec<(&str, Action)> = cs.changes.iter().map(|c| (c.path.as_str(), c.action)).collect();
+    assert_eq!(
+        paths,
+        [
+            ("docs/arch/payments.md", Action::Create),
+            ("docs/arch/service.md", Action::Modify),
+            ("docs/arch/storage.md", Action::Modify),
+            ("docs/guide/getting-started.md", Action::Modify),
+        ]
+    );
+    let storage = after(&cs, "docs/arch/storage.md");
+    let old = s.read("docs/arch/storage.md");
+    assert_eq!(
+        storage,
+        old.replace("status = \"accepted\"", "status = \"superseded\"")
+            .replace("tags = [\"storage\", \"interfaces\"]", "tags = [\"storage\"]")
+    );
+    let guide = after(&cs, "docs/guide/getting-started.md");
+    assert!(guide.contains("[relations]\nrelates_to = [\"arch.storage#implementations\"]\ndepends_on = [\"arch.storage\"]\n+++\n"), "{guide}");
+    let service = after(&cs, "docs/arch/service.md");
+    assert!(service.contains("## Hooks\n\nHooks are gone.\n\n## Promoted methods\n"), "{service}");
+    assert_eq!(
+        after(&cs, "docs/arch/payments.md"),
+        "+++\nid = \"arch.payments\"\nkind = \"design\"\nfamily = \"architecture\"\n\n[relations]\ndepends_on = [\"arch.storage\"]\n+++\n# Payments\n\nPaid via [[arch.service]].\n"
+    );
+    // Nothing but the store changed.
+    assert_eq!(s.tree(), before);
+    assert_eq!(s.changesets(), [cs.changeset_id.as_str()]);
+    let stored = s.with(None, |p| p.get(&cs.changeset_id)).unwrap();
+    assert_eq!(stored.changeset, cs);
+    assert_eq!(stored.status, Status::Ready);
+}
+
+#[test]
+fn refusals_name_the_problem_and_write_nothing() {
+    let mut s = shop();
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({"op": "node_update", "node_id": "arch.nope", "title": "x"}), "node_not_found"),
+        (
+            json!({"op": "node_update", "node_id": "arch.storage", "expected_content_hash": "00".repeat(32), "title": "x"}),
+            "content_hash_mismatch",
+        ),
+        (json!({"op": "node_update", "node_id": "arch.storage"}), "invalid_arguments"),
+        (
+            json!({"op": "node_update", "node_id": "arch.storage#interfaces", "fields": {"status": "x"}}),
+            "invalid_arguments",
+        ),
+        (json!({"op": "node_update", "node_id": "arch.storage", "fields": {"id": "x"}}), "invalid_arguments"),
+        (json!({"op": "relationship_update", "node_id": "arch.storage"}), "invalid_arguments"),
+        (
+            json!({"op": "relationship_update", "node_id": "arch.storage", "add": [], "remove": []}),
+            "invalid_arguments",
+        ),
+        (
+            json!({"op": "relationship_update", "node_id": "arch.storage", "add": [{"relation": "bad name", "target": "x"}]}),
+            "invalid_arguments",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "arch.storage", "path": "docs/x.md", "title": "X"}),
+            "node_exists",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": "docs/notes.md", "title": "X"}),
+            "node_exists",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": "../x.md", "title": "X"}),
+            "path_not_allowed",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": "/tmp/x.md", "title": "X"}),
+            "path_not_allowed",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": "docs/../x.md", "title": "X"}),
+            "path_not_allowed",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": ".docforge/x.md", "title": "X"}),
+            "path_not_allowed",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": "docs/.hidden/x.md", "title": "X"}),
+            "path_not_allowed",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": "README.md", "title": "X"}),
+            "path_not_allowed",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": "docs/x.txt", "title": "X"}),
+            "path_not_allowed",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": "docs/x.toml", "title": "X"}),
+            "invalid_arguments",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "has space", "path": "docs/x.md", "title": "X"}),
+            "invalid_arguments",
+        ),
+        (
+            json!({"op": "node_create", "node_id": "n.new", "path": "docs/x.md", "title": "two\nlines"}),
+            "invalid_arguments",
+        ),
+        (json!({"op": "node_move", "node_id": "arch.storage", "new_path": "docs/notes.md"}), "node_exists"),
+        (
+            json!({"op": "node_move", "node_id": "arch.storage#interfaces", "new_path": "docs/y.md"}),
+            "invalid_arguments",
+        ),
+        (
+            json!({"op": "node_move", "node_id": "arch.storage", "new_path": "docs/y.toml"}),
+            "path_not_allowed",
+        ),
+        (
+            json!({"op": "node_delete", "node_id": "go:example.com/shop/storage::Repository"}),
+            "node_not_found",
+        ),
+    ];
+    let before = s.tree();
+    for (o, want) in cases {
+        let e = s.register(vec![o.clone()]).unwrap_err();
+        assert_eq!(e.code, want, "{o}: {e}");
+        assert!(e.details.get("operation").is_some(), "{o}: the refusal names the operation");
+    }
+    // A symlinked directory on the way is refused too.
+    std::os::unix::fs::symlink(s.root.join("docs/arch"), s.root.join("docs/linked")).unwrap();
+    let e = s
+        .register(vec![
+            json!({"op": "node_create", "node_id": "n.l", "path": "docs/linked/x.md", "title": "X"}),
+        ])
+        .unwrap_err();
+    assert_eq!(e.code, "path_not_allowed", "{e}");
+    std::fs::remove_file(s.root.join("docs/linked")).unwrap();
+    // Unknown fields and ops are refused when the operation is decoded.
+    assert!(Operation::from_json(json!({"op": "node_update", "node_id": "a", "titel": "x"}))
+        .unwrap_err()
+        .contains("titel"));
+    assert!(Operation::from_json(json!({"op": "node_rename", "node_id": "a"}))
+        .unwrap_err()
+        .contains("unknown op"));
+    assert_eq!(s.tree(), before);
+    assert!(s.changesets().is_empty(), "a refused call stored nothing");
+}
+
+#[test]
+fn validation_finds_broken_links_unknown_targets_and_bad_front_matter() {
+    let mut s = shop();
+    // Deleting a document that others link to: a draft naming the linkers.
+    let cs = s.register(vec![json!({"op": "node_delete", "node_id": "decision.pointer-receivers"})]).unwrap();
+    assert_eq!(cs.status, Status::Draft);
+    let broken: Vec<&str> =
+        cs.validation.iter().filter(|i| i.code == "broken_link").map(|i| i.message.as_str()).collect();
+    assert!(broken.iter().any(|m| m.contains("arch.service#promoted-methods")), "{broken:?}");
+    assert_eq!(cs.changes[0].action, Action::Delete);
+
+    // Moving a document keeps its ID (written down when it came from the path); links by
+    // path into it break, links by ID do not.
+    let cs = s
+        .register(vec![
+            json!({"op": "node_move", "node_id": "docs/notes", "new_path": "docs/notes-moved.md"}),
+        ])
+        .unwrap();
+    assert!(after(&cs, "docs/notes-moved.md").starts_with("+++\nid = \"docs/notes\"\n+++\n# Notes\n"));
+    let broken: Vec<&str> =
+        cs.validation.iter().filter(|i| i.code == "broken_link").map(|i| i.message.as_str()).collect();
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert!(
+        broken[0].contains("guide.getting-started#further-reading") && broken[0].contains("by path"),
+        "{broken:?}"
+    );
+    let abandon = |s: &mut Shop, cs: &Changeset| {
+        s.with(Some("agent-1"), |p| p.abandon(&cs.changeset_id, "test")).unwrap();
+    };
+    abandon(&mut s, &cs);
+    // Into another directory, its own relative links would point elsewhere: reported too.
+    let cs = s
+        .register(vec![json!({"op": "node_move", "node_id": "docs/notes", "new_path": "docs/misc/notes.md"})])
+        .unwrap();
+    let broken: Vec<&str> =
+        cs.validation.iter().filter(|i| i.code == "broken_link").map(|i| i.message.as_str()).collect();
+    assert!(
+        broken.iter().any(|m| m.contains("no document at docs/misc/guide/getting-started.md")),
+        "{broken:?}"
+    );
+    let abandon = |s: &mut Shop, cs: &Changeset| {
+        s.with(Some("agent-1"), |p| p.abandon(&cs.changeset_id, "test")).unwrap();
+    };
+    abandon(&mut s, &cs);
+
+    // A relation to nothing, a link to nothing and a front-matter value of the wrong type.
+    let cs = s
+        .register(vec![
+            json!({"op": "relationship_update", "node_id": "arch.storage", "add": [{"relation": "depends_on", "target": "arch.nothing"}]}),
+            json!({"op": "node_update", "node_id": "glossary", "fields": {"tags": "terms"}}),
+            json!({"op": "node_create", "node_id": "n.x", "path": "docs/x.md", "title": "X", "body": "See [[n.missing]] and [storage](arch/storage.md#no-such-heading)."}),
+        ])
+        .unwrap();
+    assert_eq!(cs.status, Status::Draft);
+    let errors = codes(&cs, Severity::Error);
+    assert!(errors.contains(&"unknown_relation_target"), "{errors:?}");
+    assert!(errors.contains(&"front_matter_wrong_type"), "{errors:?}");
+    assert!(errors.contains(&"broken_link"), "{errors:?}");
+    assert!(codes(&cs, Severity::Warning).contains(&"unverified_fragment"), "{:#?}", cs.validation);
+    // The fresh validation agrees with the stored one.
+    let v = s.with(None, |p| p.validate(&cs.changeset_id)).unwrap();
+    assert_eq!(v.issues, cs.validation);
+    assert_eq!(v.status, Status::Draft);
+}
+
+#[test]
+fn overlap_with_an_open_changeset_is_a_conflict_until_it_is_abandoned() {
+    let mut s = shop();
+    let first = s
+        .register(vec![json!({"op": "node_update", "node_id": "arch.storage", "title": "Storage"})])
+        .unwrap();
+    let e = s.register(vec![json!({"op": "relationship_update", "node_id": "arch.storage", "add": [{"relation": "depends_on", "target": "glossary"}]})]).unwrap_err();
+    assert_eq!(e.code, "conflict");
+    assert_eq!(e.details["conflicting_changeset_id"], json!(first.changeset_id));
+    // A section of the same file is the same source.
+    let e = s
+        .register(vec![json!({"op": "node_update", "node_id": "arch.storage#interfaces", "body": "x"})])
+        .unwrap_err();
+    assert_eq!(e.code, "conflict", "{e}");
+    assert_eq!(s.changesets().len(), 1);
+    let a =
+        s.with(Some("agent-1"), |p| p.abandon(&first.changeset_id, "superseded by a better idea")).unwrap();
+    assert_eq!(a.changeset.status, Status::Abandoned);
+    assert_eq!(a.changeset.changeset_sha256, first.changeset_sha256);
+    assert_eq!(a.receipt["reason"], "superseded by a better idea");
+    assert!(s.root.join(&a.receipt_path).is_file());
+    // Abandoned: terminal, out of the default list, out of overlap detection.
+    let e = s.with(Some("agent-1"), |p| p.abandon(&first.changeset_id, "again")).unwrap_err();
+    assert_eq!(e.code, "changeset_closed");
+    let second = s
+        .register(vec![json!({"op": "node_update", "node_id": "arch.storage", "title": "Storage"})])
+        .unwrap();
+    let listed = s.with(None, |p| p.list(None, false)).unwrap();
+    assert_eq!(
+        listed.iter().map(|c| c.changeset_id.as_str()).collect::<Vec<_>>(),
+        [second.changeset_id.as_str()]
+    );
+    let history = s.with(None, |p| p.list(None, true)).unwrap();
+    assert_eq!(history.len(), 2);
+    let abandoned = s.with(None, |p| p.list(Some(&[Status::Abandoned]), false)).unwrap();
+    assert_eq!(abandoned[0].changeset_id, first.changeset_id);
+}
+
+#[test]
+fn writer_binding_and_ownership() {
+    let mut s = shop();
+    let e = s
+        .with(None, |p| {
+            p.register("t", None, vec![op(json!({"op": "node_update", "node_id": "glossary", "title": "G"}))])
+        })
+        .unwrap_err();
+    assert_eq!(e.code, "proposal_access_disabled");
+    let e = s.with(None, |p| p.create("t", None)).unwrap_err();
+    assert_eq!(e.code, "proposal_access_disabled");
+    let cs = s.with(Some("agent-1"), |p| p.create("empty at first", Some("built step by step"))).unwrap();
+    assert_eq!(cs.status, Status::Draft);
+    assert_eq!(codes(&cs, Severity::Error), ["empty_changeset"]);
+    let e = s
+        .with(Some("agent-2"), |p| {
+            p.propose(&cs.changeset_id, op(json!({"op": "node_update", "node_id": "glossary", "title": "G"})))
+        })
+        .unwrap_err();
+    assert_eq!(e.code, "changeset_not_owned");
+    let (cs2, index) = s
+        .with(Some("agent-1"), |p| {
+            p.propose(
+                &cs.changeset_id,
+                op(json!({"op": "node_update", "node_id": "glossary", "title": "Terms"})),
+            )
+        })
+        .unwrap();
+    assert_eq!((index, cs2.status), (0, Status::Ready));
+    assert_ne!(cs2.changeset_sha256, cs.changeset_sha256);
+    assert!(after(&cs2, "docs/glossary.toml").starts_with("id = \"glossary\"\ntitle = \"Terms\"\n"));
+    let e = s.with(None, |p| p.get("cs-00000000000000000000")).unwrap_err();
+    assert_eq!(e.code, "changeset_not_found");
+    let e = s.with(None, |p| p.get("../../etc/passwd")).unwrap_err();
+    assert_eq!(e.code, "changeset_not_found");
+}
+
+#[test]
+fn a_canonical_edit_makes_it_stale_then_rebase_moves_it_or_refuses_to_merge_prose() {
+    let mut s = shop();
+    let cs = s
+        .register(vec![
+            json!({"op": "node_update", "node_id": "arch.service#hooks", "body": "Hooks, rewritten."}),
+        ])
+        .unwrap();
+    assert_eq!(cs.status, Status::Ready);
+    // Someone edits another section of the same file.
+    let text = s.read("docs/arch/service.md");
+    s.write("docs/arch/service.md", &format!("{text}\nOne more line about promotion.\n"));
+    let now = s.with(None, |p| p.get(&cs.changeset_id)).unwrap();
+    assert_eq!(now.status, Status::Stale);
+    assert_eq!(now.stale_sources, ["docs/arch/service.md"]);
+    let listed = s.with(None, |p| p.list(None, false)).unwrap();
+    assert!(listed.is_empty(), "stale changesets are listed on request only");
+    let e = s
+        .with(Some("agent-1"), |p| {
+            p.propose(&cs.changeset_id, op(json!({"op": "node_update", "node_id": "glossary", "title": "G"})))
+        })
+        .unwrap_err();
+    assert_eq!(e.code, "changeset_stale");
+    let r = s.with(Some("agent-1"), |p| p.rebase(&cs.changeset_id)).unwrap();
+    assert!(r.rebased);
+    assert_eq!(r.changeset.status, Status::Ready);
+    assert_ne!(r.changeset.changeset_sha256, cs.changeset_sha256);
+    assert_ne!(r.changeset.base, cs.base);
+    let service = after(&r.changeset, "docs/arch/service.md");
+    assert!(
+        service.contains("Hooks, rewritten.") && service.ends_with("One more line about promotion.\n"),
+        "{service}"
+    );
+    assert_eq!(s.with(None, |p| p.get(&cs.changeset_id)).unwrap().status, Status::Ready);
+    // Now the touched section itself changes: rebase refuses.
+    let text = s.read("docs/arch/service.md");
+    s.write("docs/arch/service.md", &text.replace("Hooks are plain", "Hooks are simple"));
+    let e = s.with(Some("agent-1"), |p| p.rebase(&cs.changeset_id)).unwrap_err();
+    assert_eq!(e.code, "rebase_conflict");
+    assert_eq!(e.details["node_id"], json!("arch.service#hooks"));
+    assert_eq!(s.with(None, |p| p.get(&cs.changeset_id)).unwrap().status, Status::Stale);
+}
+
+#[test]
+fn two_threads_racing_on_one_node_serialise_and_one_gets_conflict() {
+    let s = shop();
+    let root = s.root.clone();
+    // Publish once, then race two bindings of the same project.
+    let mut s = s;
+    s.with(None, |_| ());
+    let results: Vec<Result<Changeset, ProposalError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|i| {
+                let root = root.clone();
+                scope.spawn(move || {
+                    let mut ws =
+                        Workspace::bind(&root, Options { no_ast: true, watch: false, ..Default::default() })
+                            .unwrap();
+                    let g = ws.ensure_current(false).unwrap().generation;
+                    let p = Proposals {
+                        project: ws.project(),
+                        index: ws.index(),
+                        base: docforge_proposals::Base {
+                            revision: g.revision,
+                            source_hash: g.source_hash,
+                            graph_digest: g.graph_digest,
+                        },
+                        writer: Some("agent"),
+                        now: SystemTime::now(),
+                    };
+                    p.register(
+                        &format!("racer {i}"),
+                        None,
+                        vec![op(
+                            json!({"op": "node_update", "node_id": "glossary", "title": format!("T{i}")}),
+                        )],
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    let conflicts = results.iter().filter(|r| r.as_ref().is_err_and(|e| e.code == "conflict")).count();
+    assert_eq!((ok, conflicts), (1, 1), "{results:?}");
+    assert_eq!(s.changesets().len(), 1);
+}
