@@ -15,13 +15,13 @@ ENVELOPE = ["notice", "project", "revision", "source_hash", "adapter_version", "
 
 def test_tools_list_is_the_contract_read_list_minus_what_get_contract_reports_unregistered(shop):
     async def go():
-        async with session(shop) as s:
+        async with session(shop, "--capability-mode", "read") as s:
             listed = [t.name for t in (await s.list_tools()).tools]
             err, c, _ = await call(s, "docforge_get_contract")
             assert not err
             r = c["result"]
             assert listed == r["registered_tools"]
-            unregistered = [t["name"] for t in r["not_registered"]]
+            unregistered = [t["name"] for t in r["not_registered"] if t["name"] in CONTRACT_READ_TOOLS]
             assert all(t["reason"] for t in r["not_registered"])
             assert sorted(listed + unregistered) == sorted(CONTRACT_READ_TOOLS)
             assert [n for n in CONTRACT_READ_TOOLS if n in listed] == listed, "contract order kept"
@@ -60,7 +60,7 @@ def test_bootstrap_reports_binding_policy_capabilities_and_session_contract(shop
             assert r["binding"]["project_root"] == str(shop.resolve())
             assert r["binding"]["index_path"].endswith(".docforge/index.sqlite")
             assert r["effective_policy"]["schema_version"] == 1
-            assert r["effective_policy"]["capability_mode"] == "read"
+            assert r["effective_policy"]["capability_mode"] == "proposal"
             assert r["capabilities"]["proposal_access"]["enabled"] is False
             assert r["capabilities"]["application_access"]["enabled"] is False
             assert r["session_contract"]["version"] == 1
@@ -364,8 +364,8 @@ def test_precision_is_the_projects_setting(shop):
 def test_startup_refusals_fail_closed(shop):
     for flags, code in [
         (["--capability-mode", "application"], "canonical_applier_required"),
-        (["--capability-mode", "proposal"], "capability_not_available"),
-        (["--proposal-writer", "w1"], "capability_not_available"),
+        (["--capability-mode", "application", "--canonical-applier", "w1"], "capability_not_available"),
+        (["--canonical-applier", "w1"], "capability_not_available"),
     ]:
         p = start_raw(shop, *flags)
         assert p.returncode == 1 and code in p.stderr.decode(), (flags, p.stderr)

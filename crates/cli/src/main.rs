@@ -1,6 +1,7 @@
 //! `docforge`: the command-line front. It translates arguments into engine calls and the
 //! answers into text or JSON; it never parses a source file itself.
 
+mod changeset;
 mod commands;
 mod init;
 mod output;
@@ -27,6 +28,13 @@ Exit codes:
   1  at least one claim fails
   2  at least one claim cannot be evaluated and none fails (also: the project cannot be
      analysed; one line on stderr), or bad arguments";
+
+const CHANGESET_HELP: &str = "\
+Exit codes:
+  0  success (validate: the changeset is ready)
+  1  the operation failed or was refused (one line on stderr: the code and why); validate: the
+     changeset is a draft (it has errors) or stale
+  2  bad arguments";
 
 const SERVER_HELP: &str = "\
 Exit codes:
@@ -221,7 +229,8 @@ enum Command {
         #[arg(long)]
         staged: bool,
     },
-    /// Serve the MCP read surface over stdio, bound to --project-root (required).
+    /// Serve MCP over stdio, bound to --project-root (required): the read tools and, unless
+    /// --capability-mode read, the proposal tools.
     #[command(after_help = SERVER_HELP)]
     Mcp {
         #[command(flatten)]
@@ -236,17 +245,31 @@ enum Command {
         /// Attach version-1 request diagnostics (stage timings, counters) to responses.
         #[arg(long)]
         diagnostics: bool,
-        /// `read` (the read tools) or `operator` (the same tools; its policy says so). The
-        /// `proposal` and `application` modes are not available in this release and refuse
-        /// to start.
-        #[arg(long, value_name = "MODE", default_value = "read")]
+        /// `proposal` (the read tools and the proposal tools), `read` (the read tools only) or
+        /// `operator` (as proposal; its policy says so). `application` is not available in this
+        /// release and refuses to start.
+        #[arg(long, value_name = "MODE", default_value = "proposal")]
         capability_mode: String,
-        /// Not available in this release (refuses to start with capability_not_available).
-        #[arg(long, value_name = "ID", hide = true)]
+        /// Bind proposal access to this writer ID (letters, digits, `.`, `_`, `:`, `/`, `-`):
+        /// without it, the proposal tools only read changesets.
+        #[arg(long, value_name = "ID")]
         proposal_writer: Option<String>,
         /// Not available in this release (refuses to start with canonical_applier_required).
         #[arg(long, value_name = "ID", hide = true)]
         canonical_applier: Option<String>,
+    },
+    /// Changesets agents proposed (stored under the changeset root): list, show, diff,
+    /// validate, abandon. Complete results, never paginated.
+    #[command(after_help = CHANGESET_HELP)]
+    Changeset {
+        /// The project root (default: the current directory).
+        #[arg(long = "project-root", value_name = "DIR", global = true)]
+        project_root: Option<PathBuf>,
+        /// Print one JSON document on stdout instead of text.
+        #[arg(long, global = true)]
+        json: bool,
+        #[command(subcommand)]
+        command: changeset::ChangesetCommand,
     },
     /// The coordination server (MCP over stateless Streamable HTTP) and its credentials.
     #[command(after_help = docforge_coord::EXIT_HELP)]
@@ -437,6 +460,16 @@ fn main() -> ExitCode {
                 test_hooks: false,
             };
             failed(docforge_lsp::run(opts).map_err(|e| format!("lsp: {e}")))
+        }
+        Command::Changeset { project_root: root, json, command } => {
+            match project_root(&top, Root { project_root: root }) {
+                Ok(dir) => match changeset::run(&dir, &command, json) {
+                    Ok(true) => ExitCode::SUCCESS,
+                    Ok(false) => ExitCode::from(1),
+                    Err(message) => failed(Err(message)),
+                },
+                Err(message) => bad_arguments(&message),
+            }
         }
         Command::Validate { root, json, staged } => match project_root(&top, root) {
             Ok(dir) => ExitCode::from(validate::validate(&dir, json, staged)),

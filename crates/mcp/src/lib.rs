@@ -27,6 +27,9 @@ pub struct Server {
     /// The binding's synchronisation progress (shared, so it can be read while it works).
     pub progress: std::sync::Arc<docforge_workspace::SyncProgress>,
     pub engine: Mutex<Workspace>,
+    /// The last `canonical_json_chunk` payload built (changeset hash, payload, its SHA-256):
+    /// the pages of one oversized diff are cut from it instead of rebuilding it per page.
+    pub chunk_payload: Mutex<Option<(String, std::sync::Arc<String>, String)>>,
 }
 
 impl Server {
@@ -51,6 +54,7 @@ impl Server {
             max_results: limits.max_results,
             max_response_bytes: limits.max_response_bytes,
             engine: Mutex::new(workspace),
+            chunk_payload: Mutex::new(None),
             opts,
         })
     }

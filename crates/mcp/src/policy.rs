@@ -78,30 +78,53 @@ pub const ALWAYS_EXCLUDED: &[&str] = &[
     "canonical_application",
 ];
 
-/// Check the startup options. Proposal and application surfaces are not part of this build:
-/// asking for them fails closed at startup instead of serving a narrower surface silently.
+/// Check the startup options. Canonical application is not part of this build: asking for
+/// it fails closed at startup instead of serving a narrower surface silently.
 pub fn check_startup(opts: &Options) -> Result<(), StartupError> {
+    if let Some(w) = &opts.proposal_writer {
+        if !docforge_proposals::is_writer_id(w) {
+            return Err(StartupError {
+                code: "invalid_arguments",
+                message: format!(
+                    "--proposal-writer {w:?}: a writer ID is 1–128 characters of letters, digits, `.`, `_`, `:`, `/`, `-`"
+                ),
+            });
+        }
+    }
     match opts.mode {
         CapabilityMode::Application if opts.canonical_applier.is_none() => Err(StartupError {
             code: "canonical_applier_required",
             message: "--capability-mode application needs --canonical-applier WRITER_ID; refusing to start"
                 .into(),
         }),
-        CapabilityMode::Proposal | CapabilityMode::Application => Err(StartupError {
+        CapabilityMode::Application => Err(StartupError {
             code: "capability_not_available",
-            message: format!(
-                "--capability-mode {} needs the proposal tools, which this build does not implement yet; \
-                 start with --capability-mode read",
-                opts.mode.as_str()
-            ),
-        }),
-        _ if opts.proposal_writer.is_some() || opts.canonical_applier.is_some() => Err(StartupError {
-            code: "capability_not_available",
-            message: "--proposal-writer/--canonical-applier bind write access, which this build does not \
-                      implement yet (no proposal or application tools); refusing to start"
+            message: "--capability-mode application needs canonical application, which this build does not \
+                      implement yet; start with --capability-mode proposal or read"
                 .into(),
         }),
+        _ if opts.canonical_applier.is_some() => Err(StartupError {
+            code: "capability_not_available",
+            message:
+                "--canonical-applier binds canonical application, which this build does not implement yet \
+                      (no application tool); refusing to start"
+                    .into(),
+        }),
+        CapabilityMode::Read if opts.proposal_writer.is_some() => Err(StartupError {
+            code: "invalid_arguments",
+            message:
+                "--proposal-writer binds proposal access, but --capability-mode read registers no proposal \
+                      tool; drop one of them"
+                    .into(),
+        }),
         _ => Ok(()),
+    }
+}
+
+impl Options {
+    /// Whether the proposal tools are registered (every mode but `read`).
+    pub fn proposal_surface(&self) -> bool {
+        self.mode != CapabilityMode::Read
     }
 }
 
@@ -136,14 +159,24 @@ pub fn adapter_policy(opts: &Options) -> Value {
 
 /// What is actually registered and bound.
 pub fn capabilities(opts: &Options, tools: &[&str]) -> Value {
+    let proposal_access = match (&opts.proposal_writer, opts.proposal_surface()) {
+        (Some(w), true) => json!({ "enabled": true, "writer": w, "reason": Value::Null }),
+        (None, true) => json!({
+            "enabled": false,
+            "writer": Value::Null,
+            "reason": "no --proposal-writer: mutation tools answer proposal_access_disabled; list, get, validate and diff work on existing changesets",
+        }),
+        (_, false) => json!({
+            "enabled": false,
+            "writer": Value::Null,
+            "reason": "--capability-mode read registers no proposal tool",
+        }),
+    };
     json!({
         "schema_version": 1,
         "registered_tools": tools,
-        "proposal_access": {
-            "enabled": false,
-            "writer": Value::Null,
-            "reason": "proposal tools are not implemented in this build",
-        },
+        "proposal_surface": opts.proposal_surface(),
+        "proposal_access": proposal_access,
         "application_access": {
             "enabled": false,
             "applier": opts.canonical_applier,
@@ -170,22 +203,29 @@ mod tests {
 
     #[test]
     fn startup_modes_fail_closed() {
+        let writer = |w: &str, mode| Options { proposal_writer: Some(w.into()), ..opts(mode) };
         let cases = [
             (opts(CapabilityMode::Read), None),
             (opts(CapabilityMode::Operator), None),
+            (opts(CapabilityMode::Proposal), None),
+            (writer("agent-1", CapabilityMode::Proposal), None),
+            (writer("team/agent:1.x", CapabilityMode::Operator), None),
             (opts(CapabilityMode::Application), Some("canonical_applier_required")),
             (
                 Options { canonical_applier: Some("w".into()), ..opts(CapabilityMode::Application) },
                 Some("capability_not_available"),
             ),
-            (opts(CapabilityMode::Proposal), Some("capability_not_available")),
             (
-                Options { proposal_writer: Some("w".into()), ..opts(CapabilityMode::Read) },
+                Options { canonical_applier: Some("w".into()), ..opts(CapabilityMode::Proposal) },
                 Some("capability_not_available"),
             ),
+            (writer("w", CapabilityMode::Read), Some("invalid_arguments")),
+            (writer("has space", CapabilityMode::Proposal), Some("invalid_arguments")),
+            (writer("", CapabilityMode::Proposal), Some("invalid_arguments")),
+            (writer(&"x".repeat(129), CapabilityMode::Proposal), Some("invalid_arguments")),
         ];
         for (o, want) in cases {
-            assert_eq!(check_startup(&o).err().map(|e| e.code), want, "{:?}", o.mode);
+            assert_eq!(check_startup(&o).err().map(|e| e.code), want, "{:?} {:?}", o.mode, o.proposal_writer);
         }
     }
 

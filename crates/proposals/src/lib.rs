@@ -115,6 +115,26 @@ fn timestamp(t: SystemTime) -> String {
 }
 
 impl<'a> Proposals<'a> {
+    /// The proposal API over a workspace binding, at the generation it published.
+    pub fn of(
+        workspace: &'a docforge_workspace::Workspace,
+        generation: &docforge_workspace::Generation,
+        writer: Option<&'a str>,
+        now: SystemTime,
+    ) -> Proposals<'a> {
+        Proposals {
+            project: workspace.project(),
+            index: workspace.index(),
+            base: Base {
+                revision: generation.revision,
+                source_hash: generation.source_hash.clone(),
+                graph_digest: generation.graph_digest.clone(),
+            },
+            writer,
+            now,
+        }
+    }
+
     fn graph(&self) -> BaseGraph<'a> {
         BaseGraph { project: self.project, index: self.index, base: self.base.clone() }
     }

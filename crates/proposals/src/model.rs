@@ -104,7 +104,7 @@ pub struct RelationshipUpdate {
 }
 
 /// One operation of a changeset, in the order given.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Operation {
     NodeCreate(NodeCreate),

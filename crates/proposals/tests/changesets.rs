@@ -45,17 +45,8 @@ impl Shop {
     fn with<R>(&mut self, writer: Option<&str>, f: impl FnOnce(&Proposals<'_>) -> R) -> R {
         let synced = self.ws.ensure_current(true).unwrap();
         let g = synced.generation;
-        let p = Proposals {
-            project: self.ws.project(),
-            index: self.ws.index(),
-            base: docforge_proposals::Base {
-                revision: g.revision,
-                source_hash: g.source_hash,
-                graph_digest: g.graph_digest,
-            },
-            writer,
-            now: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
-        };
+        let p =
+            Proposals::of(&self.ws, &g, writer, SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000));
         f(&p)
     }
 
@@ -481,17 +472,7 @@ fn two_threads_racing_on_one_node_serialise_and_one_gets_conflict() {
                         Workspace::bind(&root, Options { no_ast: true, watch: false, ..Default::default() })
                             .unwrap();
                     let g = ws.ensure_current(false).unwrap().generation;
-                    let p = Proposals {
-                        project: ws.project(),
-                        index: ws.index(),
-                        base: docforge_proposals::Base {
-                            revision: g.revision,
-                            source_hash: g.source_hash,
-                            graph_digest: g.graph_digest,
-                        },
-                        writer: Some("agent"),
-                        now: SystemTime::now(),
-                    };
+                    let p = Proposals::of(&ws, &g, Some("agent"), SystemTime::now());
                     p.register(
                         &format!("racer {i}"),
                         None,

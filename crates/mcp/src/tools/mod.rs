@@ -5,7 +5,9 @@
 mod context;
 mod diff;
 mod graph;
+mod pages;
 mod project;
+mod proposals;
 mod render;
 mod task;
 
@@ -27,6 +29,8 @@ pub struct Call<'a> {
     pub diag: &'a mut Diagnostics,
     /// Envelope fields a non-synchronising tool states itself (revision, staleness, …).
     pub envelope: serde_json::Map<String, Value>,
+    /// The bytes the result may take: the response limit less the envelope around it.
+    pub budget: usize,
 }
 
 pub type Handler = fn(&mut Call<'_>, Value) -> Result<Value, ToolError>;
@@ -41,6 +45,8 @@ pub struct ToolSpec {
     pub syncs: bool,
     /// The JSON Schema of the tool's `result`, when it has its own (else any object).
     pub result_schema: Option<fn() -> Value>,
+    /// Whether it writes (below the changeset root): not read-only, not idempotent.
+    pub mutates: bool,
 }
 
 macro_rules! spec {
@@ -52,6 +58,24 @@ macro_rules! spec {
             handler: $handler,
             syncs: true,
             result_schema: None,
+            mutates: false,
+        }
+    };
+    (mutation $name:literal, $schema:expr, $handler:path, $desc:literal) => {
+        spec!(@proposal $name, $schema, $handler, $desc, true)
+    };
+    (read $name:literal, $schema:expr, $handler:path, $desc:literal) => {
+        spec!(@proposal $name, $schema, $handler, $desc, false)
+    };
+    (@proposal $name:literal, $schema:expr, $handler:path, $desc:literal, $mutates:literal) => {
+        ToolSpec {
+            name: $name,
+            description: $desc,
+            input_schema: $schema,
+            handler: $handler,
+            syncs: true,
+            result_schema: None,
+            mutates: $mutates,
         }
     };
     (status $name:literal, $args:ty, $handler:path, $desc:literal) => {
@@ -62,6 +86,7 @@ macro_rules! spec {
             handler: $handler,
             syncs: false,
             result_schema: None,
+            mutates: false,
         }
     };
     (status $name:literal, $args:ty, $handler:path, $result:path, $desc:literal) => {
@@ -72,6 +97,7 @@ macro_rules! spec {
             handler: $handler,
             syncs: false,
             result_schema: Some($result),
+            mutates: false,
         }
     };
 }
@@ -112,19 +138,56 @@ pub static SPECS: &[ToolSpec] = &[
         "Pages of the latest version-1 transition receipt (what the last index publication changed). Never synchronises; states current/stale/missing/unsafe/unverified/unknown."),
 ];
 
+/// The proposal surface, in its fixed order (registered in every mode but `read`).
+pub static PROPOSAL_SPECS: &[ToolSpec] = &[
+    spec!(mutation "docforge_create_changeset", schema::<proposals::CreateArgs>, proposals::create_changeset,
+        "Create an empty draft changeset bound to the current base (source fingerprint + graph digest). Prefer docforge_register_changes."),
+    spec!(mutation "docforge_register_changes", schema::<proposals::RegisterArgs>, proposals::register_changes,
+        "Preferred entry point: create, populate, project, conflict-check and validate one complete changeset in one locked operation. Writes only below the changeset root; never changes canonical files."),
+    spec!(read "docforge_list_changesets", schema::<proposals::ListArgs>, proposals::list_changesets,
+        "Changesets by status (default: draft and ready; stale, applied and abandoned on request or with history=true), paginated."),
+    spec!(read "docforge_get_changeset", schema::<proposals::PageArgs>, proposals::get_changeset,
+        "One changeset: status (stale when a touched source moved), base, touched nodes, events, and its operations in pages."),
+    spec!(mutation "docforge_rebase_changeset", schema::<proposals::ChangesetArgs>, proposals::rebase_changeset,
+        "Move a stale changeset to the current base when every touched node is unchanged and the same operations still validate; never merges prose (rebase_conflict)."),
+    spec!(mutation "docforge_abandon_changeset", schema::<proposals::AbandonArgs>, proposals::abandon_changeset,
+        "Abandon a changeset (kept, terminal) with an audit receipt saying who, when and why."),
+    spec!(mutation "docforge_propose_node_create", proposals::node_create_schema, proposals::propose_node_create,
+        "Add a node_create operation: a new Markdown document at a path inside the declared document sources."),
+    spec!(mutation "docforge_propose_node_update", proposals::node_update_schema, proposals::propose_node_update,
+        "Add a node_update operation: new title, body and/or front-matter fields. expected_content_hash is the node's attrs.content_sha256 (captured when omitted)."),
+    spec!(mutation "docforge_propose_node_move", proposals::node_move_schema, proposals::propose_node_move,
+        "Add a node_move operation: a document file to a new path; its ID stays."),
+    spec!(mutation "docforge_propose_relationship_update", proposals::relationship_update_schema, proposals::propose_relationship_update,
+        "Add a relationship_update operation: [relations] entries to add and remove, without touching the body."),
+    spec!(mutation "docforge_propose_node_delete", proposals::node_delete_schema, proposals::propose_node_delete,
+        "Add a node_delete operation: a document file, or a section (its heading and content)."),
+    spec!(read "docforge_validate_changeset", schema::<proposals::PageArgs>, proposals::validate_changeset,
+        "Validate a changeset against the current graph (nothing written): paths, IDs, relations, links it would break, front matter, overlap; issues in pages."),
+    spec!(read "docforge_get_changeset_diff", schema::<proposals::PageArgs>, proposals::get_changeset_diff,
+        "The operations and the projected changes with unified diffs, in pages; a record too large for a page switches to canonical_json_chunk pages of the exact arrays."),
+];
+
 /// Contract tools this build does not register yet, with why (reported by `get_contract`).
 pub static NOT_REGISTERED: &[(&str, &str)] = &[
+    ("docforge_preview_changeset", "previews of changesets are not implemented in this build"),
     ("docforge_visualize", "the graph browser is not implemented in this build"),
     ("docforge_stop_visualization", "the graph browser is not implemented in this build"),
     ("docforge_visualization_status", "the graph browser is not implemented in this build"),
 ];
 
-pub fn names() -> Vec<&'static str> {
-    SPECS.iter().map(|s| s.name).collect()
+/// The tools a process with these options registers, in order.
+pub fn registered(opts: &crate::Options) -> Vec<&'static ToolSpec> {
+    let proposals = if opts.proposal_surface() { PROPOSAL_SPECS } else { &[] };
+    SPECS.iter().chain(proposals).collect()
 }
 
-pub fn find(name: &str) -> Option<&'static ToolSpec> {
-    SPECS.iter().find(|s| s.name == name)
+pub fn names(opts: &crate::Options) -> Vec<&'static str> {
+    registered(opts).into_iter().map(|s| s.name).collect()
+}
+
+pub fn find(opts: &crate::Options, name: &str) -> Option<&'static ToolSpec> {
+    registered(opts).into_iter().find(|s| s.name == name)
 }
 
 pub(crate) fn schema<T: JsonSchema>() -> Value {

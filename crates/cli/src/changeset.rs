@@ -1,0 +1,177 @@
+//! `docforge changeset …`: the proposal store read (and abandoned) from the command line,
+//! over the same `docforge_proposals` API the MCP tools use, with complete, unpaginated
+//! results.
+
+use crate::output::print_json;
+use crate::stdout::outln;
+use docforge_proposals::{Proposals, Severity, Status};
+use docforge_workspace::{Options, Workspace};
+use serde_json::json;
+use std::path::Path;
+
+/// What `docforge changeset` was asked.
+#[derive(clap::Subcommand, Debug)]
+pub enum ChangesetCommand {
+    /// Changesets by status (default: draft and ready).
+    List {
+        /// Only these statuses (draft, ready, stale, applied, abandoned); repeatable.
+        #[arg(long, value_name = "STATUS")]
+        status: Vec<String>,
+        /// Every status (stale, applied and abandoned too).
+        #[arg(long, conflicts_with = "status")]
+        history: bool,
+    },
+    /// One changeset: status, base, touched nodes, operations, changes, findings.
+    Show { id: String },
+    /// The projected changes as unified diffs against the current files.
+    Diff { id: String },
+    /// Validate against the current graph (exit 0 when ready, 1 when draft or stale).
+    Validate { id: String },
+    /// Abandon a changeset (kept, terminal) with an audit receipt.
+    Abandon {
+        id: String,
+        /// Why (kept in the receipt).
+        #[arg(long)]
+        reason: String,
+        /// The proposal writer abandoning it (the one that created it).
+        #[arg(long, value_name = "ID")]
+        writer: String,
+    },
+}
+
+impl ChangesetCommand {
+    fn writer(&self) -> Option<&str> {
+        match self {
+            ChangesetCommand::Abandon { writer, .. } => Some(writer),
+            _ => None,
+        }
+    }
+}
+
+fn refusal(e: docforge_proposals::ProposalError) -> String {
+    match &e.remediation {
+        Some(r) => format!("{}: {} ({r})", e.code, e.message),
+        None => format!("{}: {}", e.code, e.message),
+    }
+}
+
+/// Run one `docforge changeset` command. `Ok(false)`: it ran, and the answer is "not ready"
+/// (validate's exit 1).
+pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, String> {
+    if let Some(w) = command.writer() {
+        if !docforge_proposals::is_writer_id(w) {
+            return Err(format!(
+                "--writer {w:?}: 1–128 characters of letters, digits, `.`, `_`, `:`, `/`, `-`"
+            ));
+        }
+    }
+    let mut workspace = Workspace::bind(root, Options::default()).map_err(|e| e.to_string())?;
+    let g = workspace.ensure_current(false).map_err(|e| e.to_string())?.generation;
+    let p = Proposals::of(&workspace, &g, command.writer(), std::time::SystemTime::now());
+    match command {
+        ChangesetCommand::List { status, history } => {
+            let statuses = status
+                .iter()
+                .map(|s| {
+                    Status::parse(s).ok_or_else(|| {
+                        format!("unknown status {s:?} (draft, ready, stale, applied, abandoned)")
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let list = p.list((!statuses.is_empty()).then_some(&statuses[..]), *history).map_err(refusal)?;
+            if json {
+                print_json(&json!({ "changesets": list }));
+            } else if list.is_empty() {
+                outln!("no changesets");
+            } else {
+                for s in &list {
+                    outln!(
+                        "{}  {:<9}  {} op  {} changes  {} errors  {}",
+                        s.changeset_id,
+                        s.status.as_str(),
+                        s.operations,
+                        s.changes,
+                        s.errors,
+                        s.title
+                    );
+                }
+            }
+        }
+        ChangesetCommand::Show { id } => {
+            let c = p.get(id).map_err(refusal)?;
+            if json {
+                print_json(&serde_json::to_value(&c).expect("serialises"));
+            } else {
+                let cs = &c.changeset;
+                outln!("{} {} ({})", cs.changeset_id, c.status.as_str(), cs.title);
+                outln!("sha256 {}", cs.changeset_sha256);
+                outln!("writer {}, created {}, updated {}", cs.writer, cs.created_at, cs.updated_at);
+                for s in &c.stale_sources {
+                    outln!("stale: {s} changed since the base");
+                }
+                for (i, o) in cs.operations.iter().enumerate() {
+                    outln!("  op {i}: {} {}", o.name(), o.node_id());
+                }
+                for ch in &cs.changes {
+                    outln!("  {:?} {}", ch.action, ch.path);
+                }
+                print_issues(&cs.validation);
+            }
+        }
+        ChangesetCommand::Diff { id } => {
+            let c = p.get(id).map_err(refusal)?;
+            let graph =
+                docforge_proposals::BaseGraph { project: p.project, index: p.index, base: p.base.clone() };
+            let diffs = docforge_proposals::diff::file_diffs(&graph, &c.changeset).map_err(refusal)?;
+            if json {
+                print_json(&json!({
+                    "changeset_id": c.changeset.changeset_id,
+                    "changeset_sha256": c.changeset.changeset_sha256,
+                    "status": c.status,
+                    "operations": c.changeset.operations,
+                    "changes": c.changeset.changes,
+                    "diffs": diffs,
+                }));
+            } else {
+                for d in &diffs {
+                    match (&d.unified_diff, &d.note) {
+                        (Some(text), _) => crate::stdout::out!("{text}"),
+                        (None, note) => outln!(
+                            "{} {}: {}",
+                            d.path,
+                            d.after_sha256.as_deref().unwrap_or("deleted"),
+                            note.as_deref().unwrap_or("")
+                        ),
+                    }
+                }
+            }
+        }
+        ChangesetCommand::Validate { id } => {
+            let v = p.validate(id).map_err(refusal)?;
+            if json {
+                print_json(&serde_json::to_value(&v).expect("serialises"));
+            } else {
+                print_issues(&v.issues);
+                outln!("{} {}", v.changeset_id, v.status.as_str());
+            }
+            return Ok(v.status == Status::Ready);
+        }
+        ChangesetCommand::Abandon { id, reason, .. } => {
+            let a = p.abandon(id, reason).map_err(refusal)?;
+            if json {
+                print_json(&serde_json::to_value(&a).expect("serialises"));
+            } else {
+                outln!("abandoned {} (receipt {})", a.changeset.changeset_id, a.receipt_path);
+            }
+        }
+    }
+    Ok(true)
+}
+
+fn print_issues(issues: &[docforge_proposals::Issue]) {
+    for i in issues {
+        let severity = if i.severity == Severity::Error { "error" } else { "warning" };
+        let at = i.path.as_deref().unwrap_or("");
+        outln!("{severity} {} {at} {}", i.code, i.message);
+    }
+}
