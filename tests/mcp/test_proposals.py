@@ -33,7 +33,6 @@ READS = {
     "docforge_get_changeset",
     "docforge_validate_changeset",
     "docforge_get_changeset_diff",
-    "docforge_preview_changeset",
 }
 MUTATIONS = set(PROPOSAL_TOOLS) - READS
 WRITER = ["--proposal-writer", "agent-1"]
@@ -43,12 +42,12 @@ HOOKS_BODY = {"op": "node_update", "node_id": "arch.service#hooks", "body": "Hoo
 
 
 def outside_store(root):
-    """Every file but the changeset store and the SQLite index files (reads touch neither)."""
+    """Every file but the changeset and preview roots and the SQLite index files."""
     state = tree_state(root, skip=())
     return {
         k: v
         for k, v in state.items()
-        if not k.startswith(".docforge/changesets") and not k.startswith(".docforge/index")
+        if not k.startswith((".docforge/changesets", ".docforge/previews", ".docforge/index"))
     }
 
 
@@ -71,7 +70,7 @@ def test_the_default_server_registers_the_proposal_surface_and_read_mode_does_no
             assert listed == r["registered_tools"]
             unregistered = [t["name"] for t in r["not_registered"]]
             assert sorted(listed + unregistered) == sorted(CONTRACT_READ_TOOLS + PROPOSAL_TOOLS)
-            assert "docforge_preview_changeset" in unregistered
+            assert "docforge_preview_changeset" in listed
             for t in tools:
                 assert t.annotations.readOnlyHint is (t.name not in MUTATIONS), t.name
                 assert t.annotations.destructiveHint is False
@@ -331,4 +330,33 @@ def test_no_ast_servers_propose_too(shop):
             assert r["status"] == "ready"
             assert [i["code"] for i in r["validation"]["issues"]] == ["unknown_relation_target"]
             assert r["validation"]["issues"][0]["severity"] == "warning"
+    run(go())
+
+
+def test_a_preview_writes_one_html_file_below_the_preview_root_and_nothing_else(shop):
+    async def go():
+        async with session(shop, *WRITER) as s:
+            ops = [
+                {"op": "node_update", "node_id": "arch.storage#interfaces", "body": "Interfaces, as proposed."},
+                {"op": "node_create", "node_id": "arch.events", "path": "docs/arch/events.md", "title": "Event log", "fields": {"family": "architecture"}},
+            ]
+            cs = result((await call(s, "docforge_register_changes", {"title": "events", "operations": ops}))[1])
+            before = outside_store(shop)
+            # No writer is needed to preview.
+        async with session(shop) as s:
+            r = result((await call(s, "docforge_preview_changeset", {"changeset_id": cs["changeset_id"], "view_id": "architecture"}))[1])
+            p = r["preview"]
+            assert p["path"] == f".docforge/previews/{cs['changeset_id']}/architecture.html"
+            html = (shop / p["path"]).read_text()
+            assert hashlib.sha256(html.encode()).hexdigest() == p["sha256"]
+            assert "Interfaces, as proposed." in html and "Event log" in html and "<script" not in html
+            assert {d["path"]: d["in_view"] for d in p["documents"]} == {"docs/arch/events.md": True, "docs/arch/storage.md": True}
+            for view, code in [("nope", "unknown_view"), ("html-page@1", "invalid_arguments"), ("sh -c id", "invalid_arguments")]:
+                err, c, _ = await call(s, "docforge_preview_changeset", {"changeset_id": cs["changeset_id"], "view_id": view})
+                assert err and error(c)["code"] == code, (view, c)
+            # The project's graph does not know the proposed document.
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "arch.events"})
+            assert err and error(c)["code"] == "node_not_found"
+        assert outside_store(shop) == before
+        assert sorted(p.name for p in (shop / ".docforge" / "previews").rglob("*") if p.is_file()) == ["architecture.html"]
     run(go())

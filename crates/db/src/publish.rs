@@ -209,6 +209,15 @@ impl AnalysisHost {
 }
 
 impl AnalysisHost {
+    /// Publish the current revision whole into `index` — a scratch index, such as the one a
+    /// changeset preview renders from — without recording it as this host's publication
+    /// (the next [`AnalysisHost::publish`] still sends its delta to the project's index) and
+    /// without a transition receipt.
+    pub fn publish_detached(&self, index: &mut Index) -> Result<PublishReport, PublishError> {
+        let snap = self.snapshot().map_err(|_| PublishError::Cancelled)?;
+        index.publish(full_batch(&snap)).map_err(PublishError::Index)
+    }
+
     /// Treat the generation committed in `index` as this host's last publication when it
     /// holds exactly the current revision's graph (same owner digests and source
     /// fingerprint), so the next [`AnalysisHost::publish`] sends a delta instead of a full

@@ -73,4 +73,6 @@ pub const CODES: &[(&str, &str)] = &[
     ("index_unavailable", "the published index cannot be read"),
     ("base_changed", "the sources changed while the changeset was projected: retry"),
     ("store_error", "the changeset store cannot be read or written"),
+    ("unknown_view", "no view with this ID is declared in docforge.toml"),
+    ("preview_failed", "the view could not be rendered over the changeset's projected sources"),
 ];

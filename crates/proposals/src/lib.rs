@@ -17,6 +17,7 @@ pub mod edit;
 mod error;
 pub mod graph;
 mod model;
+mod preview;
 pub mod projection;
 mod store;
 pub mod validate;
@@ -28,6 +29,7 @@ pub use model::{
     NodeMove, NodeUpdate, Operation, RelationRef, RelationshipUpdate, Severity, Status, TouchedNode,
     SCHEMA_VERSION,
 };
+pub use preview::{preview, Preview, PreviewDocument};
 pub use store::{is_changeset_id, Loaded, Store};
 
 use docforge_index::Index;

@@ -490,3 +490,58 @@ fn two_threads_racing_on_one_node_serialise_and_one_gets_conflict() {
     assert_eq!((ok, conflicts), (1, 1), "{results:?}");
     assert_eq!(s.changesets().len(), 1);
 }
+
+#[test]
+fn a_preview_renders_one_view_over_the_projected_sources_into_one_file() {
+    let mut s = shop();
+    let cs = s
+        .register(vec![
+            json!({"op": "node_update", "node_id": "arch.storage#interfaces", "body": "Interfaces, as proposed."}),
+            json!({"op": "node_create", "node_id": "arch.events", "path": "docs/arch/events.md", "title": "Event log", "fields": {"family": "architecture"}, "body": "Replaces [[arch.storage]]."}),
+            json!({"op": "node_delete", "node_id": "decision.value-receivers"}),
+        ])
+        .unwrap();
+    let before = s.tree();
+    let generation = s.ws.ensure_current(true).unwrap().generation;
+    let p = docforge_proposals::preview(
+        &mut s.ws,
+        &generation,
+        &cs.changeset_id,
+        "architecture",
+        SystemTime::now(),
+    )
+    .unwrap();
+    assert_eq!(p.path, format!(".docforge/previews/{}/architecture.html", cs.changeset_id));
+    let html = std::fs::read_to_string(s.root.join(&p.path)).unwrap();
+    assert_eq!(docforge_proposals::sha256_hex(html.as_bytes()), p.sha256);
+    assert!(html.contains("Interfaces, as proposed."), "the projected section is rendered");
+    assert!(html.contains("Event log") && html.contains("Replaces"), "the created document is rendered");
+    assert!(html.contains("The changeset deletes this document."));
+    assert!(!html.contains("<script"), "no script in a preview");
+    let in_view: Vec<(&str, bool)> = p.documents.iter().map(|d| (d.path.as_str(), d.in_view)).collect();
+    assert!(
+        in_view.contains(&("docs/arch/events.md", true)) && in_view.contains(&("docs/arch/storage.md", true))
+    );
+    // Nothing else moved: the documents, the view output and the published generation.
+    assert_eq!(s.tree(), before);
+    let after = s.ws.ensure_current(true).unwrap();
+    assert_eq!(after.generation.graph_digest, generation.graph_digest);
+    assert_eq!(
+        s.read("docs/arch/storage.md"),
+        std::fs::read_to_string(s.root.join("docs/arch/storage.md")).unwrap()
+    );
+    let node = s.ws.index().node_only("arch.events").unwrap();
+    assert!(node.is_none(), "the preview's graph was never published to the project");
+
+    for (view, code) in [
+        ("nope", "unknown_view"),
+        ("html-site@1", "invalid_arguments"),
+        ("rm -rf /", "invalid_arguments"),
+        ("../x", "invalid_arguments"),
+    ] {
+        let e =
+            docforge_proposals::preview(&mut s.ws, &generation, &cs.changeset_id, view, SystemTime::now())
+                .unwrap_err();
+        assert_eq!(e.code, code, "{view}: {e}");
+    }
+}

@@ -16,6 +16,7 @@ mod markdown;
 mod nav;
 mod outline;
 mod page;
+mod preview;
 mod publish;
 pub mod receipt;
 mod render;
@@ -25,6 +26,7 @@ pub mod view;
 
 pub use claims::{Claims, Outcome};
 pub use markdown::{body_html, comrak_options, Body, LinkKind, LinkTo};
+pub use preview::{preview_html, Touched};
 pub use publish::{publish, publish_failing_after, Published, OUTPUT_MARKER};
 pub use receipt::{receipt_path, RenderReceipt, RENDERER_VERSION};
 pub use render::{project_reader, render_view, Rendered, SourceRead};

@@ -33,6 +33,9 @@ pub enum WorkspaceError {
     /// Under `--no-ast` an index or an analysis held Logic.
     #[error("{0}")]
     PolicyForbidsLogic(&'static str),
+    /// An unsaved overlay named a file that is no document of the project.
+    #[error("{0}")]
+    Overlay(String),
 }
 
 impl WorkspaceError {
@@ -45,6 +48,7 @@ impl WorkspaceError {
             WorkspaceError::Index(_) | WorkspaceError::NoIndex { .. } => "index_unavailable",
             WorkspaceError::Cancelled => "sync_cancelled",
             WorkspaceError::PolicyForbidsLogic(_) => "adapter_policy_forbids_logic",
+            WorkspaceError::Overlay(_) => "invalid_arguments",
         }
     }
 }

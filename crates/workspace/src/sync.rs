@@ -452,6 +452,62 @@ impl Workspace {
         Ok(())
     }
 
+    /// Run `f` over the analysis host with `overlay` (project-relative path → bytes, `None`:
+    /// removed) applied as unsaved edits, then put those files back as they are on disk. The
+    /// published index, the binding's generation and every file are left as they were: what
+    /// a changeset preview analyses is never published to the project. A host is loaded
+    /// from the last inventory first when the binding has none yet.
+    pub fn with_overlay<R>(
+        &mut self,
+        overlay: &[(String, Option<Vec<u8>>)],
+        f: impl FnOnce(&AnalysisHost) -> R,
+    ) -> Result<R, WorkspaceError> {
+        use docforge_db::{Change, Content, FileChange};
+        if !self.warm() {
+            let inv = match self.inventory.clone().or_else(|| self.warm_pending.clone()) {
+                Some(inv) => inv,
+                None => discover(&self.project),
+            };
+            let mut host = self.new_host();
+            host.sync_from_inventory(&inv);
+            self.host = Some(host);
+            self.warm_pending = None;
+        }
+        let kind = |rel: &str| self.project.document_kind(rel);
+        let mut edits = Vec::with_capacity(overlay.len());
+        let mut restore = Vec::with_capacity(overlay.len());
+        let reader = docforge_project::SourceReader::new(&self.project.root);
+        let limit = self.project.config.limits.max_file_bytes;
+        for (rel, bytes) in overlay {
+            let Some(kind) = kind(rel) else {
+                return Err(WorkspaceError::Overlay(format!("{rel} is not a document path of this project")));
+            };
+            edits.push(match bytes {
+                Some(b) => {
+                    FileChange::Set { rel: rel.clone(), kind, content: Content::Bytes(b.as_slice().into()) }
+                }
+                None => FileChange::Remove { rel: rel.clone() },
+            });
+            let on_disk = self.project.root.join(rel);
+            restore.push(match std::fs::symlink_metadata(&on_disk) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileChange::Remove { rel: rel.clone() },
+                _ => match reader.read_into_vec(rel, limit) {
+                    Ok(b) => FileChange::Set { rel: rel.clone(), kind, content: Content::Bytes(b.into()) },
+                    Err(e) => FileChange::Set {
+                        rel: rel.clone(),
+                        kind,
+                        content: Content::Unreadable { code: e.code().into(), message: e.to_string() },
+                    },
+                },
+            });
+        }
+        let host = self.host.as_mut().expect("loaded above");
+        host.apply_change(Change { files: edits, ..Default::default() });
+        let out = f(host);
+        host.apply_change(Change { files: restore, ..Default::default() });
+        Ok(out)
+    }
+
     /// Full statistics of the current generation (table counts), cached per generation.
     pub fn stats(&mut self) -> Result<Arc<docforge_index::Stats>, WorkspaceError> {
         let revision = self.current.as_ref().map_or(0, |g| g.revision);

@@ -166,11 +166,12 @@ pub static PROPOSAL_SPECS: &[ToolSpec] = &[
         "Validate a changeset against the current graph (nothing written): paths, IDs, relations, links it would break, front matter, overlap; issues in pages."),
     spec!(read "docforge_get_changeset_diff", schema::<proposals::PageArgs>, proposals::get_changeset_diff,
         "The operations and the projected changes with unified diffs, in pages; a record too large for a page switches to canonical_json_chunk pages of the exact arrays."),
+    spec!(mutation "docforge_preview_changeset", schema::<proposals::PreviewArgs>, proposals::preview_changeset,
+        "Render one declared view (by view ID) over the changeset's projected sources into one HTML file below the preview root. Changes no document, index or view output; needs no writer."),
 ];
 
 /// Contract tools this build does not register yet, with why (reported by `get_contract`).
 pub static NOT_REGISTERED: &[(&str, &str)] = &[
-    ("docforge_preview_changeset", "previews of changesets are not implemented in this build"),
     ("docforge_visualize", "the graph browser is not implemented in this build"),
     ("docforge_stop_visualization", "the graph browser is not implemented in this build"),
     ("docforge_visualization_status", "the graph browser is not implemented in this build"),

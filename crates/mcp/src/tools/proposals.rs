@@ -53,6 +53,11 @@ fn preflight(call: &Call<'_>, outcome: &str) -> Result<(), ToolError> {
     if call.server.opts.proposal_writer.is_none() {
         return Err(disabled());
     }
+    preflight_receipt(call, outcome)
+}
+
+/// The preflight of every write (a preview needs no writer): the minimum receipt must fit.
+fn preflight_receipt(call: &Call<'_>, outcome: &str) -> Result<(), ToolError> {
     let minimum = compact_receipt_of(
         &"c".repeat(23),
         &"0".repeat(64),
@@ -318,6 +323,42 @@ pub fn abandon_changeset(call: &mut Call<'_>, a: Value) -> Result<Value, ToolErr
         ("receipt".to_string(), r.receipt),
     ]);
     Ok(mutation_result(call, &r.changeset, "abandoned", extra))
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PreviewArgs {
+    pub changeset_id: String,
+    /// The ID of a view declared in docforge.toml (never a renderer name or a command).
+    pub view_id: String,
+}
+
+pub fn preview_changeset(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    let a: PreviewArgs = args(a)?;
+    changeset_id(&a.changeset_id)?;
+    preflight_receipt(call, "previewed")?;
+    let generation = call.generation.clone();
+    let p = docforge_proposals::preview(
+        call.engine,
+        &generation,
+        &a.changeset_id,
+        &a.view_id,
+        std::time::SystemTime::now(),
+    )?;
+    let full = json!({ "outcome": "previewed", "preview": p });
+    if full.to_string().len() <= call.budget {
+        return Ok(full);
+    }
+    Ok(json!({
+        "receipt_version": 1,
+        "compact": true,
+        "outcome": "previewed",
+        "changeset_id": p.changeset_id,
+        "changeset_sha256": p.changeset_sha256,
+        "status": p.status,
+        "path": p.path,
+        "sha256": p.sha256,
+    }))
 }
 
 // ---- reads ----
