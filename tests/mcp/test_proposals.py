@@ -274,6 +274,15 @@ def test_a_result_that_does_not_fit_is_a_compact_receipt_and_an_impossible_one_i
             assert r["operations"] == 8 and r["changes"] == 8 and r["status"] == "ready"
             stored = json.loads((shop / ".docforge" / "changesets" / r["changeset_id"] / "changeset.json").read_text())
             assert stored["changeset_sha256"] == r["changeset_sha256"]
+            # A long reason is kept in the receipt file, not in the answer: still a success.
+            err, c, _ = await call(s, "docforge_abandon_changeset", {"changeset_id": r["changeset_id"], "reason": "why " * 750})
+            a = result(c)
+            assert a["compact"] is True and a["outcome"] == "abandoned" and a["status"] == "abandoned"
+            receipt = json.loads((shop / a["receipt_path"]).read_text())
+            assert receipt["reason"] == "why " * 750
+            # A header too large for the limit is cut, and says so, rather than failing.
+            got = result((await call(s, "docforge_get_changeset", {"changeset_id": r["changeset_id"], "limit": 1}))[1])
+            assert got["changeset_sha256"] == r["changeset_sha256"] and got["returned"] == 1
     run(go())
 
     tiny = shop.parent / "tiny"

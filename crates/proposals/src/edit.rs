@@ -47,6 +47,16 @@ fn newline(bytes: &[u8]) -> &'static str {
     }
 }
 
+/// `text` with every line ending made `nl`.
+fn with_line_ends(text: &str, nl: &str) -> String {
+    let lf = text.replace("\r\n", "\n");
+    if nl == "\n" {
+        lf
+    } else {
+        lf.replace('\n', nl)
+    }
+}
+
 fn splice(bytes: &[u8], range: std::ops::Range<usize>, with: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len() + with.len());
     out.extend_from_slice(&bytes[..range.start]);
@@ -64,7 +74,10 @@ pub fn edit_toml(
     edit: impl FnOnce(&mut DocumentMut) -> Result<(), String>,
 ) -> Result<Vec<u8>, String> {
     let (range, text) = match format {
-        Format::Toml => (0..bytes.len(), bytes),
+        Format::Toml => {
+            let at = bom_len(bytes);
+            (at..bytes.len(), &bytes[at..])
+        }
         Format::Markdown => match front_matter(bytes, facts) {
             Some((start, end, _)) => (start..end, &bytes[start..end]),
             None => {
@@ -77,11 +90,10 @@ pub fn edit_toml(
     let mut doc: DocumentMut =
         text.parse().map_err(|e| format!("the existing front matter is not valid TOML: {e}"))?;
     edit(&mut doc)?;
-    let mut toml = doc.to_string();
+    // toml_edit keeps the raw line ends of the lines it did not touch and ends new ones with
+    // `\n`: one line ending throughout, the file's.
     let nl = newline(bytes);
-    if nl == "\r\n" && !toml.contains("\r\n") {
-        toml = toml.replace('\n', "\r\n");
-    }
+    let mut toml = with_line_ends(&doc.to_string(), nl);
     if !toml.is_empty() && !toml.ends_with('\n') {
         toml.push_str(nl);
     }
@@ -273,7 +285,7 @@ fn body_bytes(body: &str, more_follows: bool, nl: &str, after_heading: bool) -> 
     if after_heading && !trimmed.starts_with(['\n', '\r']) {
         s.push_str(nl);
     }
-    s.push_str(trimmed);
+    s.push_str(&with_line_ends(trimmed, nl));
     s.push_str(nl);
     if more_follows {
         s.push_str(nl);
@@ -319,7 +331,7 @@ pub fn set_document_title(
     let title = one_line(title)?;
     let has_key = |bytes: &[u8]| -> bool {
         let text = match format {
-            Format::Toml => Some(bytes),
+            Format::Toml => Some(&bytes[bom_len(bytes)..]),
             Format::Markdown => front_matter(bytes, facts).map(|(s, e, _)| &bytes[s..e]),
         };
         text.and_then(|t| std::str::from_utf8(t).ok())
@@ -470,6 +482,26 @@ mod tests {
             assert!(e.contains(want), "{e}");
         }
         assert!(check_fields(&map(json!({"status": null})), false).is_err());
+    }
+
+    #[test]
+    fn crlf_files_keep_one_line_ending_and_a_toml_node_keeps_its_bom() {
+        let text = "+++\r\nid = \"a\"\r\n\r\n[relations]\r\ndepends_on = [\"b\"]\r\n+++\r\n# A\r\n\r\n## S\r\n\r\nx\r\n";
+        let f = facts(text);
+        let out =
+            edit_toml(text.as_bytes(), &f, Format::Markdown, |d| set_fields(d, &map(json!({"status": "x"}))))
+                .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.matches('\n').count(), out.matches("\r\n").count(), "{out:?}");
+        let f = facts(&out);
+        let s = f.sections.iter().position(|s| s.title == "S").unwrap();
+        let out = set_body(out.as_bytes(), &f, Some(s), "one\ntwo\n").unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.ends_with("## S\r\n\r\none\r\ntwo\r\n"), "{out:?}");
+        let toml = "\u{feff}id = \"g\"\ntitle = \"G\"\n";
+        let f = docforge_docs::parse_toml_node_bytes("docs/g.toml", toml.as_bytes());
+        let out = set_document_title(toml.as_bytes(), &f, Format::Toml, "H").unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "\u{feff}id = \"g\"\ntitle = \"H\"\n");
     }
 
     #[test]

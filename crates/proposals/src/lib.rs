@@ -112,6 +112,15 @@ pub struct Abandoned {
     pub receipt: serde_json::Value,
 }
 
+/// The errors of a changeset's findings, by code and message.
+fn errors_of(cs: &Changeset) -> BTreeSet<(String, String)> {
+    cs.validation
+        .iter()
+        .filter(|i| i.severity == Severity::Error)
+        .map(|i| (i.code.clone(), i.message.clone()))
+        .collect()
+}
+
 fn timestamp(t: SystemTime) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
@@ -423,7 +432,7 @@ impl<'a> Proposals<'a> {
         let _lock = store.lock()?;
         let mut cs = self.owned_open(&store, id, writer)?;
         let previous_sha256 = cs.changeset_sha256.clone();
-        if self.stale_sources(&cs)?.is_empty() && cs.base == self.base {
+        if self.stale_sources(&cs)?.is_empty() {
             return Ok(Rebased { changeset: cs, rebased: false, previous_sha256 });
         }
         let graph = self.graph();
@@ -457,7 +466,28 @@ impl<'a> Proposals<'a> {
         }
         let others = store.load_all()?.all_readable()?;
         let ops = cs.operations.clone();
+        let before: BTreeSet<(String, String)> = errors_of(&cs);
         self.fill(&mut cs, ops, &others)?;
+        // Only when the same operations still validate: an error the current base brings
+        // keeps the changeset where it was.
+        if let Some(new) = cs
+            .validation
+            .iter()
+            .find(|i| i.severity == Severity::Error && !before.contains(&(i.code.clone(), i.message.clone())))
+        {
+            return Err(ProposalError::new(
+                "rebase_conflict",
+                format!(
+                    "on the current base the operations no longer validate: {}: {}",
+                    new.code, new.message
+                ),
+            )
+            .detail("changeset_id", id)
+            .detail("issue", serde_json::to_value(new).unwrap_or_default())
+            .remediation(
+                "abandon this changeset and propose the change again against the current documents",
+            ));
+        }
         cs.events.push(self.event("rebased", writer, None, &cs));
         store.save(&cs)?;
         Ok(Rebased { changeset: cs, rebased: true, previous_sha256 })
@@ -485,6 +515,8 @@ impl<'a> Proposals<'a> {
             "reason": reason,
             "status_before": cs.status,
         });
+        // Written before the record: an abandonment whose record failed to save left no
+        // committed state, and its retry replaces this receipt.
         let receipt_path = store.write_receipt(id, "abandoned.json", &receipt)?;
         cs.status = Status::Abandoned;
         cs.updated_at = timestamp(self.now);

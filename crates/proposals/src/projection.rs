@@ -28,17 +28,16 @@ pub struct Projection {
     /// Every file an operation read or wrote, by path.
     pub files: BTreeMap<String, FileState>,
     pub touched: Vec<TouchedNode>,
-    /// Documents moved: node ID → (old path, new path).
-    pub moved: BTreeMap<String, (String, String)>,
     /// What projecting found worth saying (operations without effect).
     pub notes: Vec<Issue>,
 }
 
-/// A digest of the projected bytes of every file (to tell whether an operation did anything).
+/// A digest of the projected bytes of every file the projection changes so far (to tell
+/// whether an operation did anything; a file read but left as it was does not count).
 fn afters(files: &BTreeMap<String, FileState>) -> [u8; 32] {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
-    for (path, f) in files {
+    for (path, f) in files.iter().filter(|(_, f)| f.before != f.after) {
         h.update(path.as_bytes());
         match &f.after {
             Some(b) => {
@@ -111,6 +110,8 @@ fn place(facts: &DocFacts, id: &str) -> Option<Place> {
 /// bytes of its file, their parse and the node's place in them.
 struct Located {
     path: String,
+    /// Where the node was at the base (its path before any move).
+    base_path: String,
     base_hash: Option<String>,
     bytes: Vec<u8>,
     facts: DocFacts,
@@ -201,8 +202,16 @@ impl Projector<'_, '_> {
             )
             .at_node(id));
         }
-        let (path, base_hash) = match self.placed.get(id) {
-            Some(path) => (path.clone(), self.touched.get(id).and_then(|t| t.before_content_sha256.clone())),
+        let (path, base_path, base_hash) = match self.placed.get(id) {
+            // Created or moved by an earlier operation: bound to what the node was at the
+            // base, if it existed there (a section of a moved document did).
+            Some(path) => match self.touched.get(id) {
+                Some(t) => (path.clone(), t.path.clone(), t.before_content_sha256.clone()),
+                None => match self.graph.node(id)? {
+                    Some(n) => (path.clone(), n.path, n.content_sha256),
+                    None => (path.clone(), path.clone(), None),
+                },
+            },
             None => {
                 let node = self.graph.node(id)?.ok_or_else(|| {
                     ProposalError::new("node_not_found", format!("no node {id:?} in the current graph"))
@@ -227,7 +236,7 @@ impl Projector<'_, '_> {
                 if graph::node_hashes(&facts).get(id) != hash.as_ref() {
                     return Err(base_changed(&node.path));
                 }
-                (node.path, hash)
+                (node.path.clone(), node.path, hash)
             }
         };
         let bytes = self.out.files.get(&path).and_then(|f| f.after.clone()).ok_or_else(|| {
@@ -245,7 +254,7 @@ impl Projector<'_, '_> {
             )
             .at_node(id)
         })?;
-        Ok(Located { path, base_hash, bytes, facts, place })
+        Ok(Located { path, base_path, base_hash, bytes, facts, place })
     }
 
     fn touch(&mut self, id: &str, path: &str, before: Option<String>) {
@@ -266,7 +275,7 @@ impl Projector<'_, '_> {
             return Ok(op);
         }
         let id = op.node_id().to_string();
-        let Located { path, base_hash, bytes, facts, place } = self.locate(&id)?;
+        let Located { path, base_path, base_hash, bytes, facts, place } = self.locate(&id)?;
         // The expected hash is the node's at the base: compared when given, captured when not.
         let expected = op.expected_hash_mut().expect("not a create");
         match (&*expected, &base_hash) {
@@ -290,7 +299,6 @@ impl Projector<'_, '_> {
             (Some(want), Some(_)) => *expected = Some(want.to_ascii_lowercase()),
             (None, _) => *expected = base_hash.clone(),
         }
-        let base_path = self.touched.get(&id).map(|t| t.path.clone()).unwrap_or_else(|| path.clone());
         self.touch(&id, &base_path, base_hash);
         let format = format_of(&path);
         let failed = |e: String| ProposalError::new("projection_failed", format!("{path}: {e}")).at_node(&id);
@@ -428,8 +436,6 @@ impl Projector<'_, '_> {
                 for s in &facts.sections {
                     self.placed.insert(s.id.clone(), m.new_path.clone());
                 }
-                let first = self.out.moved.get(&id).map(|(old, _)| old.clone()).unwrap_or(path.clone());
-                self.out.moved.insert(id.clone(), (first, m.new_path.clone()));
             }
         }
         Ok(op)

@@ -22,6 +22,8 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
     let mut issues = p.notes.clone();
     if p.operations.is_empty() {
         issues.push(Issue::error("empty_changeset", "the changeset has no operations yet"));
+    } else if p.files.values().all(|f| f.before == f.after) {
+        issues.push(Issue::error("no_changes", "the operations change no file: there is nothing to apply"));
     }
     let parsed: BTreeMap<&str, Parsed> = p
         .files
@@ -45,6 +47,18 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
     let known = |id: &str| -> Result<bool, ProposalError> {
         Ok(defined.contains_key(id) || !removed.contains(id) && graph.has_node(id)?)
     };
+    // Documents whose file changes: a move, or a delete and a create of the same ID.
+    let mut moved: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
+    for (new, f) in &parsed {
+        let Some(after) = &f.after else { continue };
+        let old =
+            parsed.iter().find(|(p, g)| p != &new && g.before.as_ref().is_some_and(|b| b.id == after.id));
+        if let Some((old, _)) = old {
+            moved.insert(after.id.as_str(), (*old, *new));
+        }
+    }
+    // The projected facts that now hold a document, by its ID.
+    let after_of = |doc: &str| parsed.values().filter_map(|f| f.after.as_ref()).find(|a| a.id == doc);
 
     for (path, f) in &parsed {
         let Some(after) = &f.after else { continue };
@@ -123,11 +137,12 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
             if !removed.contains(&e.target) {
                 continue;
             }
+            let source_doc = e.source.split('#').next().unwrap_or(&e.source);
             let broken = match e.path.as_deref().and_then(|p| parsed.get(p)) {
                 None => true,
-                Some(Parsed { after: None, .. }) => false,
-                Some(Parsed { after: Some(after), .. }) => {
-                    still_links(after, &e.source, &e.target, &doc_paths)
+                // The source's file changes: what it says now (wherever it moved) decides.
+                Some(_) => {
+                    after_of(source_doc).is_some_and(|a| still_links(a, &e.source, &e.target, &doc_paths))
                 }
             };
             if broken {
@@ -143,15 +158,15 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
         }
     }
     // Links by path into documents the change moves.
-    for (id, (old, new)) in &p.moved {
+    for (id, (old, new)) in &moved {
         for e in graph.incoming_within(id)? {
-            let gone = e.path.as_deref().and_then(|p| parsed.get(p)).is_some_and(|f| f.after.is_none());
-            if gone || e.path.as_deref() == Some(old.as_str()) {
+            if e.path.as_deref() == Some(*old) {
                 continue;
             }
             let Some(src_path) = &e.path else { continue };
+            let source_doc = e.source.split('#').next().unwrap_or(&e.source);
             let facts = match parsed.get(src_path.as_str()) {
-                Some(f) => f.after.clone(),
+                Some(_) => after_of(source_doc).cloned(),
                 None => graph.read(src_path)?.map(|b| graph::parse(src_path, &b)),
             };
             let Some(facts) = facts else { continue };
@@ -166,10 +181,34 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
                         "broken_link",
                         format!("`{}` links to {old} by path; the document moves to {new}", e.source),
                     )
-                    .node(id)
+                    .node(*id)
                     .at(src_path.clone()),
                 );
             }
+        }
+    }
+    // A section ID that now names another heading: its old section shifted to another slug
+    // (a heading renamed onto an existing one's), so links to the ID lead elsewhere.
+    for f in parsed.values() {
+        let (Some(before), Some(after)) = (&f.before, &f.after) else { continue };
+        for s in &after.sections {
+            let Some(old) = before.sections.iter().find(|o| o.id == s.id) else { continue };
+            // The section that had the ID is still there, unchanged, under another one.
+            let same = |o: &docforge_docs::Section| {
+                o.level == old.level && o.title == old.title && o.text == old.text
+            };
+            let Some(now) = after.sections.iter().find(|o| o.id != s.id && same(o)) else { continue };
+            let linked = graph.incoming_within(&before.id)?.iter().any(|e| e.target == s.id);
+            let message = format!(
+                "`{}` would name another heading (\"{}\"); the section it names now becomes `{}`: links to `{}` would lead elsewhere",
+                s.id, s.title, now.id, s.id
+            );
+            let issue = if linked {
+                Issue::error("section_id_reassigned", message)
+            } else {
+                Issue::warning("section_id_reassigned", message)
+            };
+            issues.push(issue.node(&s.id).at(after.path.clone()));
         }
     }
     issues.sort_by(|a, b| {
@@ -248,10 +287,16 @@ fn check_link(
             if !known(id)? {
                 return Ok(broken(format!("no node `{id}`")));
             }
-            Ok(fragment.as_ref().and_then(|f| {
-                let section = format!("{id}#{f}");
-                (!known(&section).unwrap_or(false)).then(|| unverified_fragment(destination, f))
-            }))
+            match fragment {
+                Some(f) if removed.contains(&format!("{id}#{f}")) => {
+                    Ok(broken(format!("the section `{id}#{f}` is removed by this changeset")))
+                }
+                Some(f) => {
+                    let section = format!("{id}#{f}");
+                    Ok((!known(&section)?).then(|| unverified_fragment(destination, f)))
+                }
+                None => Ok(None),
+            }
         }
         LinkTarget::Path { path, fragment } => {
             let doc = match parsed.get(path.as_str()) {
@@ -266,11 +311,14 @@ fn check_link(
                     _ => None,
                 },
             };
-            let Some((_, slugs)) = doc else { return Ok(broken(format!("no document at {path}"))) };
-            Ok(fragment
-                .as_ref()
-                .filter(|f| !slugs.contains(f.as_str()))
-                .map(|f| unverified_fragment(destination, f)))
+            let Some((doc_id, slugs)) = doc else { return Ok(broken(format!("no document at {path}"))) };
+            match fragment {
+                Some(f) if removed.contains(&format!("{doc_id}#{f}")) => {
+                    Ok(broken(format!("the section `{doc_id}#{f}` is removed by this changeset")))
+                }
+                Some(f) if !slugs.contains(f.as_str()) => Ok(Some(unverified_fragment(destination, f))),
+                _ => Ok(None),
+            }
         }
     }
 }

@@ -545,3 +545,97 @@ fn a_preview_renders_one_view_over_the_projected_sources_into_one_file() {
         assert_eq!(e.code, code, "{view}: {e}");
     }
 }
+
+#[test]
+fn moves_deletes_and_renames_are_judged_by_where_the_graph_ends_up() {
+    let mut s = shop();
+    let abandon = |s: &mut Shop, cs: &Changeset| {
+        s.with(Some("agent-1"), |p| p.abandon(&cs.changeset_id, "test")).unwrap();
+    };
+    // A section of a moved document keeps the hash it had at the base (and its old path).
+    let section_hash = s.with(None, |p| {
+        let n = p.index.node_only("arch.storage#interfaces").unwrap().unwrap();
+        docforge_model::NodeSpan::from_attrs(&n.attrs).unwrap().unwrap().content_sha256_hex()
+    });
+    let cs = s
+        .register(vec![
+            json!({"op": "node_move", "node_id": "arch.storage", "new_path": "docs/arch/store.md"}),
+            json!({"op": "node_update", "node_id": "arch.storage#interfaces", "expected_content_hash": section_hash, "body": "Moved and edited."}),
+        ])
+        .unwrap();
+    assert_eq!(cs.operations[1].expected_hash(), Some(&Some(section_hash.clone())));
+    let t = cs.touched_nodes.iter().find(|t| t.node_id == "arch.storage#interfaces").unwrap();
+    assert_eq!(
+        (t.path.as_str(), t.before_content_sha256.as_deref()),
+        ("docs/arch/storage.md", Some(section_hash.as_str()))
+    );
+    abandon(&mut s, &cs);
+
+    // Deleting a document and creating its ID elsewhere is a move: links by path break.
+    let cs = s
+        .register(vec![
+            json!({"op": "node_delete", "node_id": "arch.storage"}),
+            json!({"op": "node_create", "node_id": "arch.storage", "path": "docs/arch/storage2.md", "title": "Storage"}),
+        ])
+        .unwrap();
+    assert_eq!(cs.status, Status::Draft);
+    assert!(
+        cs.validation
+            .iter()
+            .any(|i| i.code == "broken_link" && i.message.contains("docs/arch/storage.md by path")),
+        "{:#?}",
+        cs.validation
+    );
+    abandon(&mut s, &cs);
+
+    // A moved document still linking to a section the changeset deletes.
+    let cs = s
+        .register(vec![
+            json!({"op": "node_move", "node_id": "arch.service", "new_path": "docs/arch/svc.md"}),
+            json!({"op": "node_delete", "node_id": "guide.getting-started#wiring-a-hook"}),
+        ])
+        .unwrap();
+    assert!(
+        cs.validation.iter().any(|i| i.code == "broken_link" && i.message.contains("wiring-a-hook")),
+        "{:#?}",
+        cs.validation
+    );
+    abandon(&mut s, &cs);
+
+    // A heading renamed onto a later one's text takes its ID: links to that ID would move.
+    let cs = s
+        .register(vec![json!({"op": "node_update", "node_id": "guide.getting-started#getting-started", "title": "Wiring a hook"})])
+        .unwrap();
+    let reassigned: Vec<_> = cs.validation.iter().filter(|i| i.code == "section_id_reassigned").collect();
+    assert_eq!(reassigned.len(), 1, "{:#?}", cs.validation);
+    assert_eq!(reassigned[0].severity, Severity::Error, "arch.service links to the ID");
+    abandon(&mut s, &cs);
+
+    // An operation that changes nothing is said, and a changeset that changes nothing is no ready one.
+    let cs =
+        s.register(vec![json!({"op": "node_update", "node_id": "glossary", "title": "Glossary"})]).unwrap();
+    assert_eq!(cs.status, Status::Draft);
+    assert!(codes(&cs, Severity::Warning).contains(&"no_effect"), "{:#?}", cs.validation);
+    assert!(codes(&cs, Severity::Error).contains(&"no_changes"));
+}
+
+#[test]
+fn rebase_refuses_when_the_same_operations_no_longer_validate_and_leaves_a_current_one_alone() {
+    let mut s = shop();
+    let cs = s
+        .register(vec![json!({"op": "node_update", "node_id": "arch.service#hooks", "body": "See [[decision.value-receivers]]."})])
+        .unwrap();
+    assert_eq!(cs.status, Status::Ready, "{:#?}", cs.validation);
+    // Not stale: nothing to do, nothing written.
+    let r = s.with(Some("agent-1"), |p| p.rebase(&cs.changeset_id)).unwrap();
+    assert!(!r.rebased && r.changeset.changeset_sha256 == cs.changeset_sha256);
+    // The linked decision disappears and another section of the touched file changes.
+    std::fs::remove_file(s.root.join("docs/decisions/value-receivers.md")).unwrap();
+    let text = s.read("docs/arch/service.md");
+    s.write("docs/arch/service.md", &format!("{text}\nAnother line.\n"));
+    let e = s.with(Some("agent-1"), |p| p.rebase(&cs.changeset_id)).unwrap_err();
+    assert_eq!(e.code, "rebase_conflict", "{e}");
+    assert_eq!(e.details["issue"]["code"], "broken_link");
+    let stored = s.with(None, |p| p.get(&cs.changeset_id)).unwrap();
+    assert_eq!((stored.status, &stored.changeset.changeset_sha256), (Status::Stale, &cs.changeset_sha256));
+}

@@ -58,7 +58,7 @@ fn preflight(call: &Call<'_>, outcome: &str) -> Result<(), ToolError> {
 
 /// The preflight of every write (a preview needs no writer): the minimum receipt must fit.
 fn preflight_receipt(call: &Call<'_>, outcome: &str) -> Result<(), ToolError> {
-    let minimum = compact_receipt_of(
+    let mut minimum = compact_receipt_of(
         &"c".repeat(23),
         &"0".repeat(64),
         Status::Abandoned,
@@ -68,6 +68,11 @@ fn preflight_receipt(call: &Call<'_>, outcome: &str) -> Result<(), ToolError> {
         99_999,
         99_999,
     );
+    let root = &call.engine.project().config.proposals.changeset_root;
+    minimum["operation_index"] = json!(99_999);
+    minimum["rebased"] = json!(false);
+    minimum["previous_changeset_sha256"] = json!("0".repeat(64));
+    minimum["receipt_path"] = json!(format!("{root}/{}/abandoned.json", "c".repeat(23)));
     let size = minimum.to_string().len();
     if size > call.budget {
         return Err(ToolError::new(
@@ -148,9 +153,13 @@ fn mutation_result(call: &Call<'_>, cs: &Changeset, outcome: &str, extra: Map<St
         return full;
     }
     let mut compact = compact_receipt(cs, cs.status, outcome);
-    compact.as_object_mut().expect("object").extend(extra);
+    let bounded = extra.into_iter().filter(|(k, _)| COMPACT_EXTRAS.contains(&k.as_str()));
+    compact.as_object_mut().expect("object").extend(bounded);
     compact
 }
+
+/// The outcome fields a compact receipt keeps: each of bounded size (preflight counts them).
+const COMPACT_EXTRAS: [&str; 4] = ["operation_index", "rebased", "previous_changeset_sha256", "receipt_path"];
 
 // ---- arguments ----
 
@@ -408,9 +417,15 @@ pub fn list_changesets(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError
     }))
 }
 
-fn header(c: &docforge_proposals::Current) -> Value {
+/// At most this many touched nodes and (latest) events travel in a changeset's header.
+const HEADER_LIST: usize = 50;
+
+/// A changeset's header within `budget`: the description, events and touched nodes are cut
+/// (and said so) before it would crowd out the page it heads.
+fn header(c: &docforge_proposals::Current, budget: usize) -> Value {
     let cs = &c.changeset;
-    json!({
+    let events = &cs.events[cs.events.len().saturating_sub(HEADER_LIST)..];
+    let mut h = json!({
         "changeset_id": cs.changeset_id,
         "changeset_sha256": cs.changeset_sha256,
         "status": c.status,
@@ -422,12 +437,23 @@ fn header(c: &docforge_proposals::Current) -> Value {
         "created_at": cs.created_at,
         "updated_at": cs.updated_at,
         "base": cs.base,
-        "touched_nodes": cs.touched_nodes,
-        "events": cs.events,
+        "touched_nodes": &cs.touched_nodes[..cs.touched_nodes.len().min(HEADER_LIST)],
+        "touched_nodes_total": cs.touched_nodes.len(),
+        "events": events,
+        "events_total": cs.events.len(),
         "operation_count": cs.operations.len(),
         "change_count": cs.changes.len(),
         "validation_errors": cs.validation.iter().filter(|i| i.severity == docforge_proposals::Severity::Error).count(),
-    })
+    });
+    // Half the budget at most, so a page of operations still fits beside it.
+    for key in ["description", "events", "touched_nodes"] {
+        if h.to_string().len() <= budget / 2 {
+            break;
+        }
+        h[key] = Value::Null;
+        h[format!("{key}_omitted")] = json!(true);
+    }
+    h
 }
 
 /// What one paged read returns: `records` (each `{index, …}`) under `key`, inside `head`.
@@ -448,7 +474,10 @@ fn paged(call: &Call<'_>, a: &PageArgs, r: Records<'_>) -> Result<Value, ToolErr
     let hash = hash.as_str();
     let (page, clamped) = limit(a.limit, call.max_results())?;
     let params = json!({ "changeset_id": a.changeset_id });
-    let expect = expect(call, tool, params, hash, &format!("{key}:{}", records.len()));
+    // Bound to the records themselves: findings and notes depend on the current graph and
+    // files, so another collection under the same changeset hash is a stale cursor.
+    let collection = format!("{key}:{}", cursor::hash_json(&Value::Array(records.clone())));
+    let expect = expect(call, tool, params, hash, &collection);
     let (pos, _) = call.position(a.cursor.as_deref(), &expect)?;
     let start = (pos as usize).min(records.len());
     let mut out = head;
@@ -490,7 +519,7 @@ pub fn get_changeset(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> 
         })
         .collect();
     let hash = c.changeset.changeset_sha256.clone();
-    let head = header(&c);
+    let head = header(&c, call.budget);
     let keep = ["op", "node_id", "index"];
     paged(
         call,
