@@ -9,6 +9,7 @@
 
 mod mcp;
 mod precise;
+mod proposals;
 mod render;
 mod validate;
 
@@ -29,7 +30,7 @@ fn main() {
     docforge_syntax::alloc::use_for_tree_sitter();
     let args: Vec<String> = std::env::args().collect();
     const USAGE: &str = "usage: docforge-bench [CORPUS] | docforge-bench --phase \
-        cold|floor|engine|edits|precise|validate|mcp CORPUS | docforge-bench --phase render [DIR]";
+        cold|floor|engine|edits|precise|validate|mcp CORPUS | docforge-bench --phase render|proposals [DIR]";
     let usage = |why: &str| -> ! {
         eprintln!("docforge-bench: {why}\n{USAGE}");
         std::process::exit(2)
@@ -39,14 +40,16 @@ fn main() {
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--phase") {
-        if args.get(i + 1).is_some_and(|p| p == "render") {
+        if args.get(i + 1).is_some_and(|p| p == "render" || p == "proposals") {
             // The Markdown under DIR is added to what the machine's package caches hold.
             let extra = match (args.get(i + 2), args.get(i + 3)) {
                 (Some(d), None) if !Path::new(d).is_dir() => usage(&format!("{d} is not a directory")),
                 (extra, None) => extra.map(Path::new),
-                _ => usage("--phase render takes at most one directory"),
+                _ => usage("--phase render and --phase proposals take at most one directory"),
             };
-            println!("{}", render::render(extra));
+            let out =
+                if args[i + 1] == "render" { render::render(extra) } else { proposals::proposals(extra) };
+            println!("{out}");
             return;
         }
         let (Some(phase), Some(corpus), None) = (args.get(i + 1), args.get(i + 2), args.get(i + 3)) else {

@@ -105,11 +105,22 @@ fn markdown_under(dir: &Path, rel: &str, out: &mut Vec<String>) {
 }
 
 /// The temporary project with every Markdown file found; (root, files found by source label).
-fn build_corpus(extra: Option<&Path>) -> (PathBuf, Vec<(String, usize)>) {
-    let root = scratch_dir("docforge-bench-render");
+pub(crate) fn build_corpus(extra: Option<&Path>) -> (PathBuf, Vec<(String, usize)>) {
+    build_corpus_in("docforge-bench-render", CONFIG, extra, None)
+}
+
+/// The corpus in a scratch project named `prefix` with `config`, at most `limit` documents
+/// (the first by path; `DOCFORGE_BENCH_RENDER_LIMIT` otherwise).
+pub(crate) fn build_corpus_in(
+    prefix: &str,
+    config: &str,
+    extra: Option<&Path>,
+    limit: Option<usize>,
+) -> (PathBuf, Vec<(String, usize)>) {
+    let root = scratch_dir(prefix);
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(root.join("docs")).unwrap();
-    std::fs::write(root.join("docforge.toml"), CONFIG).unwrap();
+    std::fs::write(root.join("docforge.toml"), config).unwrap();
     // (destination under docs/, source file)
     let mut files: Vec<(String, PathBuf, usize)> = Vec::new();
     let mut found: Vec<(String, usize)> = Vec::new();
@@ -124,7 +135,9 @@ fn build_corpus(extra: Option<&Path>) -> (PathBuf, Vec<(String, usize)>) {
     }
     files.sort();
     files.dedup_by(|a, b| a.0 == b.0);
-    if let Some(limit) = std::env::var("DOCFORGE_BENCH_RENDER_LIMIT").ok().and_then(|v| v.parse().ok()) {
+    let limit =
+        limit.or_else(|| std::env::var("DOCFORGE_BENCH_RENDER_LIMIT").ok().and_then(|v| v.parse().ok()));
+    if let Some(limit) = limit {
         files.truncate(limit);
     }
     for (dest, src, _) in &files {
@@ -139,7 +152,7 @@ fn build_corpus(extra: Option<&Path>) -> (PathBuf, Vec<(String, usize)>) {
 }
 
 /// CPU time of the process so far, every thread, in milliseconds (nanosecond clock).
-fn cpu_ms() -> f64 {
+pub(crate) fn cpu_ms() -> f64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes the timespec it is given.
     unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
@@ -147,13 +160,13 @@ fn cpu_ms() -> f64 {
 }
 
 /// Wall and CPU milliseconds of `f`, and its value.
-fn timed<T>(f: impl FnOnce() -> T) -> (f64, f64, T) {
+pub(crate) fn timed<T>(f: impl FnOnce() -> T) -> (f64, f64, T) {
     let (c, t) = (cpu_ms(), Instant::now());
     let v = f();
     (ms(t.elapsed()), cpu_ms() - c, v)
 }
 
-fn median(v: &[f64]) -> f64 {
+pub(crate) fn median(v: &[f64]) -> f64 {
     let mut v = v.to_vec();
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]

@@ -120,9 +120,7 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
         }
         ChangesetCommand::Diff { id } => {
             let c = p.get(id).map_err(refusal)?;
-            let graph =
-                docforge_proposals::BaseGraph { project: p.project, index: p.index, base: p.base.clone() };
-            let diffs = docforge_proposals::diff::file_diffs(&graph, &c.changeset).map_err(refusal)?;
+            let diffs = p.diffs(&c.changeset).map_err(refusal)?;
             if json {
                 print_json(&json!({
                     "changeset_id": c.changeset.changeset_id,

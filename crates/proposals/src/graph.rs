@@ -43,6 +43,31 @@ pub struct BaseGraph<'a> {
     pub project: &'a Project,
     pub index: &'a Index,
     pub base: Base,
+    /// Files parsed during one call, by path and content: projection and validation parse
+    /// the same bytes several times.
+    pub parses: Parses,
+}
+
+/// A memo of parsed files by path and content (one call's worth).
+#[derive(Default)]
+pub struct Parses {
+    memo: std::cell::RefCell<std::collections::HashMap<(String, u64, usize), std::rc::Rc<DocFacts>>>,
+}
+
+impl Parses {
+    /// The facts of the file at `path` with these bytes, parsed once per call.
+    pub fn parse(&self, path: &str, bytes: &[u8]) -> std::rc::Rc<DocFacts> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        let key = (path.to_string(), h.finish(), bytes.len());
+        if let Some(f) = self.memo.borrow().get(&key) {
+            return f.clone();
+        }
+        let facts = std::rc::Rc::new(parse(path, bytes));
+        self.memo.borrow_mut().insert(key, facts.clone());
+        facts
+    }
 }
 
 fn index_err(e: docforge_index::IndexError) -> ProposalError {
@@ -51,6 +76,15 @@ fn index_err(e: docforge_index::IndexError) -> ProposalError {
 }
 
 impl<'a> BaseGraph<'a> {
+    pub fn new(project: &'a Project, index: &'a Index, base: Base) -> BaseGraph<'a> {
+        BaseGraph { project, index, base, parses: Parses::default() }
+    }
+
+    /// [`Parses::parse`] of this call.
+    pub fn parse(&self, path: &str, bytes: &[u8]) -> std::rc::Rc<DocFacts> {
+        self.parses.parse(path, bytes)
+    }
+
     pub fn node(&self, id: &str) -> Result<Option<BaseNode>, ProposalError> {
         let Some(n) = self.index.node_only(id).map_err(index_err)? else { return Ok(None) };
         let Some(loc) = n.location else { return Ok(None) };

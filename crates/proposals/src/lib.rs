@@ -147,7 +147,7 @@ impl<'a> Proposals<'a> {
     }
 
     fn graph(&self) -> BaseGraph<'a> {
-        BaseGraph { project: self.project, index: self.index, base: self.base.clone() }
+        BaseGraph::new(self.project, self.index, self.base.clone())
     }
 
     fn store(&self) -> Store<'a> {
@@ -325,6 +325,11 @@ impl<'a> Proposals<'a> {
             }
         }
         Ok(out)
+    }
+
+    /// The unified diffs of a changeset's changes against the current files.
+    pub fn diffs(&self, cs: &Changeset) -> Result<Vec<diff::FileDiff>, ProposalError> {
+        diff::file_diffs(&self.graph(), cs)
     }
 
     /// A stored changeset with its effective status.

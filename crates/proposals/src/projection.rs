@@ -114,7 +114,7 @@ struct Located {
     base_path: String,
     base_hash: Option<String>,
     bytes: Vec<u8>,
-    facts: DocFacts,
+    facts: std::rc::Rc<DocFacts>,
     place: Place,
 }
 
@@ -232,7 +232,7 @@ impl Projector<'_, '_> {
                 // The index must describe the bytes on disk: else the base moved under us.
                 let file = self.file(&node.path)?;
                 let before = file.before.clone().ok_or_else(|| base_changed(&node.path))?;
-                let facts = graph::parse(&node.path, &before);
+                let facts = self.graph.parse(&node.path, &before);
                 if graph::node_hashes(&facts).get(id) != hash.as_ref() {
                     return Err(base_changed(&node.path));
                 }
@@ -246,7 +246,7 @@ impl Projector<'_, '_> {
             )
             .at_node(id)
         })?;
-        let facts = graph::parse(&path, &bytes);
+        let facts = self.graph.parse(&path, &bytes);
         let place = place(&facts, id).ok_or_else(|| {
             ProposalError::new(
                 "node_not_found",
@@ -318,12 +318,12 @@ impl Projector<'_, '_> {
                         )));
                     }
                     edit::check_fields(fields, true).map_err(ProposalError::invalid)?;
-                    let facts = graph::parse(&path, &bytes);
+                    let facts = self.graph.parse(&path, &bytes);
                     bytes = edit::edit_toml(&bytes, &facts, format, |d| edit::set_fields(d, fields))
                         .map_err(failed)?;
                 }
                 if let Some(body) = &u.body {
-                    let facts = graph::parse(&path, &bytes);
+                    let facts = self.graph.parse(&path, &bytes);
                     bytes = match (format, place) {
                         (Format::Toml, _) => edit::edit_toml(&bytes, &facts, format, |d| {
                             d["text"] = toml_edit::value(body.as_str());
@@ -338,7 +338,7 @@ impl Projector<'_, '_> {
                     .map_err(failed)?;
                 }
                 if let Some(title) = &u.title {
-                    let facts = graph::parse(&path, &bytes);
+                    let facts = self.graph.parse(&path, &bytes);
                     bytes = match place {
                         Place::Document => edit::set_document_title(&bytes, &facts, format, title),
                         Place::Section(_) => {

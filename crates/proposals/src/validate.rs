@@ -3,17 +3,18 @@
 //! (links into nodes it removes or moves). Findings are [`Issue`]s; errors keep a changeset
 //! a `draft`. Overlap with other open changesets is a refusal ([`check_overlap`]).
 
-use crate::graph::{self, BaseGraph};
+use crate::graph::BaseGraph;
 use crate::model::{Changeset, Issue, Severity, TouchedNode};
 use crate::projection::Projection;
 use crate::ProposalError;
 use docforge_docs::{DocFacts, LinkTarget};
 use docforge_model::Severity as DiagSeverity;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 struct Parsed {
-    before: Option<DocFacts>,
-    after: Option<DocFacts>,
+    before: Option<Rc<DocFacts>>,
+    after: Option<Rc<DocFacts>>,
 }
 
 /// Validate `p` against the base. Reads the index and, for links into moved documents, the
@@ -30,7 +31,7 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
         .iter()
         .filter(|(_, f)| f.before != f.after)
         .map(|(path, f)| {
-            let parse = |b: &Option<Vec<u8>>| b.as_deref().map(|b| graph::parse(path, b));
+            let parse = |b: &Option<Vec<u8>>| b.as_deref().map(|b| graph.parse(path, b));
             (path.as_str(), Parsed { before: parse(&f.before), after: parse(&f.after) })
         })
         .collect();
@@ -38,10 +39,10 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
     let mut defined: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     let mut removed: BTreeSet<String> = BTreeSet::new();
     for (path, f) in &parsed {
-        for id in f.after.iter().flat_map(ids) {
+        for id in f.after.iter().flat_map(|a| ids(a)) {
             defined.entry(id).or_default().push(path);
         }
-        removed.extend(f.before.iter().flat_map(ids));
+        removed.extend(f.before.iter().flat_map(|b| ids(b)));
     }
     removed.retain(|id| !defined.contains_key(id));
     let known = |id: &str| -> Result<bool, ProposalError> {
@@ -62,7 +63,7 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
 
     for (path, f) in &parsed {
         let Some(after) = &f.after else { continue };
-        new_diagnostics(path, f.before.as_ref(), after, &mut issues);
+        new_diagnostics(path, f.before.as_deref(), after, &mut issues);
         // IDs the projection defines twice, or that another (untouched) file already holds.
         for id in ids(after) {
             if defined[&id].len() > 1 {
@@ -167,7 +168,7 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
             let source_doc = e.source.split('#').next().unwrap_or(&e.source);
             let facts = match parsed.get(src_path.as_str()) {
                 Some(_) => after_of(source_doc).cloned(),
-                None => graph.read(src_path)?.map(|b| graph::parse(src_path, &b)),
+                None => graph.read(src_path)?.map(|b| graph.parse(src_path, &b)),
             };
             let Some(facts) = facts else { continue };
             let by_path = facts

@@ -592,11 +592,7 @@ pub fn get_changeset_diff(call: &mut Call<'_>, a: Value) -> Result<Value, ToolEr
         .collect();
     let mut chunked = records.iter().chain(&bare).any(|r| pages::oversized(r, base, call.budget));
     if !chunked {
-        let diffs = with(call, |p| {
-            let graph =
-                docforge_proposals::BaseGraph { project: p.project, index: p.index, base: p.base.clone() };
-            docforge_proposals::diff::file_diffs(&graph, cs)
-        })?;
+        let diffs = with(call, |p| p.diffs(cs))?;
         records.extend(bare.into_iter().zip(&diffs).map(|(mut r, d)| {
             r["unified_diff"] = json!(d.unified_diff);
             r["note"] = json!(d.note);
