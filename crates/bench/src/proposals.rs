@@ -66,6 +66,7 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
     let mut register = Vec::new();
     let mut floor = Vec::new();
     let mut statuses = Vec::new();
+    let mut errors = std::collections::BTreeMap::new();
     for r in 0..reps {
         let d = &docs[r * 5..r * 5 + 5];
         let ops = vec![
@@ -91,6 +92,9 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
         });
         register.push((w, c));
         statuses.push(cs.status);
+        for i in cs.validation.iter().filter(|i| i.severity == docforge_proposals::Severity::Error) {
+            *errors.entry(i.code.clone()).or_insert(0usize) += 1;
+        }
         let g = ws.ensure_current(false).unwrap().generation;
         Proposals::of(&ws, &g, Some("bench"), std::time::SystemTime::now())
             .abandon(&cs.changeset_id, "bench")
@@ -120,7 +124,7 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
         if p50 <= 50.0 { "met" } else { "not met" }
     );
     println!("| floor: read and parse the 5 files | {} | | | |", fmt_ms(floor50));
-    println!("{ready} of {reps} changesets ready (the others are drafts with findings)");
+    println!("{ready} of {reps} changesets ready; errors found in the others: {errors:?}");
     json!({
         "phase": "proposals",
         "documents": documents,
@@ -130,5 +134,6 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
         "register_cpu_p50_ms": cpu50,
         "floor_p50_ms": floor50,
         "ready": ready,
+        "errors": errors,
     })
 }
