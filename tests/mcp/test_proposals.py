@@ -328,6 +328,13 @@ def test_an_oversized_diff_travels_as_canonical_json_chunks_that_reassemble_exac
             stored = json.loads((shop / ".docforge" / "changesets" / cs["changeset_id"] / "changeset.json").read_text())
             assert decoded == {"operations": stored["operations"], "changes": stored["changes"]}
             assert decoded["operations"][0]["body"] == body
+            # Inspection pages give an operation too large for a page as a summary.
+            got = result((await call(s, "docforge_get_changeset", {"changeset_id": cs["changeset_id"]}))[1])
+            summary = got["operations"][0]
+            assert summary["summary"] is True and summary["op"] == "node_create" and summary["node_id"] == "big.doc"
+            op_text = json.dumps(stored["operations"][0], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            assert summary["chars"] == len(op_text) + len(',"index":0')
+            assert len(summary["sha256"]) == 64
     run(go())
 
 
