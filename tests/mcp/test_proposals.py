@@ -69,7 +69,7 @@ def test_the_default_server_registers_the_proposal_surface_and_read_mode_does_no
             r = result((await call(s, "docforge_get_contract"))[1])
             assert listed == r["registered_tools"]
             unregistered = [t["name"] for t in r["not_registered"]]
-            assert sorted(listed + unregistered) == sorted(CONTRACT_READ_TOOLS + PROPOSAL_TOOLS)
+            assert sorted(listed + unregistered) == sorted(CONTRACT_READ_TOOLS + PROPOSAL_TOOLS + ["docforge_apply_changeset"])
             assert "docforge_preview_changeset" in listed
             for t in tools:
                 assert t.annotations.readOnlyHint is (t.name not in MUTATIONS), t.name
@@ -99,7 +99,6 @@ def test_startup_gate(shop):
     for flags, code in [
         (["--capability-mode", "read", "--proposal-writer", "w1"], "invalid_arguments"),
         (["--proposal-writer", "has space"], "invalid_arguments"),
-        (["--canonical-applier", "w1"], "capability_not_available"),
         (["--capability-mode", "application"], "canonical_applier_required"),
     ]:
         p = start_raw(shop, *flags)

@@ -364,8 +364,8 @@ def test_precision_is_the_projects_setting(shop):
 def test_startup_refusals_fail_closed(shop):
     for flags, code in [
         (["--capability-mode", "application"], "canonical_applier_required"),
-        (["--capability-mode", "application", "--canonical-applier", "w1"], "capability_not_available"),
-        (["--canonical-applier", "w1"], "capability_not_available"),
+        (["--capability-mode", "application", "--canonical-applier", "w1"], "canonical_applier_required"),
+        (["--capability-mode", "read", "--canonical-applier", "w1"], "invalid_arguments"),
     ]:
         p = start_raw(shop, *flags)
         assert p.returncode == 1 and code in p.stderr.decode(), (flags, p.stderr)

@@ -27,6 +27,17 @@ pub enum ChangesetCommand {
     Diff { id: String },
     /// Validate against the current graph (exit 0 when ready, 1 when draft or stale).
     Validate { id: String },
+    /// Apply a ready changeset to the documents, as the project's declared applier: only the
+    /// changeset whose hash is --sha256, re-checked against the current documents.
+    Apply {
+        id: String,
+        /// The changeset's exact SHA-256, as reviewed.
+        #[arg(long, value_name = "HASH")]
+        sha256: String,
+        /// The applier writer ID; must equal docforge.toml's [application] writer.
+        #[arg(long, value_name = "ID")]
+        applier: String,
+    },
     /// Abandon a changeset (kept, terminal) with an audit receipt.
     Abandon {
         id: String,
@@ -43,6 +54,7 @@ impl ChangesetCommand {
     fn writer(&self) -> Option<&str> {
         match self {
             ChangesetCommand::Abandon { writer, .. } => Some(writer),
+            ChangesetCommand::Apply { applier, .. } => Some(applier),
             _ => None,
         }
     }
@@ -66,6 +78,41 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
         }
     }
     let mut workspace = Workspace::bind(root, Options::default()).map_err(|e| e.to_string())?;
+    if let ChangesetCommand::Apply { id, sha256, applier } = command {
+        let a = docforge_proposals::apply::apply(
+            &mut workspace,
+            applier,
+            id,
+            sha256,
+            std::time::SystemTime::now(),
+        )
+        .map_err(refusal)?;
+        if json {
+            print_json(&serde_json::to_value(&a).expect("serialises"));
+        } else {
+            outln!(
+                "applied {} ({} files changed), receipt {}",
+                a.changeset_id,
+                a.changed.len(),
+                a.receipt_path
+            );
+            for c in &a.changed {
+                outln!("  {:?} {}", c.action, c.path);
+            }
+            match a.refresh.generation {
+                Some(g) => outln!("index generation {g}"),
+                None => outln!("index not refreshed"),
+            }
+            for (view, outcome) in &a.refresh.views {
+                outln!("view {view}: {outcome}");
+            }
+            if a.refresh.state != "ok" {
+                outln!("refresh degraded: {}", a.refresh.problems.join("; "));
+                outln!("run: {}", a.refresh.remediation.join(", "));
+            }
+        }
+        return Ok(true);
+    }
     let g = workspace.ensure_current(false).map_err(|e| e.to_string())?.generation;
     let p = Proposals::of(&workspace, &g, command.writer(), std::time::SystemTime::now());
     match command {
@@ -154,6 +201,7 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
             }
             return Ok(v.status == Status::Ready);
         }
+        ChangesetCommand::Apply { .. } => unreachable!("applied above, with the binding itself"),
         ChangesetCommand::Abandon { id, reason, .. } => {
             let a = p.abandon(id, reason).map_err(refusal)?;
             if json {

@@ -31,7 +31,8 @@ Exit codes:
 
 const CHANGESET_HELP: &str = "\
 Exit codes:
-  0  success (validate: the changeset is ready)
+  0  success (validate: the changeset is ready; apply: applied, even when the refresh of the
+     index or views was degraded — the output says so; never apply again)
   1  the operation failed or was refused (one line on stderr: the code and why); validate: the
      changeset is a draft (it has errors) or stale
   2  bad arguments";
@@ -245,21 +246,23 @@ enum Command {
         /// Attach version-1 request diagnostics (stage timings, counters) to responses.
         #[arg(long)]
         diagnostics: bool,
-        /// `proposal` (the read tools and the proposal tools), `read` (the read tools only) or
-        /// `operator` (as proposal; its policy says so). `application` is not available in this
-        /// release and refuses to start.
+        /// `proposal` (the read tools and the proposal tools), `read` (the read tools only),
+        /// `application` (as proposal, and refuses to start unless --canonical-applier matches
+        /// docforge.toml's [application]) or `operator` (as proposal; its policy says so).
         #[arg(long, value_name = "MODE", default_value = "proposal")]
         capability_mode: String,
         /// Bind proposal access to this writer ID (letters, digits, `.`, `_`, `:`, `/`, `-`):
         /// without it, the proposal tools only read changesets.
         #[arg(long, value_name = "ID")]
         proposal_writer: Option<String>,
-        /// Not available in this release (refuses to start with canonical_applier_required).
-        #[arg(long, value_name = "ID", hide = true)]
+        /// Bind canonical application to this applier writer: registers docforge_apply_changeset
+        /// when docforge.toml declares [application] with this writer (else none; in
+        /// --capability-mode application, refuses to start).
+        #[arg(long, value_name = "ID")]
         canonical_applier: Option<String>,
     },
     /// Changesets agents proposed (stored under the changeset root): list, show, diff,
-    /// validate, abandon. Complete results, never paginated.
+    /// validate, apply, abandon. Complete results, never paginated.
     #[command(after_help = CHANGESET_HELP)]
     Changeset {
         /// The project root (default: the current directory).
@@ -416,6 +419,8 @@ fn main() -> ExitCode {
                 mode,
                 proposal_writer,
                 canonical_applier,
+                application_bound: false,
+                application_reason: None,
             };
             failed(docforge_mcp::run(opts, precise))
         }

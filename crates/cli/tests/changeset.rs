@@ -92,3 +92,193 @@ fn list_show_diff_validate_and_abandon() {
     let e = one_line_error(&run(root, &["changeset", "list", "--status", "bogus"]), 1);
     assert!(e.contains("unknown status"), "{e}");
 }
+
+const APPLICATION: &str =
+    "\n[application]\napplier = \"markdown-toml@1\"\nwriter = \"docs-applier\"\ncontent_roots = [\"docs\"]\n";
+
+/// A copy of the shop declaring the applier, and a ready changeset of four operations on it:
+/// (project, changeset ID, its hash, the projected files: path → bytes, `None` deleted).
+/// Project files by path: their bytes, `None` when absent.
+type Files = Vec<(String, Option<Vec<u8>>)>;
+
+fn applicable(in_dir: Option<&Path>) -> (tempfile::TempDir, String, String, Files) {
+    let dir = match in_dir {
+        Some(d) => {
+            let dir = tempfile::tempdir_in(d).unwrap();
+            let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/shop");
+            let ok = std::process::Command::new("cp")
+                .arg("-r")
+                .arg(format!("{}/.", src.display()))
+                .arg(dir.path())
+                .status()
+                .unwrap();
+            assert!(ok.success());
+            let _ = std::fs::remove_dir_all(dir.path().join(".docforge"));
+            let _ = std::fs::remove_dir_all(dir.path().join("site"));
+            dir
+        }
+        None => shop(),
+    };
+    let cfg = dir.path().join("docforge.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, format!("{text}{APPLICATION}")).unwrap();
+    let mut ws = Workspace::bind(dir.path(), Options { watch: false, ..Default::default() }).unwrap();
+    let g = ws.ensure_current(true).unwrap().generation;
+    let p = Proposals::of(&ws, &g, Some("agent-1"), std::time::SystemTime::now());
+    let ops = [
+        json!({"op": "node_update", "node_id": "arch.storage", "fields": {"status": "superseded"}}),
+        json!({"op": "node_create", "node_id": "arch.events", "path": "docs/arch/events.md", "title": "Event log"}),
+        json!({"op": "node_move", "node_id": "decision.value-receivers", "new_path": "docs/decisions/values.md"}),
+        json!({"op": "relationship_update", "node_id": "glossary", "add": [{"relation": "relates_to", "target": "arch.events"}]}),
+    ];
+    let cs = p
+        .register(
+            "four operations",
+            None,
+            ops.into_iter().map(|o| Operation::from_json(o).unwrap()).collect(),
+        )
+        .unwrap();
+    assert_eq!(cs.status, docforge_proposals::Status::Ready, "{:#?}", cs.validation);
+    let files = cs.changes.iter().map(|c| (c.path.clone(), c.after_bytes())).collect();
+    (dir, cs.changeset_id, cs.changeset_sha256, files)
+}
+
+/// Every projected file as it is now: all new (`Some(true)`), all old (`Some(false)`), or a mix.
+fn all_new_or_old(
+    root: &Path,
+    files: &[(String, Option<Vec<u8>>)],
+    old: &[(String, Option<Vec<u8>>)],
+) -> Option<bool> {
+    let now: Vec<Option<Vec<u8>>> = files.iter().map(|(p, _)| std::fs::read(root.join(p)).ok()).collect();
+    let new: Vec<Option<Vec<u8>>> = files.iter().map(|(_, b)| b.clone()).collect();
+    let was: Vec<Option<Vec<u8>>> = old.iter().map(|(_, b)| b.clone()).collect();
+    if now == new {
+        Some(true)
+    } else if now == was {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn snapshot(root: &Path, files: &Files) -> Files {
+    files.iter().map(|(p, _)| (p.clone(), std::fs::read(root.join(p)).ok())).collect()
+}
+
+#[test]
+fn apply_from_the_command_line_then_again() {
+    let (dir, id, sha, files) = applicable(None);
+    let root = dir.path();
+    let e = one_line_error(
+        &run(root, &["changeset", "apply", &id, "--sha256", &"0".repeat(64), "--applier", "docs-applier"]),
+        1,
+    );
+    assert!(e.starts_with("docforge: changeset_hash_mismatch: "), "{e}");
+    let e = one_line_error(
+        &run(root, &["changeset", "apply", &id, "--sha256", &sha, "--applier", "intruder"]),
+        1,
+    );
+    assert!(e.starts_with("docforge: applier_mismatch: "), "{e}");
+    let out = json(&run(
+        root,
+        &["changeset", "apply", &id, "--sha256", &sha, "--applier", "docs-applier", "--json"],
+    ));
+    assert_eq!(out["status"], "applied");
+    assert_eq!(out["refresh"]["state"], "ok");
+    assert_eq!(all_new_or_old(root, &files, &Vec::new()), Some(true));
+    let node = json(&run(root, &["node", "arch.events", "--json"]));
+    assert_eq!(node["node"]["id"], "arch.events");
+    let e = one_line_error(
+        &run(root, &["changeset", "apply", &id, "--sha256", &sha, "--applier", "docs-applier"]),
+        1,
+    );
+    assert!(e.starts_with("docforge: changeset_already_applied: "), "{e}");
+}
+
+#[test]
+fn a_crash_at_any_step_of_the_write_leaves_every_old_file_or_every_new_one() {
+    let mut steps = 0;
+    for n in 0.. {
+        let (dir, id, sha, files) = applicable(None);
+        let root = dir.path();
+        let old = snapshot(root, &files);
+        let out = std::process::Command::new(support::bin())
+            .arg("--project-root")
+            .arg(root)
+            .args(["changeset", "apply", &id, "--sha256", &sha, "--applier", "docs-applier"])
+            .env(docforge_proposals::apply::ABORT_AFTER_STEPS_ENV, n.to_string())
+            .output()
+            .unwrap();
+        if out.status.success() {
+            steps = n;
+            break;
+        }
+        assert_eq!(
+            out.status.code(),
+            None,
+            "step {n}: the process aborted: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The next process recovers before anything else.
+        let show = json(&run(root, &["changeset", "show", &id, "--json"]));
+        let state = all_new_or_old(root, &files, &old);
+        assert!(state.is_some(), "step {n}: a mix of old and new documents");
+        let applied = show["changeset"]["status"] == "applied";
+        assert_eq!(
+            Some(applied),
+            state,
+            "step {n}: the changeset says applied exactly when the documents are new"
+        );
+        assert!(!root.join(docforge_project::APPLICATION_JOURNAL).exists(), "step {n}: the journal is gone");
+        if !applied {
+            // Not applied: it can still be, once.
+            let out = json(&run(
+                root,
+                &["changeset", "apply", &id, "--sha256", &sha, "--applier", "docs-applier", "--json"],
+            ));
+            assert_eq!(out["status"], "applied", "step {n}");
+            assert_eq!(all_new_or_old(root, &files, &old), Some(true), "step {n}");
+        }
+    }
+    eprintln!("the write sequence has {steps} steps");
+    assert!(steps >= 10, "the write sequence has {steps} steps: each was crashed in");
+}
+
+#[test]
+fn a_serializer_fault_is_caught_by_verification_and_rolled_back_byte_for_byte() {
+    let (dir, id, sha, files) = applicable(None);
+    let root = dir.path();
+    let old = snapshot(root, &files);
+    let record = root.join(format!(".docforge/changesets/{id}/changeset.json"));
+    let record_before = std::fs::read(&record).unwrap();
+    let out = std::process::Command::new(support::bin())
+        .arg("--project-root")
+        .arg(root)
+        .args(["changeset", "apply", &id, "--sha256", &sha, "--applier", "docs-applier"])
+        .env(docforge_proposals::apply::SERIALIZER_FAULT_ENV, "1")
+        .output()
+        .unwrap();
+    let e = one_line_error(&out, 1);
+    assert!(e.starts_with("docforge: application_verification_failed: "), "{e}");
+    assert_eq!(all_new_or_old(root, &files, &old), Some(false));
+    assert_eq!(std::fs::read(&record).unwrap(), record_before, "the changeset record is as it was");
+    assert!(!root.join(format!(".docforge/changesets/{id}/applied.json")).exists());
+}
+
+#[test]
+fn a_refresh_that_fails_is_a_successful_application_with_a_degraded_report() {
+    // chattr needs a file system that keeps attributes: the target directory's.
+    let (dir, id, sha, files) = applicable(Some(Path::new(env!("CARGO_TARGET_TMPDIR"))));
+    let root = dir.path();
+    let index = root.join(".docforge/index.sqlite");
+    let immutable = std::process::Command::new("chattr").arg("+i").arg(&index).status().unwrap();
+    assert!(immutable.success(), "chattr +i failed: this test needs ext4-like attributes");
+    let out =
+        run(root, &["changeset", "apply", &id, "--sha256", &sha, "--applier", "docs-applier", "--json"]);
+    let _ = std::process::Command::new("chattr").arg("-i").arg(&index).status();
+    let out = json(&out);
+    assert_eq!(out["status"], "applied");
+    assert_eq!(out["refresh"]["state"], "degraded", "{}", out["refresh"]);
+    assert!(out["refresh"]["remediation"].to_string().contains("docforge_sync"));
+    assert_eq!(all_new_or_old(root, &files, &Vec::new()), Some(true));
+}

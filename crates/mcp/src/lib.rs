@@ -12,7 +12,7 @@ mod server;
 pub mod tools;
 
 pub use docforge_workspace::{Generation, Staleness, Workspace};
-pub use policy::{check_startup, CapabilityMode, Options, StartupError};
+pub use policy::{check_application, check_startup, CapabilityMode, Options, StartupError};
 pub use reply::ToolError;
 
 use std::sync::Mutex;
@@ -35,15 +35,18 @@ pub struct Server {
 impl Server {
     /// Validate the options and bind the project. Opens no socket and writes nothing.
     /// `precise` is `--precise`: refused when the project declares `ast`.
-    pub fn bind(opts: Options, precise: bool) -> Result<Server, StartupError> {
+    pub fn bind(mut opts: Options, precise: bool) -> Result<Server, StartupError> {
         check_startup(&opts)?;
+        let project = docforge_project::Project::load(&opts.project_root)
+            .map_err(|e| StartupError { code: "project_unavailable", message: e.to_string() })?;
+        check_application(&mut opts, &project)?;
         let options = docforge_workspace::Options {
             no_ast: opts.no_ast,
             require_precise: precise,
             watch: true,
             ..Default::default()
         };
-        let workspace = Workspace::bind(&opts.project_root, options)
+        let workspace = Workspace::from_project(project, options)
             .map_err(|e| StartupError { code: e.code(), message: e.to_string() })?;
         let project = workspace.project();
         let limits = &project.config.limits;

@@ -44,6 +44,11 @@ pub struct Options {
     pub mode: CapabilityMode,
     pub proposal_writer: Option<String>,
     pub canonical_applier: Option<String>,
+    /// Set at binding: the `--canonical-applier` matches the project's `[application]`
+    /// declaration, so `docforge_apply_changeset` is registered.
+    pub application_bound: bool,
+    /// Why application is not bound although an applier was given (reported by capabilities).
+    pub application_reason: Option<String>,
 }
 
 /// Why the server refuses to start. The message is printed; nothing is served or written.
@@ -78,17 +83,21 @@ pub const ALWAYS_EXCLUDED: &[&str] = &[
     "canonical_application",
 ];
 
-/// Check the startup options. Canonical application is not part of this build: asking for
-/// it fails closed at startup instead of serving a narrower surface silently.
+/// Check the startup options alone (the project's declaration is checked at binding,
+/// [`check_application`]). Nothing is read or written.
 pub fn check_startup(opts: &Options) -> Result<(), StartupError> {
-    if let Some(w) = &opts.proposal_writer {
-        if !docforge_proposals::is_writer_id(w) {
-            return Err(StartupError {
-                code: "invalid_arguments",
-                message: format!(
-                    "--proposal-writer {w:?}: a writer ID is 1–128 characters of letters, digits, `.`, `_`, `:`, `/`, `-`"
-                ),
-            });
+    for (flag, id) in
+        [("--proposal-writer", &opts.proposal_writer), ("--canonical-applier", &opts.canonical_applier)]
+    {
+        if let Some(w) = id {
+            if !docforge_proposals::is_writer_id(w) {
+                return Err(StartupError {
+                    code: "invalid_arguments",
+                    message: format!(
+                        "{flag} {w:?}: a writer ID is 1–128 characters of letters, digits, `.`, `_`, `:`, `/`, `-`"
+                    ),
+                });
+            }
         }
     }
     match opts.mode {
@@ -97,27 +106,40 @@ pub fn check_startup(opts: &Options) -> Result<(), StartupError> {
             message: "--capability-mode application needs --canonical-applier WRITER_ID; refusing to start"
                 .into(),
         }),
-        CapabilityMode::Application => Err(StartupError {
-            code: "capability_not_available",
-            message: "--capability-mode application needs canonical application, which this build does not \
-                      implement yet; start with --capability-mode proposal or read"
-                .into(),
-        }),
-        _ if opts.canonical_applier.is_some() => Err(StartupError {
-            code: "capability_not_available",
-            message:
-                "--canonical-applier binds canonical application, which this build does not implement yet \
-                      (no application tool); refusing to start"
-                    .into(),
-        }),
-        CapabilityMode::Read if opts.proposal_writer.is_some() => Err(StartupError {
-            code: "invalid_arguments",
-            message:
-                "--proposal-writer binds proposal access, but --capability-mode read registers no proposal \
-                      tool; drop one of them"
-                    .into(),
-        }),
+        CapabilityMode::Read if opts.proposal_writer.is_some() || opts.canonical_applier.is_some() => {
+            Err(StartupError {
+                code: "invalid_arguments",
+                message:
+                    "--proposal-writer and --canonical-applier bind write access, but --capability-mode read \
+                      registers no proposal or application tool; drop one of them"
+                        .into(),
+            })
+        }
         _ => Ok(()),
+    }
+}
+
+/// Bind canonical application when `--canonical-applier` matches the project's
+/// `[application]` declaration. In `application` mode a mismatch or a missing declaration
+/// refuses to start; in the other modes no application tool is registered and capabilities
+/// say why.
+pub fn check_application(
+    opts: &mut Options,
+    project: &docforge_project::Project,
+) -> Result<(), StartupError> {
+    let Some(applier) = opts.canonical_applier.clone() else { return Ok(()) };
+    match docforge_proposals::apply::check_declaration(project, &applier) {
+        Ok(()) => {
+            opts.application_bound = true;
+            Ok(())
+        }
+        Err(e) if opts.mode == CapabilityMode::Application => {
+            Err(StartupError { code: e.code, message: format!("{}; refusing to start", e.message) })
+        }
+        Err(e) => {
+            opts.application_reason = Some(format!("{}: {}", e.code, e.message));
+            Ok(())
+        }
     }
 }
 
@@ -131,6 +153,9 @@ impl Options {
 /// The versioned effective policy (schema version 1).
 pub fn effective_policy(opts: &Options, max_results: u32, max_response_bytes: u64) -> Value {
     let mut excluded: Vec<&str> = ALWAYS_EXCLUDED.to_vec();
+    if opts.application_bound {
+        excluded.retain(|e| *e != "canonical_application");
+    }
     if opts.no_ast {
         excluded.extend_from_slice(NO_AST_EXCLUDED);
     }
@@ -178,9 +203,14 @@ pub fn capabilities(opts: &Options, tools: &[&str]) -> Value {
         "proposal_surface": opts.proposal_surface(),
         "proposal_access": proposal_access,
         "application_access": {
-            "enabled": false,
+            "enabled": opts.application_bound,
             "applier": opts.canonical_applier,
-            "reason": "canonical application is not implemented in this build",
+            "serializer": opts.application_bound.then_some(docforge_proposals::apply::APPLIER),
+            "reason": if opts.application_bound {
+                None
+            } else {
+                Some(opts.application_reason.clone().unwrap_or_else(|| "no --canonical-applier: canonical application is off".into()))
+            },
         },
         "network_listener": false,
     })
@@ -198,30 +228,28 @@ mod tests {
             mode,
             proposal_writer: None,
             canonical_applier: None,
+            application_bound: false,
+            application_reason: None,
         }
     }
 
     #[test]
     fn startup_modes_fail_closed() {
         let writer = |w: &str, mode| Options { proposal_writer: Some(w.into()), ..opts(mode) };
+        let applier = |w: &str, mode| Options { canonical_applier: Some(w.into()), ..opts(mode) };
         let cases = [
             (opts(CapabilityMode::Read), None),
             (opts(CapabilityMode::Operator), None),
             (opts(CapabilityMode::Proposal), None),
             (writer("agent-1", CapabilityMode::Proposal), None),
             (writer("team/agent:1.x", CapabilityMode::Operator), None),
+            (applier("docs-applier", CapabilityMode::Application), None),
+            (applier("docs-applier", CapabilityMode::Proposal), None),
             (opts(CapabilityMode::Application), Some("canonical_applier_required")),
-            (
-                Options { canonical_applier: Some("w".into()), ..opts(CapabilityMode::Application) },
-                Some("capability_not_available"),
-            ),
-            (
-                Options { canonical_applier: Some("w".into()), ..opts(CapabilityMode::Proposal) },
-                Some("capability_not_available"),
-            ),
             (writer("w", CapabilityMode::Read), Some("invalid_arguments")),
+            (applier("w", CapabilityMode::Read), Some("invalid_arguments")),
             (writer("has space", CapabilityMode::Proposal), Some("invalid_arguments")),
-            (writer("", CapabilityMode::Proposal), Some("invalid_arguments")),
+            (applier("", CapabilityMode::Application), Some("invalid_arguments")),
             (writer(&"x".repeat(129), CapabilityMode::Proposal), Some("invalid_arguments")),
         ];
         for (o, want) in cases {

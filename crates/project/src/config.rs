@@ -23,6 +23,23 @@ pub struct Config {
     pub go: GoConfig,
     #[serde(default)]
     pub analysis: AnalysisSection,
+    /// `[application]`: the project's canonical applier, when it declares one.
+    #[serde(default)]
+    pub application: Option<Application>,
+}
+
+/// `[application]`: which built-in applier may write the project's documents, for which
+/// `--canonical-applier` writer, and below which directories.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Application {
+    /// A built-in applier name (`markdown-toml@1`); checked when application is asked for,
+    /// so a project declaring another one still serves every other command.
+    pub applier: String,
+    /// The writer ID `docforge mcp --canonical-applier` must be started with.
+    pub writer: String,
+    /// Project-relative directories application may write documents in.
+    pub content_roots: Vec<String>,
 }
 
 /// `[analysis]`: how deep the project's published index goes.
@@ -134,6 +151,7 @@ impl Default for Config {
             proposals: Default::default(),
             go: Default::default(),
             analysis: Default::default(),
+            application: None,
         }
     }
 }
@@ -215,7 +233,51 @@ impl Config {
             inside_root(dir).map_err(|why| (key.to_string(), format!("{dir:?} {why}")))?;
         }
         crate::views::check(self)?;
+        if let Some(a) = &self.application {
+            let writer_ok = (1..=128).contains(&a.writer.len())
+                && a.writer.bytes().all(|b| b.is_ascii_alphanumeric() || b"._:/-".contains(&b));
+            if !writer_ok {
+                return Err((
+                    "application.writer".to_string(),
+                    format!(
+                        "{:?} is not a writer ID (1–128 letters, digits, `.`, `_`, `:`, `/`, `-`)",
+                        a.writer
+                    ),
+                ));
+            }
+            if a.content_roots.is_empty() {
+                return Err((
+                    "application.content_roots".to_string(),
+                    "must name at least one directory".into(),
+                ));
+            }
+            let derived = self.derived_dirs();
+            for dir in &a.content_roots {
+                let key = "application.content_roots".to_string();
+                inside_root(dir).map_err(|why| (key.clone(), format!("{dir:?} {why}")))?;
+                let d = normalized(dir);
+                let clash = derived
+                    .iter()
+                    .find(|x| d == **x || d.starts_with(&format!("{x}/")) || x.starts_with(&format!("{d}/")));
+                if let Some(x) = clash.filter(|_| !d.is_empty()) {
+                    return Err((
+                        key,
+                        format!("{dir:?} overlaps {x:?}, where DocForge writes derived files"),
+                    ));
+                }
+                if d.is_empty() || d == ".git" || d.starts_with(".git/") {
+                    return Err((key, format!("{dir:?} must be a directory below the root, outside .git")));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// Whether `rel` lies below one of the declared content roots.
+    pub fn in_content_roots(&self, rel: &str) -> bool {
+        self.application.as_ref().is_some_and(|a| {
+            a.content_roots.iter().map(|d| normalized(d)).any(|d| rel.starts_with(&format!("{d}/")))
+        })
     }
 
     /// The project-relative directories DocForge writes derived files into: the state

@@ -19,8 +19,8 @@ pub mod witness;
 mod write;
 
 pub use config::{
-    AnalysisSection, Config, ConfigError, GoConfig, Limits, PrecisionSetting, ProjectSection, Proposals,
-    Sources,
+    AnalysisSection, Application, Config, ConfigError, GoConfig, Limits, PrecisionSetting, ProjectSection,
+    Proposals, Sources,
 };
 pub use discover::{
     discover, discover_each, discover_each_lazy, enclosing_go_files, Entry, EntryStatus, FileKind, FileStamp,
@@ -38,5 +38,24 @@ pub use write::{Durability, FileLock, ProjectWriter, WriteError};
 
 /// The index directory inside the project root.
 pub const STATE_DIR: &str = ".docforge";
+
+/// The journal of a canonical application in progress (`ProjectWriter::commit`): every
+/// binding recovers it before anything else.
+pub const APPLICATION_JOURNAL: &str = ".docforge/application/journal.json";
+
+/// The lock an application holds from its checks to its last write (and a recovery takes).
+pub const APPLICATION_LOCK: &str = ".docforge/application/lock";
+
+/// Finish or undo a canonical application a killed process left (its journal), under the
+/// application lock, so a live application is waited for rather than undone. Nothing is
+/// written when there is no journal.
+pub fn recover_application(root: &std::path::Path) -> Result<Recovery, TransactionError> {
+    if std::fs::symlink_metadata(root.join(APPLICATION_JOURNAL)).is_err() {
+        return Ok(Recovery::Clean);
+    }
+    let writer = ProjectWriter::new(root);
+    let _lock = writer.lock(APPLICATION_LOCK)?;
+    writer.recover(APPLICATION_JOURNAL)
+}
 /// The configuration file name at the project root.
 pub const CONFIG_FILE: &str = "docforge.toml";

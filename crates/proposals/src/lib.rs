@@ -12,6 +12,7 @@
 //! Transport-neutral: plain Rust data in and out, errors with stable codes, the clock and the
 //! writer identity injected.
 
+pub mod apply;
 pub mod diff;
 pub mod edit;
 mod error;
@@ -146,7 +147,7 @@ impl<'a> Proposals<'a> {
         }
     }
 
-    fn graph(&self) -> BaseGraph<'a> {
+    pub(crate) fn graph(&self) -> BaseGraph<'a> {
         BaseGraph::new(self.project, self.index, self.base.clone())
     }
 

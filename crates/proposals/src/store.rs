@@ -144,15 +144,37 @@ impl<'p> Store<'p> {
         Ok(out)
     }
 
-    /// Write a changeset record durably (call with the lock held).
-    pub fn save(&self, cs: &Changeset) -> Result<(), ProposalError> {
+    /// The record's path and bytes as [`Store::save`] writes them.
+    pub fn record_bytes(&self, cs: &Changeset) -> Result<(String, Vec<u8>), ProposalError> {
         let v = serde_json::to_value(cs).map_err(store_err)?;
         let mut text = canonical_json(&v);
         text.push('\n');
-        self.writer
-            .write(&self.record_path(&cs.changeset_id), text.as_bytes(), Durability::Durable)
-            .map_err(store_err)?;
+        Ok((self.record_path(&cs.changeset_id), text.into_bytes()))
+    }
+
+    /// The stored record's bytes, as they are.
+    pub fn record_file(&self, id: &str) -> Result<Vec<u8>, ProposalError> {
+        docforge_project::read_source(&self.project.root, &self.record_path(id), MAX_RECORD_BYTES)
+            .map_err(store_err)
+    }
+
+    /// Write a changeset record durably (call with the lock held).
+    pub fn save(&self, cs: &Changeset) -> Result<(), ProposalError> {
+        let (path, bytes) = self.record_bytes(cs)?;
+        self.writer.write(&path, &bytes, Durability::Durable).map_err(store_err)?;
         Ok(())
+    }
+
+    /// Where a receipt of the changeset `id` is kept.
+    pub fn receipt_path(&self, id: &str, name: &str) -> String {
+        format!("{}/{id}/{name}", self.root)
+    }
+
+    /// A receipt of the changeset `id`, when it reads as JSON.
+    pub fn read_receipt(&self, id: &str, name: &str) -> Option<serde_json::Value> {
+        let rel = self.receipt_path(id, name);
+        let bytes = docforge_project::read_source(&self.project.root, &rel, MAX_RECORD_BYTES).ok()?;
+        serde_json::from_slice(&bytes).ok()
     }
 
     /// Write an audit receipt beside the changeset record (call with the lock held, before
@@ -163,7 +185,7 @@ impl<'p> Store<'p> {
         name: &str,
         receipt: &serde_json::Value,
     ) -> Result<String, ProposalError> {
-        let rel = format!("{}/{id}/{name}", self.root);
+        let rel = self.receipt_path(id, name);
         let mut text = canonical_json(receipt);
         text.push('\n');
         self.writer.write(&rel, text.as_bytes(), Durability::Durable).map_err(store_err)?;

@@ -639,3 +639,113 @@ fn rebase_refuses_when_the_same_operations_no_longer_validate_and_leaves_a_curre
     let stored = s.with(None, |p| p.get(&cs.changeset_id)).unwrap();
     assert_eq!((stored.status, &stored.changeset.changeset_sha256), (Status::Stale, &cs.changeset_sha256));
 }
+
+const APPLICATION: &str =
+    "\n[application]\napplier = \"markdown-toml@1\"\nwriter = \"docs-applier\"\ncontent_roots = [\"docs\"]\n";
+
+fn with_application(s: &mut Shop, section: &str) {
+    let cfg = s.read("docforge.toml");
+    s.write("docforge.toml", &format!("{cfg}{section}"));
+    s.ws = Workspace::bind(&s.root, Options { no_ast: true, watch: false, ..Default::default() }).unwrap();
+}
+
+fn apply(
+    s: &mut Shop,
+    writer: &str,
+    id: &str,
+    sha: &str,
+) -> Result<docforge_proposals::apply::Applied, ProposalError> {
+    docforge_proposals::apply::apply(&mut s.ws, writer, id, sha, SystemTime::now())
+}
+
+#[test]
+fn application_writes_exactly_the_projection_records_it_and_refreshes_the_index() {
+    let mut s = shop();
+    with_application(&mut s, APPLICATION);
+    let cs = s
+        .register(vec![
+            json!({"op": "node_update", "node_id": "arch.storage", "fields": {"status": "superseded"}}),
+            json!({"op": "node_create", "node_id": "arch.events", "path": "docs/arch/events.md", "title": "Event log", "fields": {"family": "architecture"}}),
+            json!({"op": "node_move", "node_id": "decision.value-receivers", "new_path": "docs/decisions/values.md"}),
+            json!({"op": "relationship_update", "node_id": "glossary", "add": [{"relation": "relates_to", "target": "arch.events"}]}),
+        ])
+        .unwrap();
+    assert_eq!(cs.status, Status::Ready, "{:#?}", cs.validation);
+    let before = s.tree();
+    for (writer, sha, code) in [
+        ("docs-applier", "00".repeat(32), "changeset_hash_mismatch"),
+        ("someone-else", cs.changeset_sha256.clone(), "applier_mismatch"),
+    ] {
+        let e = apply(&mut s, writer, &cs.changeset_id, &sha).unwrap_err();
+        assert_eq!(e.code, code, "{e}");
+        assert_eq!(s.tree(), before, "a refused application writes nothing");
+    }
+    let applied = apply(&mut s, "docs-applier", &cs.changeset_id, &cs.changeset_sha256).unwrap();
+    assert_eq!(applied.refresh.state, "ok", "{:?}", applied.refresh);
+    // Every changed file holds exactly the projected bytes; every other file is as it was.
+    let mut expected = before.clone();
+    for c in &cs.changes {
+        match c.after_bytes() {
+            Some(b) => {
+                assert_eq!(std::fs::read(s.root.join(&c.path)).unwrap(), b, "{}", c.path);
+                expected.insert(c.path.clone(), docforge_proposals::sha256_hex(&b));
+            }
+            None => {
+                assert!(!s.root.join(&c.path).exists(), "{}", c.path);
+                expected.remove(&c.path);
+            }
+        }
+    }
+    let after = s.tree();
+    let site: Vec<&String> = after.keys().filter(|k| k.starts_with("site/")).collect();
+    assert!(site.is_empty(), "no view was rendered before, so none is refreshed: {site:?}");
+    assert_eq!(after, expected);
+    // Recorded, and the index shows the new documents.
+    let got = s.with(None, |p| p.get(&cs.changeset_id)).unwrap();
+    assert_eq!(got.status, Status::Applied);
+    assert_eq!(got.changeset.events.last().unwrap().event, "applied");
+    assert!(s.root.join(&applied.receipt_path).is_file());
+    assert_eq!(applied.receipt["changeset_sha256"], json!(cs.changeset_sha256));
+    assert!(s.ws.index().node_only("arch.events").unwrap().is_some());
+    // Applied is terminal: a second application is refused with the receipt.
+    let e = apply(&mut s, "docs-applier", &cs.changeset_id, &cs.changeset_sha256).unwrap_err();
+    assert_eq!(e.code, "changeset_already_applied");
+    assert_eq!(e.details["receipt"]["changeset_id"], json!(cs.changeset_id));
+}
+
+#[test]
+fn application_refuses_what_it_cannot_vouch_for() {
+    let mut s = shop();
+    // No declaration.
+    let cs = s.register(vec![json!({"op": "node_update", "node_id": "glossary", "title": "Terms"})]).unwrap();
+    let e = apply(&mut s, "docs-applier", &cs.changeset_id, &cs.changeset_sha256).unwrap_err();
+    assert_eq!(e.code, "canonical_applier_required");
+    // Another applier declared.
+    with_application(&mut s, &APPLICATION.replace("markdown-toml@1", "other@1"));
+    let e = apply(&mut s, "docs-applier", &cs.changeset_id, &cs.changeset_sha256).unwrap_err();
+    assert_eq!(e.code, "applier_mismatch");
+    // A content root that does not hold the file.
+    let mut t = shop();
+    with_application(&mut t, &APPLICATION.replace("[\"docs\"]", "[\"docs/arch\"]"));
+    let cs = t.register(vec![json!({"op": "node_update", "node_id": "glossary", "title": "Terms"})]).unwrap();
+    let before = t.tree();
+    let e = apply(&mut t, "docs-applier", &cs.changeset_id, &cs.changeset_sha256).unwrap_err();
+    assert_eq!(e.code, "path_not_allowed");
+    assert_eq!(t.tree(), before);
+    // A canonical edit between review and application.
+    let mut u = shop();
+    with_application(&mut u, APPLICATION);
+    let cs = u
+        .register(vec![json!({"op": "node_update", "node_id": "arch.service#hooks", "body": "New."})])
+        .unwrap();
+    let text = u.read("docs/arch/service.md");
+    u.write("docs/arch/service.md", &format!("{text}\nEdited meanwhile.\n"));
+    let e = apply(&mut u, "docs-applier", &cs.changeset_id, &cs.changeset_sha256).unwrap_err();
+    assert_eq!(e.code, "changeset_stale");
+    assert!(u.read("docs/arch/service.md").ends_with("Edited meanwhile.\n"));
+    // A draft.
+    let cs = u.register(vec![json!({"op": "node_delete", "node_id": "decision.pointer-receivers"})]).unwrap();
+    assert_eq!(cs.status, Status::Draft);
+    let e = apply(&mut u, "docs-applier", &cs.changeset_id, &cs.changeset_sha256).unwrap_err();
+    assert_eq!(e.code, "changeset_not_ready");
+}

@@ -36,6 +36,9 @@ pub enum WorkspaceError {
     /// An unsaved overlay named a file that is no document of the project.
     #[error("{0}")]
     Overlay(String),
+    /// A canonical application a killed process left could not be finished or undone.
+    #[error("a pending canonical application cannot be recovered: {0}")]
+    Recovery(String),
 }
 
 impl WorkspaceError {
@@ -49,6 +52,7 @@ impl WorkspaceError {
             WorkspaceError::Cancelled => "sync_cancelled",
             WorkspaceError::PolicyForbidsLogic(_) => "adapter_policy_forbids_logic",
             WorkspaceError::Overlay(_) => "invalid_arguments",
+            WorkspaceError::Recovery(_) => "application_recovery_failed",
         }
     }
 }

@@ -120,6 +120,10 @@ impl Workspace {
 
     /// Bind an already loaded project.
     pub fn from_project(project: Project, opts: Options) -> Result<Workspace, WorkspaceError> {
+        // Before anything else: a canonical application a killed process left is finished or
+        // undone, so nothing reads a mix of old and new documents.
+        docforge_project::recover_application(&project.root)
+            .map_err(|e| WorkspaceError::Recovery(e.to_string()))?;
         let settings = resolve(&project, &opts)?;
         let derived = project.config.derived_dirs();
         let watcher = if opts.watch { Watcher::start(&project.root, &derived).ok() } else { None };

@@ -333,6 +333,8 @@ mod tests {
             mode: CapabilityMode::Read,
             proposal_writer: None,
             canonical_applier: None,
+            application_bound: false,
+            application_reason: None,
         };
         let server = Server::bind(opts, false).unwrap();
         let spec = super::super::SPECS.iter().find(|s| s.name == "docforge_get_node").unwrap();

@@ -2,6 +2,7 @@
 //! schemas, annotations and handlers; `tools/list`, `get_contract` and the parity test all
 //! read it.
 
+mod apply;
 mod context;
 mod diff;
 mod graph;
@@ -170,6 +171,13 @@ pub static PROPOSAL_SPECS: &[ToolSpec] = &[
         "Render one declared view (by view ID) over the changeset's projected sources into one HTML file below the preview root. Changes no document, index or view output; needs no writer."),
 ];
 
+/// The application tool: registered only with `--canonical-applier` matching the project's
+/// `[application]` declaration.
+pub static APPLICATION_SPECS: &[ToolSpec] = &[
+    spec!(mutation "docforge_apply_changeset", schema::<apply::ApplyArgs>, apply::apply_changeset,
+        "Apply a ready changeset, by ID and exact SHA-256, to the documents as the declared applier: everything is re-checked against the current documents, the files are written all-or-nothing (crash-safe) and verified against the projection, an applied receipt is recorded, then the index and stale views are refreshed."),
+];
+
 /// Contract tools this build does not register yet, with why (reported by `get_contract`).
 pub static NOT_REGISTERED: &[(&str, &str)] = &[
     ("docforge_visualize", "the graph browser is not implemented in this build"),
@@ -180,7 +188,8 @@ pub static NOT_REGISTERED: &[(&str, &str)] = &[
 /// The tools a process with these options registers, in order.
 pub fn registered(opts: &crate::Options) -> Vec<&'static ToolSpec> {
     let proposals = if opts.proposal_surface() { PROPOSAL_SPECS } else { &[] };
-    SPECS.iter().chain(proposals).collect()
+    let application = if opts.application_bound { APPLICATION_SPECS } else { &[] };
+    SPECS.iter().chain(proposals).chain(application).collect()
 }
 
 pub fn names(opts: &crate::Options) -> Vec<&'static str> {

@@ -142,6 +142,26 @@ fn error_codes() -> Vec<Value> {
     codes
 }
 
+/// Contract tools this process does not register, with why.
+fn not_registered(opts: &crate::Options) -> Vec<Value> {
+    let mut out: Vec<Value> =
+        NOT_REGISTERED.iter().map(|(n, why)| json!({ "name": n, "reason": why })).collect();
+    if !opts.application_bound {
+        let why = opts.application_reason.clone().unwrap_or_else(|| {
+            "canonical application is off: start with --canonical-applier WRITER_ID matching docforge.toml's [application]".into()
+        });
+        out.push(json!({ "name": "docforge_apply_changeset", "reason": why }));
+    }
+    if !opts.proposal_surface() {
+        for s in super::PROPOSAL_SPECS {
+            out.push(
+                json!({ "name": s.name, "reason": "--capability-mode read registers no proposal tool" }),
+            );
+        }
+    }
+    out
+}
+
 pub fn get_contract(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let _: NoArgs = args(a)?;
     let aliases: Vec<Value> =
@@ -152,7 +172,7 @@ pub fn get_contract(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
         "adapter_version": ENGINE_VERSION,
         "transport": "stdio",
         "registered_tools": super::names(&call.server.opts),
-        "not_registered": NOT_REGISTERED.iter().map(|(n, why)| json!({ "name": n, "reason": why })).collect::<Vec<_>>(),
+        "not_registered": not_registered(&call.server.opts),
         "effective_policy": policy(call),
         "adapter_policy": adapter_policy(&call.server.opts),
         "capabilities": caps(call),

@@ -1,0 +1,401 @@
+//! Canonical application: a `ready` changeset written into the project's documents by the
+//! declared applier, behind its own gate.
+//!
+//! Inside the store's lock and an exclusive application lock, the changeset is checked
+//! against the current canonical base — its exact hash, its status, every touched source and
+//! node, the same operations projecting to the same bytes, validation, overlap, the declared
+//! content roots — and then one multi-file transaction (`ProjectWriter::commit`: staged files,
+//! a journal, backups, renames, directory fsyncs) writes every projected document *and* the
+//! changeset's `applied` record and receipt. So after a crash at any point, once a process
+//! has recovered the journal (every `Workspace` binding does before anything else), the
+//! content roots hold every old file or every new one, and the changeset says `applied`
+//! exactly when they hold the new ones. The written files are then read back and compared
+//! with the approved projection; a difference rolls everything back. Derived state (the
+//! index, the rendered views) is refreshed last: a failure there is a successful application
+//! with a `degraded` refresh report.
+
+use crate::model::{canonical_json, Action, Changeset, Event, Severity, Status};
+use crate::{projection, sha256_hex, validate, ProposalError, Proposals, Store};
+use docforge_project::{Change as TxChange, Project, ProjectWriter, TransactionError};
+use docforge_workspace::Workspace;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::time::SystemTime;
+
+/// The built-in applier.
+pub const APPLIER: &str = "markdown-toml@1";
+
+/// Test hooks (environment variables, read only by this module): abort the process after
+/// N durable steps of the write sequence, or write one byte more than projected into the
+/// first changed document (a serializer fault verification must catch).
+pub const ABORT_AFTER_STEPS_ENV: &str = "DOCFORGE_TEST_APPLY_ABORT_AFTER_STEPS";
+pub const SERIALIZER_FAULT_ENV: &str = "DOCFORGE_TEST_APPLY_SERIALIZER_FAULT";
+
+/// Check the project's `[application]` declaration against the applier a process was started
+/// as: `canonical_applier_required` when there is none, `applier_mismatch` when it names
+/// another applier or writer.
+pub fn check_declaration(project: &Project, writer: &str) -> Result<(), ProposalError> {
+    let Some(a) = &project.config.application else {
+        return Err(ProposalError::new(
+            "canonical_applier_required",
+            "docforge.toml declares no [application] (applier, writer, content_roots): canonical application is off",
+        )
+        .remediation("declare [application] applier = \"markdown-toml@1\", writer and content_roots"));
+    };
+    if a.applier != APPLIER {
+        return Err(ProposalError::new(
+            "applier_mismatch",
+            format!("[application] applier = {:?}: the only built-in applier is {APPLIER:?}", a.applier),
+        ));
+    }
+    if a.writer != writer {
+        return Err(ProposalError::new(
+            "applier_mismatch",
+            format!("[application] writer = {:?}, not {writer:?}", a.writer),
+        ));
+    }
+    Ok(())
+}
+
+/// One source the application changed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Changed {
+    pub path: String,
+    pub action: Action,
+    pub before_sha256: Option<String>,
+    pub after_sha256: Option<String>,
+}
+
+/// What refreshing the derived state after the canonical write did.
+#[derive(Clone, Debug, Serialize)]
+pub struct Refresh {
+    /// `ok` or `degraded`.
+    pub state: &'static str,
+    /// The index generation published from the new documents, when it was.
+    pub generation: Option<u64>,
+    /// Views re-rendered because their inputs changed (view ID, outcome).
+    pub views: Vec<(String, String)>,
+    pub problems: Vec<String>,
+    /// What to run when degraded; never "apply again".
+    pub remediation: Vec<String>,
+}
+
+/// A canonical application.
+#[derive(Clone, Debug, Serialize)]
+pub struct Applied {
+    pub changeset_id: String,
+    pub changeset_sha256: String,
+    pub status: Status,
+    pub receipt_path: String,
+    pub receipt: Value,
+    pub changed: Vec<Changed>,
+    pub refresh: Refresh,
+}
+
+fn tx_err(e: TransactionError) -> ProposalError {
+    ProposalError::new(
+        "application_failed",
+        format!("the documents could not be written; nothing changed: {e}"),
+    )
+}
+
+/// Apply the changeset `id`, whose hash must be `sha256`, as the applier `writer`.
+pub fn apply(
+    workspace: &mut Workspace,
+    writer: &str,
+    id: &str,
+    sha256: &str,
+    now: SystemTime,
+) -> Result<Applied, ProposalError> {
+    let project = workspace.project().clone();
+    check_declaration(&project, writer)?;
+    let generation = workspace
+        .ensure_current(true)
+        .map_err(|e| ProposalError::new("index_unavailable", e.to_string()).remediation("docforge_sync"))?
+        .generation;
+    let store = Store::new(&project);
+    let _store_lock = store.lock()?;
+    let files = ProjectWriter::new(&project.root);
+    let _app_lock = files
+        .lock(docforge_project::APPLICATION_LOCK)
+        .map_err(|e| ProposalError::new("store_error", e.to_string()))?;
+    // A crashed application is finished or undone before another starts.
+    files.recover(docforge_project::APPLICATION_JOURNAL).map_err(|e| {
+        ProposalError::new("application_failed", format!("a pending application cannot be recovered: {e}"))
+    })?;
+    let p = Proposals::of(workspace, &generation, None, now);
+    let cs = store.load(id)?;
+    match cs.status {
+        Status::Applied => {
+            let receipt = store.read_receipt(id, "applied.json").unwrap_or(Value::Null);
+            return Err(ProposalError::new(
+                "changeset_already_applied",
+                format!("changeset {id} is applied already"),
+            )
+            .detail("changeset_id", id)
+            .detail("receipt", receipt));
+        }
+        Status::Abandoned => {
+            return Err(ProposalError::new("changeset_closed", format!("changeset {id} is abandoned"))
+                .detail("changeset_id", id))
+        }
+        _ => {}
+    }
+    if !cs.changeset_sha256.eq_ignore_ascii_case(sha256) {
+        return Err(ProposalError::new(
+            "changeset_hash_mismatch",
+            format!("changeset {id} has hash {}, not the {sha256} given: it is not the changeset that was reviewed", cs.changeset_sha256),
+        )
+        .detail("changeset_sha256", cs.changeset_sha256.as_str()));
+    }
+    if let Some(stale) = p.stale_sources(&cs)?.first() {
+        return Err(ProposalError::new(
+            "changeset_stale",
+            format!("{stale} changed since the changeset's base"),
+        )
+        .detail("changeset_id", id)
+        .remediation("docforge_rebase_changeset, then review the new hash"));
+    }
+    if cs.status != Status::Ready {
+        return Err(ProposalError::new(
+            "changeset_not_ready",
+            format!("changeset {id} is a draft: it does not validate"),
+        )
+        .detail("changeset_id", id));
+    }
+    // Everything again, against the canonical base as it is now.
+    let graph = p.graph();
+    let projected = projection::project(&graph, cs.operations.clone())?;
+    if projected.changes() != cs.changes {
+        return Err(ProposalError::new(
+            "changeset_stale",
+            "on the current base the operations no longer project to the reviewed bytes",
+        )
+        .detail("changeset_id", id));
+    }
+    let issues = validate::validate(&graph, &projected)?;
+    if let Some(e) = issues.iter().find(|i| i.severity == Severity::Error) {
+        return Err(ProposalError::new("validation_failed", format!("{}: {}", e.code, e.message))
+            .detail("issues", serde_json::to_value(&issues).unwrap_or_default()));
+    }
+    let others = store.load_all()?.all_readable()?;
+    let paths = cs.paths().map(str::to_string).collect();
+    validate::check_overlap(id, &cs.touched_nodes, &paths, &others)?;
+    for c in &cs.changes {
+        if !project.config.in_content_roots(&c.path) {
+            return Err(ProposalError::new(
+                "path_not_allowed",
+                format!("{} is outside the declared [application] content_roots", c.path),
+            )
+            .at_path(&c.path));
+        }
+    }
+
+    // The record and receipt the application commits together with the documents.
+    let changed: Vec<Changed> = cs
+        .changes
+        .iter()
+        .map(|c| Changed {
+            path: c.path.clone(),
+            action: c.action,
+            before_sha256: c.before_sha256.clone(),
+            after_sha256: c.after_sha256.clone(),
+        })
+        .collect();
+    let at = humantime::format_rfc3339_seconds(now).to_string();
+    let receipt = json!({
+        "schema_version": 1,
+        "kind": "docforge.changeset.applied",
+        "changeset_id": id,
+        "changeset_sha256": cs.changeset_sha256,
+        "applier": APPLIER,
+        "applied_by": writer,
+        "proposed_by": cs.writer,
+        "at": at,
+        "base": cs.base,
+        "changed": changed,
+    });
+    let mut record = cs.clone();
+    record.status = Status::Applied;
+    record.updated_at = at.clone();
+    record.events.push(Event {
+        event: "applied".into(),
+        at,
+        writer: writer.into(),
+        reason: None,
+        changeset_sha256: cs.changeset_sha256.clone(),
+    });
+    let (tx, back) = transaction(&store, &cs, &projected, &record, &receipt)?;
+    write(&files, &tx)?;
+    if let Err(e) = verify(&project, &cs) {
+        // Back to the bytes before, the record and receipt included.
+        let rolled = files.commit(docforge_project::APPLICATION_JOURNAL, &back);
+        return Err(match rolled {
+            Ok(()) => e,
+            Err(r) => ProposalError::new(
+                "application_failed",
+                format!("{}; rolling back failed too: {r}", e.message),
+            ),
+        });
+    }
+    drop(_app_lock);
+    drop(_store_lock);
+    let refresh = refresh(workspace);
+    Ok(Applied {
+        changeset_id: id.to_string(),
+        changeset_sha256: cs.changeset_sha256.clone(),
+        status: Status::Applied,
+        receipt_path: store.receipt_path(id, "applied.json"),
+        receipt,
+        changed,
+        refresh,
+    })
+}
+
+/// Every file the application writes — the documents, the changeset record, its receipt —
+/// and the transaction that puts back what it replaced.
+fn transaction(
+    store: &Store<'_>,
+    cs: &Changeset,
+    projected: &projection::Projection,
+    record: &Changeset,
+    receipt: &Value,
+) -> Result<(Vec<TxChange>, Vec<TxChange>), ProposalError> {
+    let mut tx: Vec<TxChange> = cs
+        .changes
+        .iter()
+        .map(|c| TxChange {
+            path: c.path.clone(),
+            after: c.after_bytes(),
+            expect: Some(c.before_sha256.clone()),
+        })
+        .collect();
+    if std::env::var_os(SERIALIZER_FAULT_ENV).is_some() {
+        if let Some(first) = tx.iter_mut().find(|t| t.after.is_some()) {
+            first.after.as_mut().expect("found").push(b'X');
+        }
+    }
+    let mut befores: Vec<Option<Vec<u8>>> =
+        cs.changes.iter().map(|c| projected.files.get(&c.path).and_then(|f| f.before.clone())).collect();
+    let (record_path, record_bytes) = store.record_bytes(record)?;
+    let old_record = store.record_file(&cs.changeset_id)?;
+    tx.push(TxChange {
+        path: record_path,
+        after: Some(record_bytes),
+        expect: Some(Some(sha256_hex(&old_record))),
+    });
+    befores.push(Some(old_record));
+    let mut text = canonical_json(receipt);
+    text.push('\n');
+    tx.push(TxChange {
+        path: store.receipt_path(&cs.changeset_id, "applied.json"),
+        after: Some(text.into_bytes()),
+        expect: Some(None),
+    });
+    befores.push(None);
+    let back = tx
+        .iter()
+        .zip(befores)
+        .map(|(t, before)| TxChange {
+            path: t.path.clone(),
+            expect: Some(t.after.as_deref().map(sha256_hex)),
+            after: before,
+        })
+        .collect();
+    Ok((tx, back))
+}
+
+/// The transaction, or (test hook) the process aborted after N of its durable steps.
+fn write(files: &ProjectWriter, tx: &[TxChange]) -> Result<(), ProposalError> {
+    let abort_at = std::env::var(ABORT_AFTER_STEPS_ENV).ok().and_then(|v| v.parse::<usize>().ok());
+    match abort_at {
+        Some(n) => match files.commit_interrupted(docforge_project::APPLICATION_JOURNAL, tx, n) {
+            Err(TransactionError::Interrupted { .. }) => std::process::abort(),
+            other => other.map_err(tx_err),
+        },
+        None => files.commit(docforge_project::APPLICATION_JOURNAL, tx).map_err(tx_err),
+    }
+}
+
+/// The written documents must be exactly the approved projection.
+fn verify(project: &Project, cs: &Changeset) -> Result<(), ProposalError> {
+    let limit = project.config.limits.max_file_bytes;
+    let mut differing = Vec::new();
+    for c in &cs.changes {
+        let now = match docforge_project::read_source(&project.root, &c.path, limit) {
+            Ok(b) => Some(sha256_hex(&b)),
+            Err(_) if !project.root.join(&c.path).exists() => None,
+            Err(e) => Some(format!("unreadable: {e}")),
+        };
+        if now != c.after_sha256 {
+            differing.push(c.path.clone());
+        }
+    }
+    if differing.is_empty() {
+        return Ok(());
+    }
+    Err(ProposalError::new(
+        "application_verification_failed",
+        format!(
+            "the written files do not reproduce the approved projection: {}; rolled back",
+            differing.join(", ")
+        ),
+    )
+    .detail("differing", differing))
+}
+
+/// Re-sync and publish the index, re-render the views whose inputs changed.
+fn refresh(workspace: &mut Workspace) -> Refresh {
+    let mut r = Refresh {
+        state: "ok",
+        generation: None,
+        views: Vec::new(),
+        problems: Vec::new(),
+        remediation: Vec::new(),
+    };
+    match workspace.ensure_current(true) {
+        Ok(s) => r.generation = Some(s.generation.revision),
+        Err(e) => {
+            r.problems.push(format!("the index could not be refreshed: {e}"));
+            r.remediation.push("docforge_sync (or `docforge index`)".into());
+        }
+    }
+    if r.generation.is_some() {
+        let project = workspace.project().clone();
+        let claims = docforge_render::Claims::recorded(&project, workspace.index());
+        let read = docforge_render::project_reader(&project);
+        for view in &project.config.views {
+            // Only a view rendered before whose inputs changed: a view never rendered (or whose
+            // output is missing or unsafe) is the person's to render, not the applier's.
+            let status = docforge_render::status(&project, view);
+            if status.state != docforge_workspace::ReceiptState::Stale {
+                continue;
+            }
+            let outcome = docforge_render::render_view(&project.id, workspace.index(), view, &read, &claims)
+                .map_err(|e| e.to_string())
+                .and_then(|rendered| {
+                    let generation = workspace.generation().cloned().expect("refreshed");
+                    docforge_render::publish(
+                        &project,
+                        view,
+                        &rendered,
+                        docforge_render::receipt::IndexStamp::of(&generation),
+                        generation.cheap_identity.clone(),
+                    )
+                    .map_err(|e| e.to_string())
+                });
+            match outcome {
+                Ok(_) => r.views.push((view.id.clone(), "rendered".into())),
+                Err(e) => {
+                    r.views.push((view.id.clone(), "failed".into()));
+                    r.problems.push(format!("view {}: {e}", view.id));
+                    r.remediation.push(format!("docforge render --view {}", view.id));
+                }
+            }
+        }
+    }
+    if !r.problems.is_empty() {
+        r.state = "degraded";
+    }
+    r
+}
