@@ -27,6 +27,11 @@ id = "bench-proposals"
 [sources]
 docs = ["docs/**/*.md"]
 go = []
+
+[application]
+applier = "markdown-toml@1"
+writer = "bench-applier"
+content_roots = ["docs"]
 "#;
 
 const DOCUMENTS: usize = 1000;
@@ -58,10 +63,10 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
     };
     let documents = ws.index().nodes_of_kinds(&["document"]).unwrap().len();
     assert!(
-        docs.len() >= 5 * reps,
+        docs.len() >= 10 * reps,
         "the corpus has {} documents with a section; {reps} repetitions need {}",
         docs.len(),
-        5 * reps
+        10 * reps
     );
     let mut register = Vec::new();
     let mut floor = Vec::new();
@@ -100,6 +105,41 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
             .abandon(&cs.changeset_id, "bench")
             .unwrap();
     }
+    // Application: a 5-file changeset (three fields, a section's body, a new document) on
+    // other documents, applied with the index refresh, timed; registering it is not.
+    let mut apply = Vec::new();
+    let mut degraded = 0;
+    let offset = reps * 5;
+    for r in 0..reps {
+        let Some(d) = docs.get(offset + r * 5..offset + r * 5 + 5) else { break };
+        let ops = vec![
+            json!({"op": "node_update", "node_id": d[0].1, "fields": {"status": format!("applied-{r}")}}),
+            json!({"op": "node_update", "node_id": d[1].1, "fields": {"status": format!("applied-{r}")}}),
+            json!({"op": "node_update", "node_id": d[2].1, "fields": {"status": format!("applied-{r}")}}),
+            json!({"op": "node_update", "node_id": d[3].2, "body": format!("Applied in repetition {r}.")}),
+            json!({"op": "node_create", "node_id": format!("bench.applied.{r}"), "path": format!("docs/bench-applied/{r}.md"), "title": format!("Applied {r}")}),
+        ];
+        let ops: Vec<Operation> = ops.into_iter().map(|o| Operation::from_json(o).unwrap()).collect();
+        let g = ws.ensure_current(false).unwrap().generation;
+        let cs = Proposals::of(&ws, &g, Some("bench"), std::time::SystemTime::now())
+            .register("apply", None, ops)
+            .unwrap();
+        if cs.status != docforge_proposals::Status::Ready {
+            continue;
+        }
+        let (w, c, a) = timed(|| {
+            docforge_proposals::apply::apply(
+                &mut ws,
+                "bench-applier",
+                &cs.changeset_id,
+                &cs.changeset_sha256,
+                std::time::SystemTime::now(),
+            )
+            .unwrap()
+        });
+        degraded += usize::from(a.refresh.state != "ok");
+        apply.push((w, c));
+    }
     drop(ws);
     if std::env::var_os("DOCFORGE_BENCH_KEEP").is_none() {
         let _ = std::fs::remove_dir_all(&root);
@@ -124,6 +164,22 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
         if p50 <= 50.0 { "met" } else { "not met" }
     );
     println!("| floor: read and parse the 5 files | {} | | | |", fmt_ms(floor50));
+    let apply_walls: Vec<f64> = apply.iter().map(|x| x.0).collect();
+    let apply_cpu: Vec<f64> = apply.iter().map(|x| x.1).collect();
+    let (apply50, apply_cpu50) =
+        if apply.is_empty() { (f64::NAN, f64::NAN) } else { (median(&apply_walls), median(&apply_cpu)) };
+    let mut sorted = apply_walls.clone();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let apply90 =
+        sorted.get((sorted.len() * 9 / 10).min(sorted.len().saturating_sub(1))).copied().unwrap_or(f64::NAN);
+    println!(
+        "| apply_changeset of 5 files with the index refresh, warm ({} changesets) | {} | {} | {} | ≤ 200 ms p50 ({}) |",
+        apply.len(),
+        fmt_ms(apply50),
+        fmt_ms(apply90),
+        fmt_ms(apply_cpu50),
+        if apply50 <= 200.0 { "met" } else { "not met" }
+    );
     println!("{ready} of {reps} changesets ready; errors found in the others: {errors:?}");
     json!({
         "phase": "proposals",
@@ -134,6 +190,11 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
         "register_cpu_p50_ms": cpu50,
         "floor_p50_ms": floor50,
         "ready": ready,
+        "apply_p50_ms": apply50,
+        "apply_p90_ms": apply90,
+        "apply_cpu_p50_ms": apply_cpu50,
+        "applied": apply.len(),
+        "apply_degraded": degraded,
         "errors": errors,
     })
 }

@@ -109,8 +109,9 @@ pub fn apply(
 ) -> Result<Applied, ProposalError> {
     let project = workspace.project().clone();
     check_declaration(&project, writer)?;
+    // The current base: the watcher's touched files when the binding has one, else a walk.
     let generation = workspace
-        .ensure_current(true)
+        .ensure_current(false)
         .map_err(|e| ProposalError::new("index_unavailable", e.to_string()).remediation("docforge_sync"))?
         .generation;
     let store = Store::new(&project);
@@ -353,7 +354,7 @@ fn refresh(workspace: &mut Workspace) -> Refresh {
         problems: Vec::new(),
         remediation: Vec::new(),
     };
-    match workspace.ensure_current(true) {
+    match workspace.ensure_current(false) {
         Ok(s) => r.generation = Some(s.generation.revision),
         Err(e) => {
             r.problems.push(format!("the index could not be refreshed: {e}"));
