@@ -40,6 +40,9 @@ pub struct Application {
     pub writer: String,
     /// Project-relative directories application may write documents in.
     pub content_roots: Vec<String>,
+    /// The proposal writers whose changesets this applier may apply (default: any).
+    #[serde(default)]
+    pub proposal_writers: Option<Vec<String>>,
 }
 
 /// `[analysis]`: how deep the project's published index goes.

@@ -58,6 +58,10 @@ pub enum TransactionError {
     /// Only from [`ProjectWriter::commit_interrupted`]: the commit stopped as a crash would.
     #[error("interrupted after {steps} steps")]
     Interrupted { steps: usize },
+    /// [`ProjectWriter::commit_verified`]: the placed files did not pass the caller's check;
+    /// every target holds its old bytes again.
+    #[error("{0}; every file was rolled back")]
+    Verification(String),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,7 +136,19 @@ impl ProjectWriter {
     /// `journal` (project-relative). Fails with [`TransactionError::Pending`] while an earlier
     /// journal is there.
     pub fn commit(&self, journal: &str, changes: &[Change]) -> Result<(), TransactionError> {
-        self.commit_steps(journal, changes, usize::MAX)
+        self.commit_steps(journal, changes, usize::MAX, &|| Ok(()))
+    }
+
+    /// [`ProjectWriter::commit`] that runs `verify` once every file is in place, before the
+    /// commit is final: when it fails (or the process dies while it runs) every target is
+    /// rolled back, as for a crash before the last step.
+    pub fn commit_verified(
+        &self,
+        journal: &str,
+        changes: &[Change],
+        verify: &dyn Fn() -> Result<(), String>,
+    ) -> Result<(), TransactionError> {
+        self.commit_steps(journal, changes, usize::MAX, verify)
     }
 
     /// [`ProjectWriter::commit`] that stops after `steps` durable steps (each staged file,
@@ -143,8 +159,9 @@ impl ProjectWriter {
         journal: &str,
         changes: &[Change],
         steps: usize,
+        verify: &dyn Fn() -> Result<(), String>,
     ) -> Result<(), TransactionError> {
-        self.commit_steps(journal, changes, steps)
+        self.commit_steps(journal, changes, steps, verify)
     }
 
     fn read_target(&self, rel: &str) -> Result<Option<Vec<u8>>, WriteError> {
@@ -167,7 +184,13 @@ impl ProjectWriter {
         self.write(rel, &bytes, crate::write::Durability::Durable).map(|_| ())
     }
 
-    fn commit_steps(&self, journal: &str, changes: &[Change], budget: usize) -> Result<(), TransactionError> {
+    fn commit_steps(
+        &self,
+        journal: &str,
+        changes: &[Change],
+        budget: usize,
+        verify: &dyn Fn() -> Result<(), String>,
+    ) -> Result<(), TransactionError> {
         if self.read_target(journal)?.is_some() {
             return Err(TransactionError::Pending { journal: journal.to_string() });
         }
@@ -246,9 +269,20 @@ impl ProjectWriter {
                 }
             }
         }
+        // Every file is in place and the journal still says `committing`: a check that fails
+        // here, like a crash, rolls everything back.
+        step()?;
+        if let Err(why) = verify() {
+            self.recover(journal)?;
+            return Err(TransactionError::Verification(why));
+        }
         j.state = State::Committed;
         step()?;
-        self.write_journal(journal, &j)?;
+        if let Err(e) = self.write_journal(journal, &j) {
+            // Not final without it: undo now rather than leave it to the next process.
+            self.recover(journal)?;
+            return Err(e.into());
+        }
         step()?;
         self.clean_up(journal, &j);
         Ok(())
@@ -324,7 +358,15 @@ impl ProjectWriter {
             State::Staging => Recovery::Discarded,
             State::Committed => Recovery::Completed,
             State::Committing => {
+                // Every entry is judged before anything is written: one that holds neither its
+                // old nor its new bytes stops recovery with nothing changed.
+                let mut back = Vec::new();
                 for e in &j.entries {
+                    if self.needs_roll_back(e)? {
+                        back.push(e);
+                    }
+                }
+                for e in back {
                     self.roll_back(e)?;
                 }
                 Recovery::RolledBack
@@ -334,14 +376,26 @@ impl ProjectWriter {
         Ok(outcome)
     }
 
-    fn roll_back(&self, e: &Entry) -> Result<(), TransactionError> {
+    /// Whether an entry of an interrupted commit was placed (and must go back). One whose
+    /// staged file is still there was never placed: its target is not the commit's, whatever
+    /// it holds now. A placed one must hold its new bytes (or its old ones: already back).
+    fn needs_roll_back(&self, e: &Entry) -> Result<bool, TransactionError> {
+        if let Some(staged) = &e.staged {
+            if self.read_target(staged)?.is_some() {
+                return Ok(false);
+            }
+        }
         let now = self.read_target(&e.target)?.as_deref().map(sha);
         if now == e.before_sha256 {
-            return Ok(());
+            return Ok(false);
         }
         if now != e.after_sha256 {
             return Err(TransactionError::Unrecoverable { path: e.target.clone() });
         }
+        Ok(true)
+    }
+
+    fn roll_back(&self, e: &Entry) -> Result<(), TransactionError> {
         let parts = self.components(&e.target)?;
         let dir = self.parent(&e.target, &parts, true)?;
         let name = parts[parts.len() - 1];

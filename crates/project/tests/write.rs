@@ -234,13 +234,13 @@ fn an_unexpected_target_refuses_the_whole_transaction() {
 fn recovery_after_a_crash_at_any_step_leaves_all_old_or_all_new() {
     let (probe, changes) = project();
     // Steps: journal, backup a, staged a, backup b, staged c, committing, 3 placements,
-    // committed, clean-up.
-    let total = 10;
+    // the caller's verification, committed, clean-up.
+    let total = 11;
     drop(probe);
     for steps in 0..=total {
         let (dir, _) = project();
         let w = ProjectWriter::new(dir.path());
-        let err = w.commit_interrupted(JOURNAL, &changes, steps).unwrap_err();
+        let err = w.commit_interrupted(JOURNAL, &changes, steps, &|| Ok(())).unwrap_err();
         assert!(matches!(err, TransactionError::Interrupted { .. }), "step {steps}: {err:?}");
         // A pending journal blocks the next transaction until it is recovered.
         if steps > 0 {
@@ -253,7 +253,7 @@ fn recovery_after_a_crash_at_any_step_leaves_all_old_or_all_new() {
         let outcome = match steps {
             0 => Recovery::Clean,
             1..=5 => Recovery::Discarded,
-            6..=9 => Recovery::RolledBack,
+            6..=10 => Recovery::RolledBack,
             _ => Recovery::Completed,
         };
         assert_eq!(recovery, outcome, "step {steps}");
@@ -261,8 +261,36 @@ fn recovery_after_a_crash_at_any_step_leaves_all_old_or_all_new() {
     }
     // One more step than the commit has: it completes.
     let (dir, _) = project();
-    ProjectWriter::new(dir.path()).commit_interrupted(JOURNAL, &changes, total + 1).unwrap();
+    ProjectWriter::new(dir.path()).commit_interrupted(JOURNAL, &changes, total + 1, &|| Ok(())).unwrap();
     assert_eq!(documents(dir.path()), new());
+}
+
+/// A verification that fails once every file is placed rolls every file back.
+#[test]
+fn a_failed_verification_rolls_everything_back() {
+    let (dir, changes) = project();
+    let w = ProjectWriter::new(dir.path());
+    let err = w.commit_verified(JOURNAL, &changes, &|| Err("not the approved bytes".into())).unwrap_err();
+    assert_eq!(err.to_string(), "not the approved bytes; every file was rolled back");
+    assert_eq!(documents(dir.path()), old());
+    no_leftovers(dir.path());
+}
+
+/// A target the commit had not placed yet is not the commit's: an edit made to it meanwhile
+/// is kept, and the placed ones go back.
+#[test]
+fn recovery_leaves_a_target_it_never_placed_to_whoever_wrote_it() {
+    let (dir, changes) = project();
+    let w = ProjectWriter::new(dir.path());
+    w.commit_interrupted(JOURNAL, &changes, 7, &|| Ok(())).unwrap_err(); // a.md placed
+    let second = changes.iter().find(|c| c.path != "docs/a.md" && c.after.is_some()).unwrap();
+    fs::write(dir.path().join(&second.path), "edited by hand").unwrap();
+    assert_eq!(w.recover(JOURNAL).unwrap(), Recovery::RolledBack);
+    let mut expected = old();
+    expected.push((second.path.clone(), "edited by hand".into()));
+    expected.sort();
+    assert_eq!(documents(dir.path()), expected);
+    no_leftovers(dir.path());
 }
 
 /// Recovery never overwrites bytes it did not write: a target edited after the crash stops it
@@ -271,7 +299,7 @@ fn recovery_after_a_crash_at_any_step_leaves_all_old_or_all_new() {
 fn recovery_never_overwrites_a_file_edited_after_the_crash() {
     let (dir, changes) = project();
     let w = ProjectWriter::new(dir.path());
-    w.commit_interrupted(JOURNAL, &changes, 7).unwrap_err(); // a.md placed
+    w.commit_interrupted(JOURNAL, &changes, 7, &|| Ok(())).unwrap_err(); // a.md placed
     fs::write(dir.path().join("docs/a.md"), "edited by hand").unwrap();
     let err = w.recover(JOURNAL).unwrap_err();
     assert!(matches!(err, TransactionError::Unrecoverable { .. }), "{err:?}");

@@ -109,11 +109,6 @@ pub fn apply(
 ) -> Result<Applied, ProposalError> {
     let project = workspace.project().clone();
     check_declaration(&project, writer)?;
-    // The current base: the watcher's touched files when the binding has one, else a walk.
-    let generation = workspace
-        .ensure_current(false)
-        .map_err(|e| ProposalError::new("index_unavailable", e.to_string()).remediation("docforge_sync"))?
-        .generation;
     let store = Store::new(&project);
     let _store_lock = store.lock()?;
     let files = ProjectWriter::new(&project.root);
@@ -124,6 +119,11 @@ pub fn apply(
     files.recover(docforge_project::APPLICATION_JOURNAL).map_err(|e| {
         ProposalError::new("application_failed", format!("a pending application cannot be recovered: {e}"))
     })?;
+    // The current base, inside both locks: what another application wrote is in it.
+    let generation = workspace
+        .ensure_current(false)
+        .map_err(|e| ProposalError::new("index_unavailable", e.to_string()).remediation("docforge_sync"))?
+        .generation;
     let p = Proposals::of(workspace, &generation, None, now);
     let cs = store.load(id)?;
     match cs.status {
@@ -175,6 +175,18 @@ pub fn apply(
         .detail("changeset_id", id));
     }
     let issues = validate::validate(&graph, &projected)?;
+    if let Some(allowed) = project.config.application.as_ref().and_then(|a| a.proposal_writers.as_ref()) {
+        if !allowed.contains(&cs.writer) {
+            return Err(ProposalError::new(
+                "proposal_writer_not_allowed",
+                format!(
+                    "changeset {id} was proposed by {:?}, whom [application] proposal_writers does not list",
+                    cs.writer
+                ),
+            )
+            .detail("proposal_writer", cs.writer.as_str()));
+        }
+    }
     if let Some(e) = issues.iter().find(|i| i.severity == Severity::Error) {
         return Err(ProposalError::new("validation_failed", format!("{}: {}", e.code, e.message))
             .detail("issues", serde_json::to_value(&issues).unwrap_or_default()));
@@ -226,19 +238,8 @@ pub fn apply(
         reason: None,
         changeset_sha256: cs.changeset_sha256.clone(),
     });
-    let (tx, back) = transaction(&store, &cs, &projected, &record, &receipt)?;
-    write(&files, &tx)?;
-    if let Err(e) = verify(&project, &cs) {
-        // Back to the bytes before, the record and receipt included.
-        let rolled = files.commit(docforge_project::APPLICATION_JOURNAL, &back);
-        return Err(match rolled {
-            Ok(()) => e,
-            Err(r) => ProposalError::new(
-                "application_failed",
-                format!("{}; rolling back failed too: {r}", e.message),
-            ),
-        });
-    }
+    let tx = transaction(&store, &cs, &record, &receipt)?;
+    write(&project, &files, &cs, &tx)?;
     drop(_app_lock);
     drop(_store_lock);
     let refresh = refresh(workspace);
@@ -253,15 +254,13 @@ pub fn apply(
     })
 }
 
-/// Every file the application writes — the documents, the changeset record, its receipt —
-/// and the transaction that puts back what it replaced.
+/// Every file the application writes: the documents, the changeset record, its receipt.
 fn transaction(
     store: &Store<'_>,
     cs: &Changeset,
-    projected: &projection::Projection,
     record: &Changeset,
     receipt: &Value,
-) -> Result<(Vec<TxChange>, Vec<TxChange>), ProposalError> {
+) -> Result<Vec<TxChange>, ProposalError> {
     let mut tx: Vec<TxChange> = cs
         .changes
         .iter()
@@ -276,8 +275,6 @@ fn transaction(
             first.after.as_mut().expect("found").push(b'X');
         }
     }
-    let mut befores: Vec<Option<Vec<u8>>> =
-        cs.changes.iter().map(|c| projected.files.get(&c.path).and_then(|f| f.before.clone())).collect();
     let (record_path, record_bytes) = store.record_bytes(record)?;
     let old_record = store.record_file(&cs.changeset_id)?;
     tx.push(TxChange {
@@ -285,7 +282,6 @@ fn transaction(
         after: Some(record_bytes),
         expect: Some(Some(sha256_hex(&old_record))),
     });
-    befores.push(Some(old_record));
     let mut text = canonical_json(receipt);
     text.push('\n');
     tx.push(TxChange {
@@ -293,56 +289,91 @@ fn transaction(
         after: Some(text.into_bytes()),
         expect: Some(None),
     });
-    befores.push(None);
-    let back = tx
-        .iter()
-        .zip(befores)
-        .map(|(t, before)| TxChange {
-            path: t.path.clone(),
-            expect: Some(t.after.as_deref().map(sha256_hex)),
-            after: before,
-        })
-        .collect();
-    Ok((tx, back))
+    Ok(tx)
 }
 
-/// The transaction, or (test hook) the process aborted after N of its durable steps.
-fn write(files: &ProjectWriter, tx: &[TxChange]) -> Result<(), ProposalError> {
-    let abort_at = std::env::var(ABORT_AFTER_STEPS_ENV).ok().and_then(|v| v.parse::<usize>().ok());
-    match abort_at {
-        Some(n) => match files.commit_interrupted(docforge_project::APPLICATION_JOURNAL, tx, n) {
-            Err(TransactionError::Interrupted { .. }) => std::process::abort(),
-            other => other.map_err(tx_err),
-        },
-        None => files.commit(docforge_project::APPLICATION_JOURNAL, tx).map_err(tx_err),
-    }
-}
-
-/// The written documents must be exactly the approved projection.
-fn verify(project: &Project, cs: &Changeset) -> Result<(), ProposalError> {
-    let limit = project.config.limits.max_file_bytes;
-    let mut differing = Vec::new();
-    for c in &cs.changes {
-        let now = match docforge_project::read_source(&project.root, &c.path, limit) {
-            Ok(b) => Some(sha256_hex(&b)),
-            Err(_) if !project.root.join(&c.path).exists() => None,
-            Err(e) => Some(format!("unreadable: {e}")),
+/// The transaction, verified before it is final (a failed verification or a crash before
+/// the end rolls every file back), or (test hook) the process aborted after N durable steps.
+fn write(
+    project: &Project,
+    files: &ProjectWriter,
+    cs: &Changeset,
+    tx: &[TxChange],
+) -> Result<(), ProposalError> {
+    let differing = std::cell::RefCell::new(Vec::new());
+    let check = || {
+        let d = differing_files(project, cs);
+        let out = if d.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("the written files do not reproduce the approved projection: {}", d.join(", ")))
         };
-        if now != c.after_sha256 {
-            differing.push(c.path.clone());
+        *differing.borrow_mut() = d;
+        out
+    };
+    let abort_at = std::env::var(ABORT_AFTER_STEPS_ENV).ok().and_then(|v| v.parse::<usize>().ok());
+    let done = match abort_at {
+        Some(n) => match files.commit_interrupted(docforge_project::APPLICATION_JOURNAL, tx, n, &check) {
+            Err(TransactionError::Interrupted { .. }) => std::process::abort(),
+            other => other,
+        },
+        None => files.commit_verified(docforge_project::APPLICATION_JOURNAL, tx, &check),
+    };
+    done.map_err(|e| match e {
+        TransactionError::Verification(why) => {
+            let differing = differing.take();
+            let nodes = differing_nodes(project, cs, &differing);
+            ProposalError::new("application_verification_failed", why + "; every file was rolled back")
+                .detail("differing_files", differing)
+                .detail("differing_nodes", nodes)
         }
+        TransactionError::Changed { path, .. } => ProposalError::new(
+            "changeset_stale",
+            format!("{path} changed while the application was writing; every file was rolled back"),
+        )
+        .at_path(&path),
+        e => tx_err(e),
+    })
+}
+
+/// The largest document read back for verification (a change may legitimately grow a file
+/// past the size the analysis reads).
+const MAX_VERIFIED_BYTES: u64 = 1 << 30;
+
+fn read_now(project: &Project, path: &str) -> Option<Vec<u8>> {
+    docforge_project::read_source(&project.root, path, MAX_VERIFIED_BYTES).ok()
+}
+
+/// The changed files that do not hold exactly the approved bytes.
+fn differing_files(project: &Project, cs: &Changeset) -> Vec<String> {
+    cs.changes
+        .iter()
+        .filter(|c| read_now(project, &c.path).as_deref().map(sha256_hex) != c.after_sha256)
+        .map(|c| c.path.clone())
+        .collect()
+}
+
+/// The nodes whose content differs between the approved projection and what `paths` hold now.
+fn differing_nodes(project: &Project, cs: &Changeset, paths: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in cs.changes.iter().filter(|c| paths.contains(&c.path)) {
+        let want = c
+            .after_bytes()
+            .map(|b| crate::graph::node_hashes(&crate::graph::parse(&c.path, &b)))
+            .unwrap_or_default();
+        let have = read_now(project, &c.path)
+            .map(|b| crate::graph::node_hashes(&crate::graph::parse(&c.path, &b)))
+            .unwrap_or_default();
+        for (id, h) in &want {
+            if have.get(id) != Some(h) {
+                out.push(id.clone());
+            }
+        }
+        out.extend(have.keys().filter(|id| !want.contains_key(*id)).cloned());
     }
-    if differing.is_empty() {
-        return Ok(());
-    }
-    Err(ProposalError::new(
-        "application_verification_failed",
-        format!(
-            "the written files do not reproduce the approved projection: {}; rolled back",
-            differing.join(", ")
-        ),
-    )
-    .detail("differing", differing))
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Re-sync and publish the index, re-render the views whose inputs changed.

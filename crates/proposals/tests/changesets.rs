@@ -743,6 +743,12 @@ fn application_refuses_what_it_cannot_vouch_for() {
     let e = apply(&mut u, "docs-applier", &cs.changeset_id, &cs.changeset_sha256).unwrap_err();
     assert_eq!(e.code, "changeset_stale");
     assert!(u.read("docs/arch/service.md").ends_with("Edited meanwhile.\n"));
+    // A proposal writer the declaration does not list.
+    let mut v = shop();
+    with_application(&mut v, &format!("{APPLICATION}proposal_writers = [\"reviewed-agent\"]\n"));
+    let cs = v.register(vec![json!({"op": "node_update", "node_id": "glossary", "title": "Terms"})]).unwrap();
+    let e = apply(&mut v, "docs-applier", &cs.changeset_id, &cs.changeset_sha256).unwrap_err();
+    assert_eq!(e.code, "proposal_writer_not_allowed", "{e}");
     // A draft.
     let cs = u.register(vec![json!({"op": "node_delete", "node_id": "decision.pointer-receivers"})]).unwrap();
     assert_eq!(cs.status, Status::Draft);

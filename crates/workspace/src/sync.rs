@@ -226,6 +226,10 @@ impl Workspace {
         if binding_stamp(&self.project.root) != self.stamp {
             return Err(WorkspaceError::BindingChanged);
         }
+        // An application another process left unfinished (it was killed) is finished or
+        // undone first; a live one is waited for (the recovery takes its lock).
+        docforge_project::recover_application(&self.project.root)
+            .map_err(|e| WorkspaceError::Recovery(e.to_string()))?;
         let mut stats = SyncStats::default();
         let index_id = file_identity(self.index_path());
         // Another process may have published into the same file: then our generation is
