@@ -130,6 +130,7 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
         let (w, c, a) = timed(|| {
             docforge_proposals::apply::apply(
                 &mut ws,
+                &docforge_proposals::apply::MarkdownToml,
                 "bench-applier",
                 &cs.changeset_id,
                 &cs.changeset_sha256,

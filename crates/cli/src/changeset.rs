@@ -81,6 +81,7 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
     if let ChangesetCommand::Apply { id, sha256, applier } = command {
         let a = docforge_proposals::apply::apply(
             &mut workspace,
+            &docforge_proposals::apply::MarkdownToml,
             applier,
             id,
             sha256,

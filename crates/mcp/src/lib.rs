@@ -6,12 +6,14 @@
 //! this crate; the engine speaks plain Rust data.
 
 mod cursor;
+mod integrations;
 mod policy;
 mod reply;
 mod server;
 pub mod tools;
 
 pub use docforge_workspace::{Generation, Staleness, Workspace};
+pub use integrations::{ContextLimits, ContextProvider, Integrations};
 pub use policy::{check_application, check_startup, CapabilityMode, Options, StartupError};
 pub use reply::ToolError;
 
@@ -27,6 +29,8 @@ pub struct Server {
     /// The binding's synchronisation progress (shared, so it can be read while it works).
     pub progress: std::sync::Arc<docforge_workspace::SyncProgress>,
     pub engine: Mutex<Workspace>,
+    /// What the program embedding the server supplied (applier, context provider).
+    pub integrations: Integrations,
     /// The last `canonical_json_chunk` payload built (changeset hash, payload, its SHA-256):
     /// the pages of one oversized diff are cut from it instead of rebuilding it per page.
     pub chunk_payload: Mutex<Option<(String, std::sync::Arc<String>, String)>>,
@@ -35,11 +39,20 @@ pub struct Server {
 impl Server {
     /// Validate the options and bind the project. Opens no socket and writes nothing.
     /// `precise` is `--precise`: refused when the project declares `ast`.
-    pub fn bind(mut opts: Options, precise: bool) -> Result<Server, StartupError> {
+    pub fn bind(opts: Options, precise: bool) -> Result<Server, StartupError> {
+        Server::bind_with(opts, precise, Integrations::default())
+    }
+
+    /// [`Server::bind`] with a project integration's applier and context provider.
+    pub fn bind_with(
+        mut opts: Options,
+        precise: bool,
+        integrations: Integrations,
+    ) -> Result<Server, StartupError> {
         check_startup(&opts)?;
         let project = docforge_project::Project::load(&opts.project_root)
             .map_err(|e| StartupError { code: "project_unavailable", message: e.to_string() })?;
-        check_application(&mut opts, &project)?;
+        check_application(&mut opts, &project, integrations.applier().name())?;
         let options = docforge_workspace::Options {
             no_ast: opts.no_ast,
             require_precise: precise,
@@ -58,6 +71,7 @@ impl Server {
             max_response_bytes: limits.max_response_bytes,
             engine: Mutex::new(workspace),
             chunk_payload: Mutex::new(None),
+            integrations,
             opts,
         })
     }
@@ -65,7 +79,13 @@ impl Server {
 
 /// Serve MCP on stdin/stdout until the client closes the stream.
 pub fn run(opts: Options, precise: bool) -> Result<(), String> {
-    let server = Server::bind(opts, precise).map_err(|e| e.to_string())?;
+    run_with(opts, precise, Integrations::default())
+}
+
+/// [`run`] for a program that embeds the server with its own applier and context provider
+/// (see `examples/embed.rs`).
+pub fn run_with(opts: Options, precise: bool, integrations: Integrations) -> Result<(), String> {
+    let server = Server::bind_with(opts, precise, integrations).map_err(|e| e.to_string())?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

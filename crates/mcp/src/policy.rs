@@ -126,9 +126,10 @@ pub fn check_startup(opts: &Options) -> Result<(), StartupError> {
 pub fn check_application(
     opts: &mut Options,
     project: &docforge_project::Project,
+    applier_name: &str,
 ) -> Result<(), StartupError> {
     let Some(applier) = opts.canonical_applier.clone() else { return Ok(()) };
-    match docforge_proposals::apply::check_declaration(project, &applier) {
+    match docforge_proposals::apply::check_declaration(project, &applier, applier_name) {
         Ok(()) => {
             opts.application_bound = true;
             Ok(())
@@ -183,7 +184,7 @@ pub fn adapter_policy(opts: &Options) -> Value {
 }
 
 /// What is actually registered and bound.
-pub fn capabilities(opts: &Options, tools: &[&str]) -> Value {
+pub fn capabilities(opts: &Options, tools: &[&str], applier: &str) -> Value {
     let proposal_access = match (&opts.proposal_writer, opts.proposal_surface()) {
         (Some(w), true) => json!({ "enabled": true, "writer": w, "reason": Value::Null }),
         (None, true) => json!({
@@ -205,7 +206,7 @@ pub fn capabilities(opts: &Options, tools: &[&str]) -> Value {
         "application_access": {
             "enabled": opts.application_bound,
             "applier": opts.canonical_applier,
-            "serializer": opts.application_bound.then_some(docforge_proposals::apply::APPLIER),
+            "serializer": opts.application_bound.then_some(applier),
             "reason": if opts.application_bound {
                 None
             } else {

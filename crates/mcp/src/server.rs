@@ -142,7 +142,10 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     let mut diag = Diagnostics::default();
     let mut engine = server.engine.lock().unwrap_or_else(|p| p.into_inner());
     let identity = Instant::now();
-    let synced = if spec.syncs {
+    // A custom context provider: task context answers without synchronising.
+    let syncs =
+        spec.syncs && !(spec.name == "docforge_get_task_context" && server.integrations.context.is_some());
+    let synced = if syncs {
         engine.ensure_current(spec.name == "docforge_sync").map_err(ToolError::from)
     } else {
         // A status tool reads no index generation: it states its own envelope fields.
@@ -173,7 +176,7 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
             body.insert("graph_digest".into(), json!(generation.graph_digest));
             body.insert("precision".into(), json!(generation.precision));
             body.insert("staleness".into(), json!(staleness.as_str()));
-            if !spec.syncs {
+            if !syncs {
                 for k in ["revision", "source_hash", "graph_digest"] {
                     body.insert(k.into(), Value::Null);
                 }

@@ -14,7 +14,7 @@
 //! index, the rendered views) is refreshed last: a failure there is a successful application
 //! with a `degraded` refresh report.
 
-use crate::model::{canonical_json, Action, Changeset, Event, Severity, Status};
+use crate::model::{canonical_json, Action, Change, Changeset, Event, Severity, Status};
 use crate::{projection, sha256_hex, validate, ProposalError, Proposals, Store};
 use docforge_project::{Change as TxChange, Project, ProjectWriter, TransactionError};
 use docforge_workspace::Workspace;
@@ -26,15 +26,58 @@ use std::time::SystemTime;
 pub const APPLIER: &str = "markdown-toml@1";
 
 /// Test hooks (environment variables, read only by this module): abort the process after
-/// N durable steps of the write sequence, or write one byte more than projected into the
-/// first changed document (a serializer fault verification must catch).
+/// N durable steps of the write sequence, or make `markdown-toml@1` write one byte more than
+/// projected into every document (a serializer fault verification must catch).
 pub const ABORT_AFTER_STEPS_ENV: &str = "DOCFORGE_TEST_APPLY_ABORT_AFTER_STEPS";
 pub const SERIALIZER_FAULT_ENV: &str = "DOCFORGE_TEST_APPLY_SERIALIZER_FAULT";
 
+/// A canonical applier: the part of application a project integration may supply. The gate
+/// around it — the locks, every re-check, the journaled all-or-nothing transaction (which
+/// also records the `applied` state), recovery after a crash, the rollback when verification
+/// fails, the refresh — is not the applier's to change.
+pub trait CanonicalApplier: Send + Sync {
+    /// The name `[application] applier` must declare.
+    fn name(&self) -> &str;
+    /// Refuse a reviewed changeset this applier will not write, beyond the gate's checks
+    /// (default: none).
+    fn validate(&self, _project: &Project, _changeset: &Changeset) -> Result<(), ProposalError> {
+        Ok(())
+    }
+    /// The bytes to write for one change (`None`: remove the file). Default: exactly the
+    /// projected bytes.
+    fn serialize(&self, change: &Change) -> Option<Vec<u8>> {
+        change.after_bytes()
+    }
+    /// The changed paths whose files, as written, do not reproduce the approved projection
+    /// (default: every file must hold exactly the projected bytes).
+    fn verify(&self, project: &Project, changeset: &Changeset) -> Vec<String> {
+        differing_files(project, changeset)
+    }
+}
+
+/// The built-in applier, `markdown-toml@1`: the projected bytes, byte for byte.
+pub struct MarkdownToml;
+
+impl CanonicalApplier for MarkdownToml {
+    fn name(&self) -> &str {
+        APPLIER
+    }
+    fn serialize(&self, change: &Change) -> Option<Vec<u8>> {
+        let mut bytes = change.after_bytes();
+        // Test hook: a serializer that writes one byte more than projected.
+        if std::env::var_os(SERIALIZER_FAULT_ENV).is_some() {
+            if let Some(b) = bytes.as_mut() {
+                b.push(b'X');
+            }
+        }
+        bytes
+    }
+}
+
 /// Check the project's `[application]` declaration against the applier a process was started
-/// as: `canonical_applier_required` when there is none, `applier_mismatch` when it names
-/// another applier or writer.
-pub fn check_declaration(project: &Project, writer: &str) -> Result<(), ProposalError> {
+/// as (`writer`, and the applier's name): `canonical_applier_required` when there is none,
+/// `applier_mismatch` when it names another applier or writer.
+pub fn check_declaration(project: &Project, writer: &str, applier: &str) -> Result<(), ProposalError> {
     let Some(a) = &project.config.application else {
         return Err(ProposalError::new(
             "canonical_applier_required",
@@ -42,10 +85,10 @@ pub fn check_declaration(project: &Project, writer: &str) -> Result<(), Proposal
         )
         .remediation("declare [application] applier = \"markdown-toml@1\", writer and content_roots"));
     };
-    if a.applier != APPLIER {
+    if a.applier != applier {
         return Err(ProposalError::new(
             "applier_mismatch",
-            format!("[application] applier = {:?}: the only built-in applier is {APPLIER:?}", a.applier),
+            format!("[application] applier = {:?}, but this process applies with {applier:?}", a.applier),
         ));
     }
     if a.writer != writer {
@@ -102,13 +145,14 @@ fn tx_err(e: TransactionError) -> ProposalError {
 /// Apply the changeset `id`, whose hash must be `sha256`, as the applier `writer`.
 pub fn apply(
     workspace: &mut Workspace,
+    applier: &dyn CanonicalApplier,
     writer: &str,
     id: &str,
     sha256: &str,
     now: SystemTime,
 ) -> Result<Applied, ProposalError> {
     let project = workspace.project().clone();
-    check_declaration(&project, writer)?;
+    check_declaration(&project, writer, applier.name())?;
     let store = Store::new(&project);
     let _store_lock = store.lock()?;
     let files = ProjectWriter::new(&project.root);
@@ -238,8 +282,9 @@ pub fn apply(
         reason: None,
         changeset_sha256: cs.changeset_sha256.clone(),
     });
-    let tx = transaction(&store, &cs, &record, &receipt)?;
-    write(&project, &files, &cs, &tx)?;
+    applier.validate(&project, &cs)?;
+    let tx = transaction(applier, &store, &cs, &record, &receipt)?;
+    write(applier, &project, &files, &cs, &tx)?;
     drop(_app_lock);
     drop(_store_lock);
     let refresh = refresh(workspace);
@@ -256,6 +301,7 @@ pub fn apply(
 
 /// Every file the application writes: the documents, the changeset record, its receipt.
 fn transaction(
+    applier: &dyn CanonicalApplier,
     store: &Store<'_>,
     cs: &Changeset,
     record: &Changeset,
@@ -266,15 +312,10 @@ fn transaction(
         .iter()
         .map(|c| TxChange {
             path: c.path.clone(),
-            after: c.after_bytes(),
+            after: applier.serialize(c),
             expect: Some(c.before_sha256.clone()),
         })
         .collect();
-    if std::env::var_os(SERIALIZER_FAULT_ENV).is_some() {
-        if let Some(first) = tx.iter_mut().find(|t| t.after.is_some()) {
-            first.after.as_mut().expect("found").push(b'X');
-        }
-    }
     let (record_path, record_bytes) = store.record_bytes(record)?;
     let old_record = store.record_file(&cs.changeset_id)?;
     tx.push(TxChange {
@@ -295,6 +336,7 @@ fn transaction(
 /// The transaction, verified before it is final (a failed verification or a crash before
 /// the end rolls every file back), or (test hook) the process aborted after N durable steps.
 fn write(
+    applier: &dyn CanonicalApplier,
     project: &Project,
     files: &ProjectWriter,
     cs: &Changeset,
@@ -302,7 +344,7 @@ fn write(
 ) -> Result<(), ProposalError> {
     let differing = std::cell::RefCell::new(Vec::new());
     let check = || {
-        let d = differing_files(project, cs);
+        let d = applier.verify(project, cs);
         let out = if d.is_empty() {
             Ok(())
         } else {
@@ -345,7 +387,7 @@ fn read_now(project: &Project, path: &str) -> Option<Vec<u8>> {
 }
 
 /// The changed files that do not hold exactly the approved bytes.
-fn differing_files(project: &Project, cs: &Changeset) -> Vec<String> {
+pub fn differing_files(project: &Project, cs: &Changeset) -> Vec<String> {
     cs.changes
         .iter()
         .filter(|c| read_now(project, &c.path).as_deref().map(sha256_hex) != c.after_sha256)

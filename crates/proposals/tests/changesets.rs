@@ -655,7 +655,14 @@ fn apply(
     id: &str,
     sha: &str,
 ) -> Result<docforge_proposals::apply::Applied, ProposalError> {
-    docforge_proposals::apply::apply(&mut s.ws, writer, id, sha, SystemTime::now())
+    docforge_proposals::apply::apply(
+        &mut s.ws,
+        &docforge_proposals::apply::MarkdownToml,
+        writer,
+        id,
+        sha,
+        SystemTime::now(),
+    )
 }
 
 #[test]

@@ -68,6 +68,7 @@ pub fn apply_changeset(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError
     }
     let applied = docforge_proposals::apply::apply(
         call.engine,
+        call.server.integrations.applier(),
         &applier,
         &a.changeset_id,
         &a.changeset_sha256,

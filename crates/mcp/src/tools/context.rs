@@ -75,6 +75,28 @@ pub fn get_context(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let focus = index.node_only(&a.node_id).map_err(index_err)?.ok_or_else(|| {
         ToolError::new("node_not_found", format!("no node has the exact ID `{}`", a.node_id))
     })?;
+    // A project integration's provider selects the stream itself; it is paginated below.
+    if let Some(provider) = call.server.integrations.context.clone() {
+        let limits = crate::ContextLimits { max_results: cap, edge_budget: super::graph::EDGE_BUDGET };
+        let stream = provider.context(&focus, &limits, index).map_err(|e| {
+            ToolError::new("context_provider_failed", format!("the project's context provider failed: {e}"))
+        })?;
+        for (i, item) in stream.iter().enumerate() {
+            let ok = match item.get("type").and_then(Value::as_str) {
+                Some("entry") => item.get("id").is_some_and(Value::is_string),
+                Some("omission") => item.get("reason").is_some_and(Value::is_string),
+                _ => false,
+            };
+            if !ok {
+                return Err(ToolError::new(
+                    "context_provider_failed",
+                    format!("the project's context provider gave item {i} that is neither an entry with an `id` nor an omission with a `reason`"),
+                ));
+            }
+        }
+        let entries = stream.iter().filter(|i| i["type"] == "entry").count();
+        return page_of(call, &a, stream, entries, clamped, page_size);
+    }
     // Selection: the focus, then neighbours (outgoing, then incoming) up to the cap.
     let mut entries = vec![entry(&focus, None)];
     let mut omissions = Vec::new();
@@ -103,6 +125,18 @@ pub fn get_context(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     call.diag.count("rows_read", (entries.len() + omissions.len()) as u64);
     let total_entries = entries.len();
     let stream: Vec<Value> = entries.into_iter().chain(omissions).collect();
+    page_of(call, &a, stream, total_entries, clamped, page_size)
+}
+
+/// One page of a context stream (the server's or a provider's), with its cursor.
+fn page_of(
+    call: &mut Call<'_>,
+    a: &ContextArgs,
+    stream: Vec<Value>,
+    total_entries: usize,
+    clamped: bool,
+    page_size: usize,
+) -> Result<Value, ToolError> {
     let collection = hash_json(&Value::Array(
         stream.iter().map(|i| json!([i["id"], i.get("content_hash"), i["reason"]])).collect(),
     ));

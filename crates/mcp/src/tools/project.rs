@@ -19,7 +19,11 @@ fn policy(call: &Call<'_>) -> Value {
 }
 
 fn caps(call: &Call<'_>) -> Value {
-    capabilities(&call.server.opts, &super::names(&call.server.opts))
+    capabilities(
+        &call.server.opts,
+        &super::names(&call.server.opts),
+        call.server.integrations.applier().name(),
+    )
 }
 
 /// What the generation recorded about itself (one small read; no table scans).

@@ -88,6 +88,13 @@ struct Built {
 }
 
 pub fn get_task_context(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
+    if call.server.integrations.context.is_some() {
+        return Err(ToolError::new(
+            "task_context_unavailable",
+            "this server's project integration supplies its own context provider: task context is not derived here",
+        )
+        .remediation("use docforge_get_context on the node"));
+    }
     let a: TaskArgs = args(a)?;
     if a.description.trim().is_empty() || a.description.chars().count() > MAX_QUERY_CHARS {
         return Err(ToolError::invalid(format!("description must have 1..{MAX_QUERY_CHARS} characters")));
