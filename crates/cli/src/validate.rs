@@ -1,6 +1,7 @@
 //! `docforge validate`: every `[[claims]]` entry of the project's documents through the same
 //! evaluator as `gograph validate`, against a fresh in-memory snapshot of the sources (no
-//! prior `gograph build` needed; nothing is written). The snapshot is fingerprinted when it
+//! prior `gograph build` needed; nothing is written, but for finishing or undoing a canonical
+//! application a killed process left). The snapshot is fingerprinted when it
 //! is built and the sources are checked again before and after evaluation, so a change
 //! during the run yields `cannot_evaluate`/`graph_stale`, never a mixed result. With
 //! `--staged`, the project is the Git index's content ([`crate::staged`]).
@@ -22,6 +23,12 @@ pub fn validate(root: &Path, json: bool, staged: bool) -> u8 {
 }
 
 fn run(root: &Path, json: bool, staged: bool) -> Result<u8, String> {
+    // Never a half-applied tree: a canonical application a killed process left is finished or
+    // undone first (the only write this command can make, and only then).
+    if !staged {
+        docforge_project::recover_application(root)
+            .map_err(|e| format!("a pending canonical application cannot be recovered: {e}"))?;
+    }
     let version = env!("DOCFORGE_BUILD_ID");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let ProjectValidation { claims, results, warnings, go_sources } = if staged {

@@ -219,7 +219,15 @@ fn a_crash_at_any_step_of_the_write_leaves_every_old_file_or_every_new_one() {
             "step {n}: the process aborted: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        // The next process recovers before anything else.
+        // The next process recovers before anything else: `docforge validate` every other
+        // step, `docforge changeset show` otherwise.
+        if n % 2 == 1 {
+            let _ = run(root, &["validate"]);
+            assert!(
+                !root.join(docforge_project::APPLICATION_JOURNAL).exists(),
+                "step {n}: validate recovered"
+            );
+        }
         let show = json(&run(root, &["changeset", "show", &id, "--json"]));
         let state = all_new_or_old(root, &files, &old);
         assert!(state.is_some(), "step {n}: a mix of old and new documents");
