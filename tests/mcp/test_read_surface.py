@@ -3,6 +3,8 @@ mutated copies. Each test states one rule of the contract."""
 
 import base64
 import json
+
+import pytest
 import shutil
 import os
 import time
@@ -232,7 +234,7 @@ def test_get_context_pages_with_omission_evidence_and_the_size_limit(shop):
                 assert pages < 50
             assert len(seen) == page["total"]
             first = seen[0]
-            assert first["type"] == "omission" and first["reason"] == "response size limit", first
+            assert first["type"] == "omission" and first["reason"] == "response_limit", first
             assert first["id"] == "big" and len(first["item_hash"]) == 64, "hash-identified"
             kinds = [i["type"] for i in seen]
             assert "entry" in kinds
@@ -384,6 +386,10 @@ def test_adapter_change_requires_a_restart(shop):
             err, c, _ = await call(s, "docforge_search", {"query": "x"})
             assert err and c["error"]["code"] == "adapter_restart_required"
             assert c["error"]["remediation"] == "restart_project_server"
+            # Even this answer states what it read (nothing) and how current it is.
+            for key in ENVELOPE:
+                assert key in c, key
+            assert c["revision"] is None and c["source_hash"] is None and c["staleness"] == "unknown"
     run(go())
 
 
@@ -566,4 +572,28 @@ def test_filter_pages_cover_the_collection_once_in_order(shop):
             assert ids == [i["id"] for i in whole["result"]["items"]] and len(ids) > 2
             err, c, _ = await call(s, "docforge_filter_nodes", {"kind": "type", "limit": 2, "cursor": c["result"]["next_cursor"] or "x"})
             assert err and c["error"]["code"] == "invalid_cursor"
+    run(go())
+
+
+def test_every_limit_argument_says_its_minimum_and_unregistered_contract_tools_answer_why(shop):
+    async def go():
+        async with session(shop) as s:
+            for t in (await s.list_tools()).tools:
+                limit = t.inputSchema.get("properties", {}).get("limit")
+                if limit is not None:
+                    assert limit.get("minimum") == 1, (t.name, limit)
+            # A tool of the contract this server does not register: a structured refusal.
+            err, c, _ = await call(s, "docforge_visualize", {})
+            assert err and c["error"]["code"] == "tool_not_registered", c
+            assert "graph browser" in c["error"]["message"]
+            for key in ENVELOPE:
+                assert key in c, key
+            err, c, _ = await call(s, "docforge_apply_changeset", {"changeset_id": "x", "changeset_sha256": "y"})
+            assert err and c["error"]["code"] == "tool_not_registered" and "--canonical-applier" in c["error"]["message"]
+            # Any other name stays a protocol error.
+            with pytest.raises(Exception):
+                await s.call_tool("docforge_no_such_tool", {})
+        async with session(shop, "--capability-mode", "read") as s:
+            err, c, _ = await call(s, "docforge_register_changes", {"title": "t", "operations": []})
+            assert err and c["error"]["code"] == "tool_not_registered" and "read" in c["error"]["message"]
     run(go())

@@ -105,6 +105,11 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some(spec) = tools::find(&self.server.opts, &request.name) else {
+            // A tool of the contract this process does not register: a structured refusal
+            // saying why; any other name is a protocol error.
+            if let Some(why) = tools::not_registered_reason(&self.server.opts, &request.name) {
+                return Ok(CallToolResponse::Complete(not_registered(&self.server, &request.name, &why)));
+            }
             return Err(McpError::invalid_params(format!("unknown tool `{}`", request.name), None));
         };
         let server = self.server.clone();
@@ -160,7 +165,15 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     body.insert("project".into(), json!({ "id": server.project_id, "root": server.root }));
     body.insert("adapter_version".into(), json!(ENGINE_VERSION));
     let outcome = match synced {
-        Err(e) => Err(e),
+        Err(e) => {
+            // Every response states what it read: here, no generation at all.
+            for k in ["revision", "source_hash", "graph_digest"] {
+                body.insert(k.into(), Value::Null);
+            }
+            body.insert("precision".into(), json!(engine.precision().as_str()));
+            body.insert("staleness".into(), json!("unknown"));
+            Err(e)
+        }
         Ok(docforge_workspace::Synced { generation, staleness, stats }) => {
             // The walk or re-stat when there was one; otherwise the (watcher) check itself.
             let identity_ms =
@@ -246,6 +259,28 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
     } else {
         CallToolResult::success(vec![ContentBlock::text(text)])
     };
+    result.structured_content = Some(value);
+    result
+}
+
+/// The answer to a call of a contract tool this process does not register.
+fn not_registered(server: &Server, name: &str, why: &str) -> CallToolResult {
+    let precision = server.engine.lock().map(|e| e.precision().as_str()).unwrap_or("unknown");
+    let err =
+        ToolError::new("tool_not_registered", format!("`{name}` is not registered by this server: {why}"))
+            .remediation("see docforge_get_contract (not_registered) for what this server serves");
+    let value = json!({
+        "notice": NOTICE,
+        "project": { "id": server.project_id, "root": server.root },
+        "revision": Value::Null,
+        "source_hash": Value::Null,
+        "graph_digest": Value::Null,
+        "adapter_version": ENGINE_VERSION,
+        "precision": precision,
+        "staleness": "unknown",
+        "error": err.to_json(),
+    });
+    let mut result = CallToolResult::error(vec![ContentBlock::text(value.to_string())]);
     result.structured_content = Some(value);
     result
 }

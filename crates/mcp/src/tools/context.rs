@@ -1,7 +1,7 @@
 //! `docforge_get_context`: one deterministic stream per node — the node and its direct
 //! neighbours first, explicit omission evidence second — packed into pages that respect both
 //! the page limit and the response size limit. An entry that cannot fit even alone becomes
-//! a hash-identified `response size limit` omission, so pagination always advances.
+//! a hash-identified `response_limit` omission, so pagination always advances.
 
 use super::graph::index_err;
 use super::{args, limit, Call};
@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 pub struct ContextArgs {
     pub node_id: String,
     /// Page size (default and maximum: the project's max_results).
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }
@@ -38,7 +39,7 @@ pub fn pack(stream: &[Value], pos: usize, limit: usize, budget: usize) -> (Vec<V
                 page.push(json!({
                     "type": "omission",
                     "id": item.get("id").cloned().unwrap_or(Value::Null),
-                    "reason": "response size limit",
+                    "reason": "response_limit",
                     "item_hash": hash_json(item),
                     "item_bytes": size,
                     "remediation": "read the node directly with docforge_get_node",
@@ -180,7 +181,7 @@ mod tests {
         ];
         let (page, next) = pack(&stream, 0, 10, 30);
         assert_eq!(next, 1);
-        assert_eq!(page[0]["reason"], "response size limit");
+        assert_eq!(page[0]["reason"], "response_limit");
         assert_eq!(page[0]["item_hash"], hash_json(&stream[0]));
         let (page, next) = pack(&stream, 1, 10, 60);
         assert_eq!((page.len(), next), (2, 3));

@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 #[serde(deny_unknown_fields)]
 pub struct DiffArgs {
     /// Page size (default and maximum: the project's max_results).
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }

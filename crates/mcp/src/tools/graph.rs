@@ -112,6 +112,7 @@ pub struct SearchArgs {
     /// Words to look for (data, never query syntax). At most 1,000 characters.
     pub query: String,
     /// Page size (default and maximum: the project's max_results).
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// The `next_cursor` of a previous page.
     pub cursor: Option<String>,
@@ -163,6 +164,7 @@ pub struct FilterArgs {
     /// A project-relative path prefix of the node's location.
     pub path_prefix: Option<String>,
     #[serde(skip_serializing)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     #[serde(skip_serializing)]
     pub cursor: Option<String>,
@@ -219,6 +221,7 @@ pub struct BacklinkArgs {
     pub node_id: String,
     /// Keep only these relations (exact names).
     pub relations: Option<Vec<String>>,
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
 }
 
@@ -260,6 +263,7 @@ pub struct TraverseArgs {
     pub depth: Option<u32>,
     /// Follow only these relations (exact names).
     pub relations: Option<Vec<String>>,
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
 }
 

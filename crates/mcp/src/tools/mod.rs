@@ -196,6 +196,26 @@ pub fn names(opts: &crate::Options) -> Vec<&'static str> {
     registered(opts).into_iter().map(|s| s.name).collect()
 }
 
+/// Why a tool of the contract is not registered by a process with these options (`None`:
+/// it is registered, or it is no contract tool).
+pub fn not_registered_reason(opts: &crate::Options, name: &str) -> Option<String> {
+    if find(opts, name).is_some() {
+        return None;
+    }
+    if let Some((_, why)) = NOT_REGISTERED.iter().find(|(n, _)| *n == name) {
+        return Some(why.to_string());
+    }
+    if PROPOSAL_SPECS.iter().any(|s| s.name == name) {
+        return Some("--capability-mode read registers no proposal tool".into());
+    }
+    if APPLICATION_SPECS.iter().any(|s| s.name == name) {
+        return Some(opts.application_reason.clone().unwrap_or_else(|| {
+            "canonical application is off: the server was started without --canonical-applier".into()
+        }));
+    }
+    None
+}
+
 pub fn find(opts: &crate::Options, name: &str) -> Option<&'static ToolSpec> {
     registered(opts).into_iter().find(|s| s.name == name)
 }

@@ -131,6 +131,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("index_unavailable", "the derived index could not be built or read"),
     ("sync_cancelled", "synchronisation was interrupted; retry"),
     ("result_too_large", "the result cannot fit the response size limit"),
+    ("tool_not_registered", "a tool of the contract this server does not register (the reason says why)"),
     ("task_context_unavailable", "task context cannot be served by this binding"),
     ("validation_failed", "the project could not be analysed for validation"),
 ];

@@ -194,6 +194,7 @@ pub struct ChangesetArgs {
 pub struct PageArgs {
     pub changeset_id: String,
     /// Records per page (default and maximum: the project's max_results).
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
@@ -206,6 +207,7 @@ pub struct ListArgs {
     pub status: Option<Vec<String>>,
     /// Every status (stale, applied and abandoned too) when `status` is not given.
     pub history: Option<bool>,
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }

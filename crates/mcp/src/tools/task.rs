@@ -50,6 +50,7 @@ pub struct TaskArgs {
     /// Approximate token budget for evidence excerpts (default 20,000, at most 200,000).
     pub budget: Option<u32>,
     #[serde(skip_serializing)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     #[serde(skip_serializing)]
     pub cursor: Option<String>,
