@@ -597,3 +597,19 @@ def test_every_limit_argument_says_its_minimum_and_unregistered_contract_tools_a
             err, c, _ = await call(s, "docforge_register_changes", {"title": "t", "operations": []})
             assert err and c["error"]["code"] == "tool_not_registered" and "read" in c["error"]["message"]
     run(go())
+
+
+def test_task_context_names_each_relationship_reason_once(shop):
+    async def go():
+        async with session(shop) as s:
+            # Several focus nodes whose traversals meet: a node reached twice the same way.
+            for description in ["storage interfaces repository", "order service hooks", "receivers decision"]:
+                args = {"task": "change", "description": description}
+                err, c, _ = await call(s, "docforge_get_task_context", args)
+                assert not err, c
+                for i in c["result"]["items"]:
+                    if i.get("type") != "evidence":
+                        continue
+                    reasons = [json.dumps(r, sort_keys=True) for r in i["relationship_reasons"]]
+                    assert len(reasons) == len(set(reasons)), (description, i["id"], i["relationship_reasons"])
+    run(go())

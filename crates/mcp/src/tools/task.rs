@@ -238,7 +238,11 @@ fn build(
                     order.push(r.id.clone());
                     (vec![step], Vec::new())
                 });
-                e.1.push(reason);
+                // Two edges of one relation between the same nodes (two calls, two links)
+                // are one reason.
+                if !e.1.contains(&reason) {
+                    e.1.push(reason);
+                }
             }
         }
     }
@@ -296,6 +300,7 @@ fn build(
 
 /// Why an item is evidence: it is a focus, or an edge joins it to the node it was reached
 /// from (`direction` relative to the item).
+#[derive(PartialEq)]
 enum Reason {
     Focus,
     Edge { relation: String, class: RelationClass, other: String, direction: &'static str },
