@@ -306,6 +306,9 @@ def test_no_ast_binding_forbids_logic_and_names_the_excluded_operations(shop):
             assert not err, "Go files are still inventoried as file nodes"
             err, c, _ = await call(s, "docforge_get_node", {"node_id": "go:example.com/shop/service::New"})
             assert err and c["error"]["code"] == "node_not_found", "no symbols without an AST"
+            # Claims are not evaluated with Go analysis under the policy that forbids it.
+            err, c, _ = await call(s, "docforge_validate_project")
+            assert err and c["error"]["code"] == "adapter_policy_forbids_ast", c
     run(go())
 
 

@@ -125,6 +125,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("invalid_cursor", "the cursor is corrupt or belongs to another operation/parameters"),
     ("stale_cursor", "the generation or collection changed; restart pagination"),
     ("adapter_policy_forbids_logic", "the server runs with --no-ast"),
+    ("adapter_policy_forbids_ast", "docforge_validate_project under --no-ast: claims need Go AST analysis"),
     ("logic_not_indexed", "Logic needs precise analysis ([analysis] precision = \"precise\")"),
     ("logic_not_found", "the node has no Logic projection"),
     ("adapter_restart_required", "the executable or docforge.toml changed; restart the server"),
@@ -196,6 +197,15 @@ pub fn get_contract(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
 
 pub fn validate_project(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let _: NoArgs = args(a)?;
+    // Claims are about Go code, read with an AST: never under --no-ast (and never a `fail`
+    // from a graph that holds no Go symbol at all).
+    if call.server.opts.no_ast {
+        return Err(ToolError::new(
+            "adapter_policy_forbids_ast",
+            "evaluating [[claims]] needs Go analysis with an AST, which this server's --no-ast policy forbids; nothing was evaluated",
+        )
+        .remediation("run `docforge validate`, or start a server without --no-ast"));
+    }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let root = call.engine.project().root.clone();
     let v = docforge_validate::validate_project(&root, ENGINE_VERSION, threads)
