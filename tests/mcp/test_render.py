@@ -133,7 +133,11 @@ CASES = {
         "unverified",
         {
             "architecture": ("current", RECEIPT_BINDS),
-            "pages": ("unverified", "the render receipt: the receipt hash does not match its content"),
+            "pages": (
+                "unverified",
+                "the render receipt: the receipt hash does not match its content; "
+                "render the view again (`docforge render --view pages`) to write a current one",
+            ),
         },
     ),
     "output_replaced_by_a_symlink": (

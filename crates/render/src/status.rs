@@ -118,6 +118,15 @@ pub fn status(project: &Project, view: &View) -> ViewStatus {
                 None,
             )
         }
+        // A receipt DocForge cannot vouch for (an older format, a changed byte): only a new
+        // render writes one it can.
+        Err(s) if s.state == Unverified => {
+            let why = format!(
+                "the render receipt: {}; render the view again (`docforge render --view {}`) to write a current one",
+                s.reason, view.id
+            );
+            return verdict(view, s.state, why, None);
+        }
         Err(s) => return verdict(view, s.state, format!("the render receipt: {}", s.reason), None),
     };
     if let Some((state, why, keep)) = early_verdict(project, view, &receipt) {
