@@ -616,3 +616,39 @@ def test_task_context_names_each_relationship_reason_once(shop):
                     reasons = [json.dumps(r, sort_keys=True) for r in i["relationship_reasons"]]
                     assert len(reasons) == len(set(reasons)), (description, i["id"], i["relationship_reasons"])
     run(go())
+
+
+def test_get_node_serves_a_documents_whole_source_in_pages(shop):
+    big = shop / "docs" / "big.md"
+    body = "".join(f"Paragraph {i}: é lorem ipsum dolor sit amet, the last word is here-{i}.\n\n" for i in range(4000))
+    big.write_text("+++\nid = \"big\"\n+++\n# Big\n\n" + body + "## Tail\n\nThe very last word.\n")
+
+    async def go():
+        async with session(shop) as s:
+            parts, offset = [], 0
+            while True:
+                args = {"node_id": "big", **({"source_offset": offset} if offset else {})}
+                err, c, _ = await call(s, "docforge_get_node", args)
+                assert not err, c
+                r = c["result"]
+                assert r["node"]["text_is_summary"] is True
+                src = r["source"]
+                assert src["offset"] == offset and src["bytes"] == len(big.read_bytes())
+                parts.append(src["text"])
+                if not src["truncated"]:
+                    assert src["next_offset"] is None
+                    break
+                offset = src["next_offset"]
+            assert len(parts) > 1, "a 300 KB document takes several pages"
+            assert "".join(parts) == big.read_text(), "the pages are the document, whole"
+            # A section's own bytes, and a bounded page on request.
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "big#tail"})
+            assert c["result"]["source"]["text"] == "## Tail\n\nThe very last word.\n"
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "big", "source_limit": 10})
+            assert c["result"]["source"]["text"] == "+++\nid = \"" and c["result"]["source"]["next_offset"] == 10
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "big", "source_offset": 10**9})
+            assert err and c["error"]["code"] == "invalid_arguments"
+            # A Go symbol has no source span: no `source`.
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "go:example.com/shop/service::New"})
+            assert "source" not in c["result"] and c["result"]["node"]["text_is_summary"] is False
+    run(go())

@@ -4,9 +4,11 @@
 use super::{args, limit, Call};
 use crate::reply::ToolError;
 use docforge_index::{Direction, EdgeRecord, IndexError, NodeFilter, TraverseLimits, Truncation};
+use docforge_model::NodeSpan;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use sha2::Digest;
 
 pub(crate) fn index_err(e: IndexError) -> ToolError {
     ToolError::new("index_unavailable", format!("reading the index failed: {e}"))
@@ -50,15 +52,66 @@ fn capped(edges: &[EdgeRecord], cap: usize) -> Value {
     })
 }
 
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetNodeArgs {
+    /// The exact node ID (e.g. `arch.auth`, `go:example.com/m/p::Type`).
+    pub node_id: String,
+    /// Where to start in the node's source bytes (`source.next_offset` of a previous call).
+    pub source_offset: Option<u64>,
+    /// At most this many bytes of source (default: as many as fit the response).
+    #[schemars(range(min = 1))]
+    pub source_limit: Option<u32>,
+}
+
+/// A document's, section's or TOML node's own bytes, whole, from its file: read through the
+/// confined reader and checked against the node's `content_sha256` (the index's summary
+/// `text` is bounded; this is not). `None` for nodes without a span.
+fn node_source(call: &Call<'_>, node: &docforge_model::Node) -> Result<Option<Vec<u8>>, ToolError> {
+    let Ok(Some(span)) = NodeSpan::from_attrs(&node.attrs) else { return Ok(None) };
+    let Some(loc) = &node.location else { return Ok(None) };
+    let project = call.engine.project();
+    let limit = project.config.limits.max_file_bytes;
+    let changed = || {
+        ToolError::new("source_changed", format!("{} changed since the index was published; retry", loc.path))
+            .remediation("call again (the next call re-synchronises)")
+    };
+    let bytes = docforge_project::read_source(&project.root, &loc.path, limit).map_err(|_| changed())?;
+    let Some(own) = span.span.slice(&bytes) else { return Err(changed()) };
+    if <[u8; 32]>::from(sha2::Sha256::digest(own)) != span.content_sha256 {
+        return Err(changed());
+    }
+    Ok(Some(own.to_vec()))
+}
+
+/// The largest prefix of `bytes[from..]` of at most `max` bytes that ends on a UTF-8
+/// character boundary (at least one character when any is left).
+fn utf8_window(bytes: &[u8], from: usize, max: usize) -> usize {
+    let end = (from + max).min(bytes.len());
+    let mut cut = end;
+    while cut > from && cut < bytes.len() && (bytes[cut] & 0xC0) == 0x80 {
+        cut -= 1;
+    }
+    if cut == from && end > from {
+        // One character longer than `max`: take it whole rather than stall.
+        cut = from + 1;
+        while cut < bytes.len() && (bytes[cut] & 0xC0) == 0x80 {
+            cut += 1;
+        }
+    }
+    cut
+}
+
 pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
-    let a: NodeArgs = args(a)?;
+    let a: GetNodeArgs = args(a)?;
     check_id(&a.node_id)?;
     let rec =
         call.engine.index().node(&a.node_id).map_err(index_err)?.ok_or_else(|| not_found(&a.node_id))?;
     let cap = call.max_results() as usize;
     call.diag.count("rows_read", (1 + rec.outgoing.len() + rec.incoming.len()) as u64);
     let n = &rec.node;
-    Ok(json!({
+    let source = node_source(call, n)?;
+    let mut out = json!({
         "node": {
             "id": n.id, "kind": n.kind, "title": n.title, "attrs": n.attrs,
             "location": n.location.as_ref().map(|l| json!({"path": l.path, "line": l.line, "column": l.column})),
@@ -71,7 +124,30 @@ pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
         "diagnostics": rec.diagnostics.iter().take(cap).map(|d| json!({
             "severity": format!("{:?}", d.severity).to_lowercase(), "code": d.code, "message": d.message,
         })).collect::<Vec<_>>(),
-    }))
+    });
+    // `text` is the index's bounded summary; `source` is the node's own bytes, whole, in pages.
+    out["node"]["text_is_summary"] = json!(source.is_some());
+    if let Some(bytes) = source {
+        let offset = a.source_offset.unwrap_or(0) as usize;
+        if offset > bytes.len() {
+            return Err(ToolError::invalid(format!(
+                "source_offset {offset} is past the end ({} bytes)",
+                bytes.len()
+            )));
+        }
+        // What fits beside the rest of the answer (JSON escaping can double a byte; 512 spare).
+        let room = call.budget.saturating_sub(out.to_string().len() + 512) / 2;
+        let max = a.source_limit.map_or(room, |l| (l as usize).min(room)).max(1);
+        let end = utf8_window(&bytes, offset, max);
+        out["source"] = json!({
+            "bytes": bytes.len(),
+            "offset": offset,
+            "text": String::from_utf8_lossy(&bytes[offset..end]),
+            "truncated": end < bytes.len(),
+            "next_offset": (end < bytes.len()).then_some(end),
+        });
+    }
+    Ok(out)
 }
 
 pub fn get_logic(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {

@@ -113,7 +113,7 @@ pub static SPECS: &[ToolSpec] = &[
         "Project identity, configuration (sources, limits) and index counts."),
     spec!("docforge_get_contract", project::NoArgs, project::get_contract,
         "The server contract: registered and unregistered tools, policy, capabilities, limits, error codes, relation vocabulary."),
-    spec!("docforge_get_node", graph::NodeArgs, graph::get_node,
+    spec!("docforge_get_node", graph::GetNodeArgs, graph::get_node,
         "One node by exact ID with attributes, bounded outgoing/incoming edges and diagnostics."),
     spec!("docforge_get_logic", graph::NodeArgs, graph::get_logic,
         "The stored Logic projection (possible static control paths) of one function or method, by exact node ID."),
