@@ -652,3 +652,38 @@ def test_get_node_serves_a_documents_whole_source_in_pages(shop):
             err, c, _ = await call(s, "docforge_get_node", {"node_id": "go:example.com/shop/service::New"})
             assert "source" not in c["result"] and c["result"]["node"]["text_is_summary"] is False
     run(go())
+
+
+def test_a_small_response_limit_gives_smaller_pages_not_failures(shop):
+    cfg = shop / "docforge.toml"
+    cfg.write_text(cfg.read_text() + "\n[limits]\nmax_response_bytes = 4096\n")
+
+    async def go():
+        async with session(shop) as s:
+            # Pages of filter and search cover the collection once, whatever the limit.
+            for tool, args in [("docforge_filter_nodes", {"kind": "section"}), ("docforge_search", {"query": "storage"})]:
+                seen, cursor = [], None
+                while True:
+                    err, c, _ = await call(s, tool, {**args, **({"cursor": cursor} if cursor else {})})
+                    assert not err, (tool, c.get("error"))
+                    assert c["result"]["returned"] >= 1
+                    seen += [i["id"] for i in c["result"]["items"]]
+                    cursor = c["result"]["next_cursor"]
+                    if not cursor:
+                        break
+                assert len(seen) == len(set(seen)) and len(seen) > 3, (tool, seen)
+            # A context entry of a few hundred bytes travels; it is not an omission.
+            err, c, _ = await call(s, "docforge_get_context", {"node_id": "arch.storage#interfaces"})
+            assert not err, c.get("error")
+            first = c["result"]["items"][0]
+            assert first["type"] == "entry" and first["id"] == "arch.storage#interfaces", first
+            # bootstrap and the contract leave out their largest parts, and say which.
+            for tool in ["docforge_bootstrap", "docforge_get_contract"]:
+                err, c, _ = await call(s, tool)
+                assert not err, (tool, c.get("error"))
+                assert c["result"]["compact"] is True and c["result"]["omitted_fields"], tool
+            # get_node trims its edge lists (saying so) rather than failing.
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "arch.storage"})
+            assert not err, c.get("error")
+            assert "source" in c["result"]
+    run(go())

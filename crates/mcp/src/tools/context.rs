@@ -25,6 +25,9 @@ pub struct ContextArgs {
 /// Bytes of every response kept for the envelope and the page receipt.
 pub const ENVELOPE_RESERVE: usize = 4096;
 
+/// Room for the page object around a context page's items (counts, hash, cursor).
+const PAGE_OBJECT: usize = 1024;
+
 /// Take items from `stream[pos..]` while they fit `limit` and `budget` bytes. An item that
 /// does not fit an empty page is replaced by its omission and still advances.
 pub fn pack(stream: &[Value], pos: usize, limit: usize, budget: usize) -> (Vec<Value>, usize) {
@@ -149,7 +152,8 @@ fn page_of(
         return Err(ToolError::new("invalid_cursor", "cursor position is past the end")
             .remediation("restart_pagination"));
     }
-    let budget = (call.server.max_response_bytes as usize).saturating_sub(ENVELOPE_RESERVE) / 2;
+    // What the envelope leaves, less the page object around the items.
+    let budget = call.budget.saturating_sub(PAGE_OBJECT);
     let (page, next) = pack(&stream, pos, page_size, budget);
     let more = next < stream.len();
     Ok(json!({

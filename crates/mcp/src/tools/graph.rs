@@ -125,6 +125,17 @@ pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
             "severity": format!("{:?}", d.severity).to_lowercase(), "code": d.code, "message": d.message,
         })).collect::<Vec<_>>(),
     });
+    // The edge lists give way (each said `truncated`) before the answer would not fit.
+    for key in ["incoming", "outgoing"] {
+        while out.to_string().len() + 1024 > call.budget {
+            let items = out[key]["items"].as_array_mut().expect("items");
+            if items.is_empty() {
+                break;
+            }
+            items.truncate(items.len() / 2);
+            out[key]["truncated"] = json!(true);
+        }
+    }
     // `text` is the index's bounded summary; `source` is the node's own bytes, whole, in pages.
     out["node"]["text_is_summary"] = json!(source.is_some());
     if let Some(bytes) = source {
@@ -210,15 +221,19 @@ pub fn search(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let want = (pos + page + 1).min(MAX_SEARCH_POSITION + 1);
     let hits = call.engine.index().search(&a.query, want).map_err(index_err)?;
     call.diag.count("rows_read", hits.len() as u64);
-    let items: Vec<Value> = hits
+    let mut items: Vec<Value> = hits
         .iter()
         .skip(pos)
         .take(page)
         .map(|h| json!({ "id": h.id, "kind": h.kind, "title": h.title, "path": h.location.as_ref().map(|l| &l.path) }))
         .collect();
-    let more = hits.len() > pos + page;
-    let next = (more && pos + page < MAX_SEARCH_POSITION)
-        .then(|| crate::cursor::encode(&crate::cursor::CursorV1 { position: (pos + page) as u64, ..expect }));
+    // A page holds what fits the response: fewer items rather than `result_too_large`.
+    let fits = super::pages::take_fitting(&items, 0, items.len(), PAGE_FRAME, call.budget);
+    items.truncate(fits);
+    let end = pos + items.len();
+    let more = hits.len() > end;
+    let next = (more && end < MAX_SEARCH_POSITION)
+        .then(|| crate::cursor::encode(&crate::cursor::CursorV1 { position: end as u64, ..expect }));
     Ok(json!({
         "items": items,
         "returned": items.len(),
@@ -226,6 +241,14 @@ pub fn search(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
         "limit_clamped": clamped,
         "next_cursor": next,
     }))
+}
+
+/// Room for what frames a page of items (counts, flags, the cursor's own room is counted by
+/// `take_fitting`).
+const PAGE_FRAME: usize = 256;
+
+fn filter_item(n: &docforge_index::NodeSummary) -> Value {
+    json!({ "id": n.id, "kind": n.kind, "title": n.title, "attrs": n.attrs, "path": n.location.as_ref().map(|l| &l.path) })
 }
 
 #[derive(Deserialize, JsonSchema, serde::Serialize)]
@@ -269,8 +292,15 @@ pub fn filter_nodes(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let mut rows =
         call.engine.index().filter_nodes(&filter, after.as_deref(), page + 1).map_err(index_err)?;
     call.diag.count("rows_read", rows.len() as u64);
-    let more = rows.len() > page;
+    let mut more = rows.len() > page;
     rows.truncate(page);
+    // A page holds what fits the response: fewer rows rather than `result_too_large`.
+    let sized: Vec<Value> = rows.iter().map(filter_item).collect();
+    let fits = super::pages::take_fitting(&sized, 0, sized.len(), PAGE_FRAME, call.budget);
+    if fits < rows.len() {
+        rows.truncate(fits);
+        more = true;
+    }
     let next = match (more, rows.last()) {
         (true, Some(last)) => Some(crate::cursor::encode(&crate::cursor::CursorV1 {
             position: pos + rows.len() as u64,
@@ -279,13 +309,7 @@ pub fn filter_nodes(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
         })),
         _ => None,
     };
-    let items: Vec<Value> = rows
-        .iter()
-        .map(|n| {
-            json!({ "id": n.id, "kind": n.kind, "title": n.title, "attrs": n.attrs,
-                         "path": n.location.as_ref().map(|l| &l.path) })
-        })
-        .collect();
+    let items: Vec<Value> = rows.iter().map(filter_item).collect();
     Ok(
         json!({ "items": items, "returned": items.len(), "truncated": more, "limit_clamped": clamped, "next_cursor": next }),
     )

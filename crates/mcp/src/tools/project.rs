@@ -74,10 +74,36 @@ fn session_contract(opts: &crate::Options) -> Value {
     })
 }
 
+/// `v` within `budget`: whole when it fits; else its largest top-level fields (never those of
+/// `keep`) are left out, largest first, and named under `omitted_fields` — a smaller answer
+/// under a small response limit rather than `result_too_large` for good.
+fn within(mut v: Value, budget: usize, keep: &[&str]) -> Value {
+    let mut omitted: Vec<String> = Vec::new();
+    // What saying so adds: the flag, the remediation and the names left out.
+    let extra = |omitted: &[String]| 160 + omitted.iter().map(|k| k.len() + 3).sum::<usize>();
+    while v.to_string().len() + 64 + if omitted.is_empty() { 0 } else { extra(&omitted) } > budget {
+        let obj = v.as_object().expect("an object");
+        let largest = obj
+            .iter()
+            .filter(|(k, _)| !keep.contains(&k.as_str()))
+            .max_by_key(|(_, x)| x.to_string().len())
+            .map(|(k, _)| k.clone());
+        let Some(k) = largest else { break };
+        v.as_object_mut().expect("an object").remove(&k);
+        omitted.push(k);
+    }
+    if !omitted.is_empty() {
+        v["compact"] = json!(true);
+        v["omitted_fields"] = json!(omitted);
+        v["remediation"] = json!("raise [limits] max_response_bytes to read the whole answer");
+    }
+    v
+}
+
 pub fn bootstrap(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let _: NoArgs = args(a)?;
     let w = &call.engine;
-    Ok(json!({
+    let full = json!({
         "binding": {
             "project_id": call.server.project_id,
             "project_root": call.server.root,
@@ -91,7 +117,8 @@ pub fn bootstrap(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
         "capabilities": caps(call),
         "session_contract": session_contract(&call.server.opts),
         "index": stats(call)?,
-    }))
+    });
+    Ok(within(full, call.budget, &["binding"]))
 }
 
 pub fn sync(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
@@ -172,7 +199,7 @@ pub fn get_contract(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let _: NoArgs = args(a)?;
     let aliases: Vec<Value> =
         RELATION_ALIASES_V1.iter().map(|(r, c)| json!({ "relation": r, "class": c.as_str() })).collect();
-    Ok(json!({
+    let full = json!({
         "contract": "docforge-mcp",
         "contract_version": 1,
         "adapter_version": ENGINE_VERSION,
@@ -192,7 +219,8 @@ pub fn get_contract(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
         "error_codes": error_codes(),
         "relation_aliases_v1": aliases,
         "cursor": { "version": 1, "encoding": "base64url canonical JSON with a domain-separated SHA-256 checksum" },
-    }))
+    });
+    Ok(within(full, call.budget, &["contract", "contract_version", "adapter_version", "transport"]))
 }
 
 pub fn validate_project(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
