@@ -402,6 +402,7 @@ fn hostile_project() -> (tempfile::TempDir, tempfile::TempDir) {
     big.set_len(50 * 1024 * 1024).unwrap();
     fs::write(root.join("docs/bad.md"), b"+++\nid = [\n+++\n# Bad \xff\n").unwrap();
     fs::write(root.join("service/broken.go"), "package service\n\nfunc broken() { x := }\n").unwrap();
+    fs::write(root.join("service/latin1.go"), b"package service\n\n// caf\xe9\nfunc latin1() {}\n").unwrap();
     (dir, outside)
 }
 
@@ -418,6 +419,7 @@ fn hostile_inputs_are_recorded_and_nothing_else_is_lost() {
         ("file:docs/pipe.md", "special_file"),
         ("file:docs/huge.md", "file_too_large"),
         ("file:docs/bad.md", "invalid_utf8"),
+        ("file:service/latin1.go", "invalid_utf8"),
         ("docs/bad", "front_matter_invalid"),
     ] {
         let node = json(&run(root, &["node", id, "--json"]));

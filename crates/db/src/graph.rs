@@ -135,13 +135,28 @@ pub fn file_fragment(db: &dyn Db, ws: Workspace, file: SourceFile) -> OwnerFragm
             if rel.ends_with("_test.go") {
                 node.attrs.insert("test".into(), "true".into());
             }
-            if matches!(kind, FileKind::Markdown | FileKind::TomlNode) && std::str::from_utf8(bytes).is_err()
-            {
-                fragment.diagnostics.push(
-                    Diagnostic::error("invalid_utf8", "file is not valid UTF-8; invalid bytes were replaced")
-                        .at(Location::new(rel.clone(), 1, 1))
-                        .on(id.clone()),
-                );
+            if let Err(e) = std::str::from_utf8(bytes) {
+                // Where the first invalid byte is: its line (1-based) and byte column.
+                let valid = &bytes[..e.valid_up_to()];
+                let line = 1 + valid.iter().filter(|&&b| b == b'\n').count() as u32;
+                let column = 1 + valid.iter().rev().take_while(|&&b| b != b'\n').count() as u32;
+                let message = match kind {
+                    FileKind::Markdown | FileKind::TomlNode => {
+                        Some("file is not valid UTF-8; invalid bytes were replaced")
+                    }
+                    // The Go specification requires UTF-8: the go command refuses the file.
+                    FileKind::Go => {
+                        Some("Go source is not valid UTF-8; the go command refuses to compile it")
+                    }
+                    _ => None,
+                };
+                if let Some(message) = message {
+                    fragment.diagnostics.push(
+                        Diagnostic::error("invalid_utf8", message)
+                            .at(Location::new(rel.clone(), line, column))
+                            .on(id.clone()),
+                    );
+                }
             }
         }
         Content::Unreadable { code, message } => {
