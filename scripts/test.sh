@@ -21,6 +21,9 @@ cargo test --workspace --locked
 echo "== MCP front through the official Python SDK (PyPI mcp>=1.28,<2) =="
 tests/mcp/run.sh target/debug
 
+echo "== MCP front through the official TypeScript SDK client (npm @modelcontextprotocol/sdk) =="
+tests/mcp-ts/run.sh "$PWD/target/debug"
+
 echo "== pre-commit framework (PyPI) end to end =="
 tests/precommit/run.sh target/debug
 

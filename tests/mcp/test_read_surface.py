@@ -29,7 +29,8 @@ def test_tools_list_is_the_contract_read_list_minus_what_get_contract_reports_un
             assert [n for n in CONTRACT_READ_TOOLS if n in listed] == listed, "contract order kept"
             for t in (await s.list_tools()).tools:
                 assert t.annotations.readOnlyHint is True and t.annotations.idempotentHint is True
-                assert t.outputSchema["type"] == "object" and "result" in t.outputSchema["required"]
+                assert t.outputSchema["type"] == "object" and "staleness" in t.outputSchema["required"]
+                assert [o["required"] for o in t.outputSchema["oneOf"]] == [["result"], ["error"]]
                 assert t.inputSchema["type"] == "object"
     run(go())
 

@@ -48,9 +48,24 @@ fn output_schema(result: Option<Value>) -> Arc<Map<String, Value>> {
             "precision": { "type": "string", "enum": ["precise", "precise_fallback", "ast", "none", "unknown"] },
             "staleness": { "type": "string", "enum": ["current", "rebuilt", "stale", "missing", "unsafe", "unverified", "unknown"] },
             "result": result.unwrap_or_else(|| json!({ "type": "object" })),
+            "error": {
+                "type": "object",
+                "properties": {
+                    "code": { "type": "string" },
+                    "message": { "type": "string" },
+                    "remediation": { "type": "string" },
+                    "details": {},
+                },
+                "required": ["code", "message"],
+            },
             "diagnostics": { "type": "object" },
         },
-        "required": ["notice", "project", "revision", "source_hash", "adapter_version", "precision", "staleness", "result"],
+        // A success carries `result`, a refusal `error` (clients validate both against this).
+        "required": ["notice", "project", "revision", "source_hash", "adapter_version", "precision", "staleness"],
+        "oneOf": [
+            { "required": ["result"], "not": { "required": ["error"] } },
+            { "required": ["error"], "not": { "required": ["result"] } },
+        ],
     });
     Arc::new(schema.as_object().expect("object").clone())
 }
