@@ -29,6 +29,8 @@ pub struct Server {
     /// The binding's synchronisation progress (shared, so it can be read while it works).
     pub progress: std::sync::Arc<docforge_workspace::SyncProgress>,
     pub engine: Mutex<Workspace>,
+    /// The precision the binding analyses at (fixed for the process).
+    pub precision: &'static str,
     /// What the program embedding the server supplied (applier, context provider).
     pub integrations: Integrations,
     /// The last `canonical_json_chunk` payload built (changeset hash, payload, its SHA-256):
@@ -64,6 +66,7 @@ impl Server {
         let project = workspace.project();
         let limits = &project.config.limits;
         Ok(Server {
+            precision: workspace.precision().as_str(),
             progress: workspace.progress(),
             project_id: project.id.clone(),
             root: project.root.display().to_string(),

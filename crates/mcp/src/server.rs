@@ -280,7 +280,8 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
 
 /// The answer to a call of a contract tool this process does not register.
 fn not_registered(server: &Server, name: &str, why: &str) -> CallToolResult {
-    let precision = server.engine.lock().map(|e| e.precision().as_str()).unwrap_or("unknown");
+    // Never the engine's lock here: a call may hold it for a long synchronisation.
+    let precision = server.precision;
     let err =
         ToolError::new("tool_not_registered", format!("`{name}` is not registered by this server: {why}"))
             .remediation("see docforge_get_contract (not_registered) for what this server serves");
