@@ -48,6 +48,7 @@ test("tools, envelope, reads and pages", async () => {
     assert.ok(names.includes("docforge_bootstrap") && names.includes("docforge_register_changes"));
     for (const t of tools) {
       assert.equal(t.inputSchema.type, "object", t.name);
+      assert.ok(!JSON.stringify([t.inputSchema, t.outputSchema]).includes('"format":"uint'), t.name);
       assert.deepEqual(t.outputSchema.oneOf.map((o) => o.required), [["result"], ["error"]], t.name);
     }
     const boot = await call(client, "docforge_bootstrap");

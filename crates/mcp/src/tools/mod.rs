@@ -227,7 +227,30 @@ pub(crate) fn schema<T: JsonSchema>() -> Value {
         o.remove("title");
         o.entry("properties").or_insert_with(|| json!({}));
     }
+    plain_formats(&mut v);
     v
+}
+
+/// Drop the number formats schemars writes (`uint32`, `int64`, `double`, …), which JSON
+/// Schema does not define: validating clients (the TypeScript SDK's ajv) warn on each. The
+/// `minimum` schemars writes beside them still bounds the value.
+pub(crate) fn plain_formats(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            let numeric = o.get("format").and_then(Value::as_str).is_some_and(|f| {
+                matches!(f, "uint" | "int" | "double" | "float")
+                    || f.strip_prefix("uint")
+                        .or_else(|| f.strip_prefix("int"))
+                        .is_some_and(|n| n.parse::<u32>().is_ok())
+            });
+            if numeric {
+                o.remove("format");
+            }
+            o.values_mut().for_each(plain_formats);
+        }
+        Value::Array(a) => a.iter_mut().for_each(plain_formats),
+        _ => {}
+    }
 }
 
 /// Strict argument decoding: unknown fields and wrong types are `invalid_arguments`.

@@ -73,6 +73,7 @@ pub fn result_schema() -> Value {
         o.remove("$schema");
         o.remove("title");
     }
+    super::plain_formats(&mut v);
     v
 }
 
