@@ -46,11 +46,11 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
     let (index_ms, _, _) = timed(|| ws.ensure_current(true).unwrap());
     // Documents with a section and without an ID of their own are the ones we touch: their
     // (path, ID, first section ID).
+    let all = ws.index().nodes_of_kinds(&["document"]).unwrap();
+    let documents = all.len();
     let docs: Vec<(String, String, String)> = {
         let index = ws.index();
-        let mut v: Vec<(String, String, String)> = index
-            .nodes_of_kinds(&["document"])
-            .unwrap()
+        let mut v: Vec<(String, String, String)> = all
             .into_iter()
             .filter_map(|n| {
                 let path = n.location?.path;
@@ -61,7 +61,6 @@ pub fn proposals(extra: Option<&Path>) -> serde_json::Value {
         v.sort();
         v
     };
-    let documents = ws.index().nodes_of_kinds(&["document"]).unwrap().len();
     assert!(
         docs.len() >= 10 * reps,
         "the corpus has {} documents with a section; {reps} repetitions need {}",

@@ -26,9 +26,9 @@ pub mod validate;
 pub use error::{ProposalError, CODES};
 pub use graph::{BaseGraph, BaseNode};
 pub use model::{
-    canonical_json, sha256_hex, Action, Base, Change, Changeset, Event, Issue, NodeCreate, NodeDelete,
-    NodeMove, NodeUpdate, Operation, RelationRef, RelationshipUpdate, Severity, Status, TouchedNode,
-    SCHEMA_VERSION,
+    canonical_json, severity_counts, sha256_hex, Action, Base, Change, Changeset, Event, Issue, NodeCreate,
+    NodeDelete, NodeMove, NodeUpdate, Operation, RelationRef, RelationshipUpdate, Severity, Status,
+    TouchedNode, SCHEMA_VERSION,
 };
 pub use preview::{preview, Preview, PreviewDocument};
 pub use store::{is_changeset_id, Loaded, Store};
@@ -371,8 +371,8 @@ impl<'a> Proposals<'a> {
                 updated_at: cs.updated_at.clone(),
                 operations: cs.operations.len(),
                 changes: cs.changes.len(),
-                errors: cs.validation.iter().filter(|i| i.severity == Severity::Error).count(),
-                warnings: cs.validation.iter().filter(|i| i.severity == Severity::Warning).count(),
+                errors: severity_counts(&cs.validation).0,
+                warnings: severity_counts(&cs.validation).1,
             });
         }
         out.sort_by(|a, b| (&a.created_at, &a.changeset_id).cmp(&(&b.created_at, &b.changeset_id)));

@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
 /// The version of the stored changeset record and of its canonical hash input.
@@ -371,7 +370,7 @@ impl Changeset {
     }
 
     pub fn has_errors(&self) -> bool {
-        self.validation.iter().any(|i| i.severity == Severity::Error)
+        severity_counts(&self.validation).0 > 0
     }
 
     /// `ready` when there is something to apply and nothing is wrong with it.
@@ -384,6 +383,12 @@ impl Changeset {
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.changes.iter().map(|c| c.path.as_str())
     }
+}
+
+/// How many findings are errors, and how many warnings.
+pub fn severity_counts(issues: &[Issue]) -> (usize, usize) {
+    let errors = issues.iter().filter(|i| i.severity == Severity::Error).count();
+    (errors, issues.len() - errors)
 }
 
 /// Canonical JSON: object keys sorted (serde_json's map is ordered), no whitespace.
@@ -401,6 +406,4 @@ pub fn canonical_json(v: &Value) -> String {
     sort(v).to_string()
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
+pub use docforge_db::sha256_hex;

@@ -111,24 +111,24 @@ fn compact_receipt_of(
     })
 }
 
-fn compact_receipt(cs: &Changeset, status: Status, outcome: &str) -> Value {
-    let count = |s: docforge_proposals::Severity| cs.validation.iter().filter(|i| i.severity == s).count();
+fn compact_receipt(cs: &Changeset, outcome: &str) -> Value {
+    let (errors, warnings) = docforge_proposals::severity_counts(&cs.validation);
     compact_receipt_of(
         &cs.changeset_id,
         &cs.changeset_sha256,
-        status,
+        cs.status,
         outcome,
         cs.operations.len(),
         cs.changes.len(),
-        count(docforge_proposals::Severity::Error),
-        count(docforge_proposals::Severity::Warning),
+        errors,
+        warnings,
     )
 }
 
 /// The full result of a mutation, or its compact receipt when that does not fit: a
 /// committed mutation is never answered with a failure.
 fn mutation_result(call: &Call<'_>, cs: &Changeset, outcome: &str, extra: Map<String, Value>) -> Value {
-    let errors = cs.validation.iter().filter(|i| i.severity == docforge_proposals::Severity::Error).count();
+    let (errors, warnings) = docforge_proposals::severity_counts(&cs.validation);
     let mut full = json!({
         "outcome": outcome,
         "changeset_id": cs.changeset_id,
@@ -144,7 +144,7 @@ fn mutation_result(call: &Call<'_>, cs: &Changeset, outcome: &str, extra: Map<St
         })).collect::<Vec<_>>(),
         "validation": {
             "errors": errors,
-            "warnings": cs.validation.len() - errors,
+            "warnings": warnings,
             "issues": cs.validation,
         },
     });
@@ -152,7 +152,7 @@ fn mutation_result(call: &Call<'_>, cs: &Changeset, outcome: &str, extra: Map<St
     if full.to_string().len() <= call.budget {
         return full;
     }
-    let mut compact = compact_receipt(cs, cs.status, outcome);
+    let mut compact = compact_receipt(cs, outcome);
     let bounded = extra.into_iter().filter(|(k, _)| COMPACT_EXTRAS.contains(&k.as_str()));
     compact.as_object_mut().expect("object").extend(bounded);
     compact
@@ -445,7 +445,7 @@ fn header(c: &docforge_proposals::Current, budget: usize) -> Value {
         "events_total": cs.events.len(),
         "operation_count": cs.operations.len(),
         "change_count": cs.changes.len(),
-        "validation_errors": cs.validation.iter().filter(|i| i.severity == docforge_proposals::Severity::Error).count(),
+        "validation_errors": docforge_proposals::severity_counts(&cs.validation).0,
     });
     // Half the budget at most, so a page of operations still fits beside it.
     for key in ["description", "events", "touched_nodes"] {
@@ -456,6 +456,19 @@ fn header(c: &docforge_proposals::Current, budget: usize) -> Value {
         h[format!("{key}_omitted")] = json!(true);
     }
     h
+}
+
+/// Each item as a JSON record with its `index` in the list.
+fn indexed<T: serde::Serialize>(items: &[T]) -> Vec<Value> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let mut v = serde_json::to_value(item).expect("serialises");
+            v["index"] = json!(i);
+            v
+        })
+        .collect()
 }
 
 /// What one paged read returns: `records` (each `{index, …}`) under `key`, inside `head`.
@@ -478,7 +491,9 @@ fn paged(call: &Call<'_>, a: &PageArgs, r: Records<'_>) -> Result<Value, ToolErr
     let params = json!({ "changeset_id": a.changeset_id });
     // Bound to the records themselves: findings and notes depend on the current graph and
     // files, so another collection under the same changeset hash is a stale cursor.
-    let collection = format!("{key}:{}", cursor::hash_json(&Value::Array(records.clone())));
+    let all = Value::Array(records);
+    let collection = format!("{key}:{}", cursor::hash_json(&all));
+    let Value::Array(records) = all else { unreachable!("built as an array") };
     let expect = expect(call, tool, params, hash, &collection);
     let (pos, _) = call.position(a.cursor.as_deref(), &expect)?;
     let start = (pos as usize).min(records.len());
@@ -509,17 +524,7 @@ pub fn get_changeset(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> 
     let a: PageArgs = args(a)?;
     changeset_id(&a.changeset_id)?;
     let c = with(call, |p| p.get(&a.changeset_id))?;
-    let records = c
-        .changeset
-        .operations
-        .iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let mut v = serde_json::to_value(o).expect("serialises");
-            v["index"] = json!(i);
-            v
-        })
-        .collect();
+    let records = indexed(&c.changeset.operations);
     let hash = c.changeset.changeset_sha256.clone();
     let head = header(&c, call.budget);
     let keep = ["op", "node_id", "index"];
@@ -534,7 +539,7 @@ pub fn validate_changeset(call: &mut Call<'_>, a: Value) -> Result<Value, ToolEr
     let a: PageArgs = args(a)?;
     changeset_id(&a.changeset_id)?;
     let v = with(call, |p| p.validate(&a.changeset_id))?;
-    let errors = v.issues.iter().filter(|i| i.severity == docforge_proposals::Severity::Error).count();
+    let (errors, warnings) = docforge_proposals::severity_counts(&v.issues);
     let head = json!({
         "changeset_id": v.changeset_id,
         "changeset_sha256": v.changeset_sha256,
@@ -542,18 +547,9 @@ pub fn validate_changeset(call: &mut Call<'_>, a: Value) -> Result<Value, ToolEr
         "stored_status": v.stored_status,
         "stale_sources": v.stale_sources,
         "errors": errors,
-        "warnings": v.issues.len() - errors,
+        "warnings": warnings,
     });
-    let records = v
-        .issues
-        .iter()
-        .enumerate()
-        .map(|(i, issue)| {
-            let mut r = serde_json::to_value(issue).expect("serialises");
-            r["index"] = json!(i);
-            r
-        })
-        .collect();
+    let records = indexed(&v.issues);
     let keep = ["code", "severity", "index"];
     let hash = v.changeset_sha256.clone();
     paged(
