@@ -17,6 +17,7 @@ mod generation_receipt;
 mod identity;
 pub mod receipts;
 pub mod settings;
+mod source;
 mod sync;
 mod watch;
 
@@ -25,4 +26,5 @@ pub use error::WorkspaceError;
 pub use identity::{file_identity, Generation, Staleness};
 pub use receipts::{HashBound, ReceiptState, ReceiptStatus};
 pub use settings::{Options, Precision, Settings, INDEX_FILE};
+pub use source::SourceChanged;
 pub use sync::{Phase, Published, SyncProgress, SyncStats, Synced, Workspace};

@@ -4,11 +4,9 @@
 use super::{args, limit, Call};
 use crate::reply::ToolError;
 use docforge_index::{Direction, EdgeRecord, IndexError, NodeFilter, TraverseLimits, Truncation};
-use docforge_model::NodeSpan;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use sha2::Digest;
 
 pub(crate) fn index_err(e: IndexError) -> ToolError {
     ToolError::new("index_unavailable", format!("reading the index failed: {e}"))
@@ -64,26 +62,6 @@ pub struct GetNodeArgs {
     pub source_limit: Option<u32>,
 }
 
-/// A document's, section's or TOML node's own bytes, whole, from its file: read through the
-/// confined reader and checked against the node's `content_sha256` (the index's summary
-/// `text` is bounded; this is not). `None` for nodes without a span.
-fn node_source(call: &Call<'_>, node: &docforge_model::Node) -> Result<Option<Vec<u8>>, ToolError> {
-    let Ok(Some(span)) = NodeSpan::from_attrs(&node.attrs) else { return Ok(None) };
-    let Some(loc) = &node.location else { return Ok(None) };
-    let project = call.engine.project();
-    let limit = project.config.limits.max_file_bytes;
-    let changed = || {
-        ToolError::new("source_changed", format!("{} changed since the index was published; retry", loc.path))
-            .remediation("call again (the next call re-synchronises)")
-    };
-    let bytes = docforge_project::read_source(&project.root, &loc.path, limit).map_err(|_| changed())?;
-    let Some(own) = span.span.slice(&bytes) else { return Err(changed()) };
-    if <[u8; 32]>::from(sha2::Sha256::digest(own)) != span.content_sha256 {
-        return Err(changed());
-    }
-    Ok(Some(own.to_vec()))
-}
-
 /// The largest prefix of `bytes[from..]` of at most `max` bytes that ends on a UTF-8
 /// character boundary (at least one character when any is left).
 fn utf8_window(bytes: &[u8], from: usize, max: usize) -> usize {
@@ -110,7 +88,10 @@ pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let cap = call.max_results() as usize;
     call.diag.count("rows_read", (1 + rec.outgoing.len() + rec.incoming.len()) as u64);
     let n = &rec.node;
-    let source = node_source(call, n)?;
+    let source = call.engine.node_source(n).map_err(|e| {
+        ToolError::new("source_changed", format!("{e}; retry"))
+            .remediation("call again (the next call re-synchronises)")
+    })?;
     let mut out = json!({
         "node": {
             "id": n.id, "kind": n.kind, "title": n.title, "attrs": n.attrs,
