@@ -14,11 +14,6 @@ use docforge_syntax::{markdown_query, parse_markdown, MarkdownTree};
 use std::collections::HashMap;
 use tree_sitter::{Node as TsNode, Query, QueryCursor, QueryMatch, StreamingIterator};
 
-/// Characters of prose kept as a document's search text.
-pub(crate) const DOC_SUMMARY_CHARS: usize = 2000;
-/// Characters of prose kept as a section's search text.
-pub(crate) const SECTION_SUMMARY_CHARS: usize = 1000;
-
 /// Parse one Markdown document whose file holds exactly `text`. `path` is project-relative
 /// with `/` separators. Never panics and never drops the file: broken front matter is a
 /// diagnostic, and the document still becomes a node (with an ID from its path) with its
@@ -174,6 +169,8 @@ struct Heading {
 struct Blocks<'t> {
     /// Byte ranges of code blocks and raw HTML (no links inside).
     code: Vec<(usize, usize)>,
+    /// Fenced and indented code blocks: their text is part of the node's text.
+    code_blocks: Vec<TsNode<'t>>,
     headings: Vec<TsNode<'t>>,
     /// Nodes that own an inline tree, in document order.
     inlines: Vec<TsNode<'t>>,
@@ -190,6 +187,7 @@ fn scan_blocks<'t>(root: TsNode<'t>, src: &str) -> Blocks<'t> {
     run_query("block", root, src, |query, m| {
         if let Some(n) = capture(query, m, "code") {
             b.code.push((n.start_byte(), n.end_byte()));
+            b.code_blocks.push(n);
         } else if let Some(n) = capture(query, m, "html") {
             b.code.push((n.start_byte(), n.end_byte()));
             b.anchors.extend(anchors_in(n, src));
@@ -306,8 +304,15 @@ fn scan_body(
     decoded: &Decoded<'_>,
 ) -> Body {
     let tree = parse_markdown(src.as_bytes());
-    let Blocks { code: mut excluded, headings: heading_nodes, inlines, definitions, defined, mut anchors } =
-        scan_blocks(tree.block_tree().root_node(), src);
+    let Blocks {
+        code: mut excluded,
+        code_blocks,
+        headings: heading_nodes,
+        inlines,
+        definitions,
+        defined,
+        mut anchors,
+    } = scan_blocks(tree.block_tree().root_node(), src);
     let in_definition = |offset: usize| defined.iter().any(|&(from, to)| (from..to).contains(&offset));
     excluded.extend_from_slice(&defined);
 
@@ -317,9 +322,9 @@ fn scan_body(
         |offset: usize| section_at(&heads, offset).map_or(doc_id.to_string(), |i| sections[i].id.clone());
 
     let mut raw_links: Vec<(usize, Link)> = Vec::new();
-    let mut doc_summary = Summary::new(DOC_SUMMARY_CHARS);
-    let mut section_summaries: Vec<Summary> =
-        (0..sections.len()).map(|_| Summary::new(SECTION_SUMMARY_CHARS)).collect();
+    // The node texts: every block's plain text (prose, table cells, headings; code blocks as
+    // written), whole, in document order. A section's text leaves out its own heading.
+    let mut pieces: Vec<(usize, bool, String)> = Vec::with_capacity(inlines.len() + code_blocks.len());
     for block in &inlines {
         let Some(inline_tree) = tree.inline_tree(block) else { continue };
         let inline_root = inline_tree.root_node();
@@ -336,14 +341,20 @@ fn scan_body(
                 raw_links.push((offset, link));
             }
         });
-        let plain = inline_plain_text(inline_root, src);
-        doc_summary.push(&plain);
         let start = block.start_byte();
-        if let Some(i) = section_at(&heads, start) {
-            let in_heading = start < heads[i].end;
-            if !in_heading {
-                section_summaries[i].push(&plain);
-            }
+        let in_heading = section_at(&heads, start).is_some_and(|i| start < heads[i].end);
+        pieces.push((start, in_heading, inline_plain_text(inline_root, src)));
+    }
+    for block in &code_blocks {
+        pieces.push((block.start_byte(), false, code_text(*block, src)));
+    }
+    pieces.sort_by_key(|p| p.0);
+    let mut doc_summary = Summary::default();
+    let mut section_summaries: Vec<Summary> = (0..sections.len()).map(|_| Summary::default()).collect();
+    for (start, in_heading, piece) in &pieces {
+        doc_summary.push(piece);
+        if let Some(i) = section_at(&heads, *start).filter(|_| !in_heading) {
+            section_summaries[i].push(piece);
         }
     }
 
@@ -387,6 +398,18 @@ fn scan_body(
         section.span = decoded.node_span(span, parts);
     }
     Body { sections, anchors: doc_anchors, links, summary: doc_summary.into_string() }
+}
+
+/// A code block's text as written: a fenced block's content without its fences (and without
+/// the trailing newline), an indented block's lines.
+fn code_text(block: TsNode<'_>, src: &str) -> String {
+    let mut cursor = block.walk();
+    let content = if block.kind() == "fenced_code_block" {
+        block.named_children(&mut cursor).find(|c| c.kind() == "code_fence_content")
+    } else {
+        Some(block)
+    };
+    content.map_or(String::new(), |c| node_text(c, src).trim_end().to_string())
 }
 
 /// One link match of `inline.scm` → a link with its byte offset (source/location filled

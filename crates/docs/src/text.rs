@@ -70,39 +70,23 @@ pub(crate) fn collapse_whitespace(text: &str) -> String {
     out
 }
 
-/// A text buffer that stops growing at `max_chars` characters.
-#[derive(Debug)]
+/// A node's search text: the pieces of its prose (and code) in document order, one per line.
+/// Whole: nothing is cut, so search covers every word and `docforge_get_node` pages the rest.
+#[derive(Debug, Default)]
 pub(crate) struct Summary {
     text: String,
-    chars: usize,
-    max_chars: usize,
 }
 
 impl Summary {
-    pub(crate) fn new(max_chars: usize) -> Self {
-        Summary { text: String::new(), chars: 0, max_chars }
-    }
-
-    pub(crate) fn is_full(&self) -> bool {
-        self.chars >= self.max_chars
-    }
-
-    /// Append a piece (separated by a newline from the previous one), truncated at the cap.
+    /// Append a piece (separated by a newline from the previous one).
     pub(crate) fn push(&mut self, piece: &str) {
-        if piece.is_empty() || self.is_full() {
+        if piece.is_empty() {
             return;
         }
         if !self.text.is_empty() {
             self.text.push('\n');
-            self.chars += 1;
         }
-        for c in piece.chars() {
-            if self.is_full() {
-                break;
-            }
-            self.text.push(c);
-            self.chars += 1;
-        }
+        self.text.push_str(piece);
     }
 
     pub(crate) fn into_string(self) -> String {
@@ -115,14 +99,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn summary_is_bounded_by_chars() {
-        let mut s = Summary::new(5);
+    fn summary_keeps_every_piece_whole() {
+        let mut s = Summary::default();
         s.push("ab");
         s.push("");
-        s.push("éééé");
-        assert!(s.is_full());
-        s.push("more");
-        assert_eq!(s.into_string(), "ab\néé");
+        let long = "é".repeat(5000);
+        s.push(&long);
+        assert_eq!(s.into_string(), format!("ab\n{long}"));
     }
 
     #[test]

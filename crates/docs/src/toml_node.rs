@@ -3,7 +3,7 @@
 use crate::facts::{DocFacts, TOML_NODE_KIND};
 use crate::front_matter::{self, HeaderKind};
 use crate::lines::LineIndex;
-use crate::markdown::{own_diagnostics, DOC_SUMMARY_CHARS};
+use crate::markdown::own_diagnostics;
 use crate::spans::{Decoded, Parts};
 use crate::text::Summary;
 use docforge_model::{ByteSpan, Location, Node};
@@ -31,7 +31,7 @@ fn parse(path: &str, decoded: &Decoded<'_>) -> DocFacts {
         Some((id, loc)) => (id, false, loc),
         None => (crate::id_from_path(path), true, Location::new(path, 1, 1)),
     };
-    let mut summary = Summary::new(DOC_SUMMARY_CHARS);
+    let mut summary = Summary::default();
     summary.push(header.text.as_deref().unwrap_or("").trim());
     let mut diagnostics = header.diagnostics;
     own_diagnostics(&mut diagnostics, &id);

@@ -210,16 +210,22 @@ fn crlf_bom_and_empty_inputs() {
 }
 
 #[test]
-fn summaries_are_bounded_plain_text() {
+fn node_text_is_whole_plain_text_with_code_blocks() {
     let mut text = String::from("+++\ntitle = \"T\"\n+++\n# A\n\nSome **bold** [link](x.md) `code`.\n\n");
     for i in 0..500 {
         text.push_str(&format!("Paragraph {i} with some words in it.\n\n"));
     }
+    text.push_str("```go\nfunc LastWord() {}\n```\n\n    indented := true\n\n## B\n\nclosing words\n");
     let f = parse_markdown_document("d.md", &text);
     assert!(f.node.text.starts_with("A\nSome bold link code."), "{}", &f.node.text[..60]);
-    assert_eq!(f.node.text.chars().count(), 2000);
+    let tail =
+        "Paragraph 499 with some words in it.\nfunc LastWord() {}\n    indented := true\nB\nclosing words";
+    assert!(f.node.text.ends_with(tail), "{}", &f.node.text[f.node.text.len() - 120..]);
     assert!(f.sections[0].text.starts_with("Some bold link code.\nParagraph 0"));
-    assert_eq!(f.sections[0].text.chars().count(), 1000);
+    assert!(f.sections[0]
+        .text
+        .ends_with("Paragraph 499 with some words in it.\nfunc LastWord() {}\n    indented := true"));
+    assert_eq!(f.sections[1].text, "closing words", "a section's text leaves out its heading");
     assert!(!f.node.text.contains("title"), "front matter is not prose");
 }
 

@@ -57,7 +57,7 @@ fn realistic_document_fragment() {
                             column: 1,
                         },
                     ),
-                    text: "Authentication\nTokens are checked by Service, which reads users through storage.\nToken rotation\nRotate every 24h; see [arch.storage] and the missing page.",
+                    text: "Authentication\nTokens are checked by Service, which reads users through storage.\nToken rotation\nRotate every 24h; see [arch.storage] and the missing page.\ncurl https://example.com  # [[not-a-link]]",
                     attrs: {
                         "authority": "normative",
                         "content_sha256": "3118441895368031e7feb7f85ff30ef694dc4c32674a43893af72cae3619cb65",
@@ -103,7 +103,7 @@ fn realistic_document_fragment() {
                             column: 1,
                         },
                     ),
-                    text: "Rotate every 24h; see [arch.storage] and the missing page.",
+                    text: "Rotate every 24h; see [arch.storage] and the missing page.\ncurl https://example.com  # [[not-a-link]]",
                     attrs: {
                         "content_sha256": "270ddabd165858bf972752e3aebfec5aee9f40b1c3433a41ba58496a77d19239",
                         "document": "arch.auth",
