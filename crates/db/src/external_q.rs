@@ -380,15 +380,17 @@ impl Analysis {
             let pkg = external(db, ws, ip)?;
             if !rest.contains("::") {
                 let (path, line, column) = pkg.clause.clone();
+                let doc = pkg.docs.get(id).cloned();
+                // As a project package's: its clause, then its doc comment.
+                let clause = format!("package {}", pkg.symbols.name.as_deref().unwrap_or(""));
                 let node = Node {
                     id: id.to_string(),
                     kind: "package".into(),
                     title: ip.to_string(),
                     location: None,
-                    text: format!("package {}", pkg.symbols.name.as_deref().unwrap_or("")),
+                    text: doc.as_ref().map_or(clause.clone(), |d| format!("{clause}\n\n{d}")),
                     attrs: Default::default(),
                 };
-                let doc = pkg.docs.get(id).cloned();
                 let (file, origin, line_text) =
                     (pkg.src.join(&path), pkg.origin.clone(), pkg.line_text(&path, line));
                 return Some(ExternalNode { node, file, line, column, len: 7, doc, origin, line_text });

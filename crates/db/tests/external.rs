@@ -82,13 +82,13 @@ fn standard_library_names_navigate_to_goroot_declarations() {
     assert_eq!(node.doc.as_deref(), Some("Println prints."));
     let flag = h.analysis().go_external_node("go:fmt::Flag").unwrap().unwrap();
     assert_eq!(flag.doc, None);
-    assert_eq!(node.node.text, "func Println(a ...any) (n int, err error)");
+    assert_eq!(node.node.text, "func Println(a ...any) (n int, err error)\n\nPrintln prints.");
     let method = h.analysis().go_external_node("go:strings::(*Builder).String").unwrap().unwrap();
     assert_eq!((method.line, method.column, method.doc.as_deref()), (5, 19, None));
     // The package: its documentation file's package clause.
     let pkg = h.analysis().go_external_node("go:fmt").unwrap().unwrap();
     assert_eq!((pkg.file.clone(), pkg.line, pkg.column), (src.join("fmt/doc.go"), 2, 1));
-    assert_eq!(pkg.node.text, "package fmt");
+    assert_eq!(pkg.node.text, "package fmt\n\nPackage fmt formats.");
     assert_eq!(pkg.doc.as_deref(), Some("Package fmt formats."));
     for missing in
         ["go:fmt::Windows", "go:fmt::Tested", "go:fmt::main", "go:evil::Evil", "go:evil", "go:nope::X"]

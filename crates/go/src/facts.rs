@@ -14,6 +14,9 @@ pub struct Pos {
 pub struct FileFacts {
     /// The package clause name, when there is one.
     pub package: Option<String>,
+    /// The doc comment of the package clause, without comment markers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package_doc: Option<String>,
     pub imports: Vec<Import>,
     /// Package-level declarations in source order (grouped specs are one `Decl` per name).
     pub decls: Vec<Decl>,
@@ -79,6 +82,9 @@ pub struct Decl {
     pub methods: Vec<MethodSpec>,
     /// Normalized source text of parameters and results (funcs/methods; also interface methods).
     pub signature: Option<String>,
+    /// The doc comment ([`crate::extract`] reads it as go/doc does), without comment markers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -16,6 +16,38 @@ pub struct PackageFile<'a> {
     pub test: bool,
 }
 
+/// A Go node's text: its declaration line, then (after a blank line) its doc comment.
+fn with_doc(line: String, doc: Option<&str>) -> String {
+    match doc {
+        Some(doc) => format!("{line}\n\n{doc}"),
+        None => line,
+    }
+}
+
+/// The package's doc comment: the first one in file order, a non-test file's first (as go/doc
+/// reads a package; `doc.go` is one file among them).
+fn package_doc<'a>(files: &'a [PackageFile<'_>]) -> Option<&'a str> {
+    let of =
+        |test: bool| files.iter().filter(|f| f.test == test).find_map(|f| f.facts.package_doc.as_deref());
+    of(false).or_else(|| of(true))
+}
+
+/// `head { line; … }` over several lines (gofmt's layout, one tab), or `head {}`.
+fn block(head: String, lines: impl Iterator<Item = String>) -> String {
+    let mut out = head;
+    out.push_str(" {");
+    let mut any = false;
+    for line in lines {
+        out.push_str("\n\t");
+        out.push_str(&line);
+        any = true;
+    }
+    out.push_str(if any { "\n}" } else { "}" });
+    out
+}
+
+/// The declaration as gopls' hover shows it: a func's signature, a struct's fields, an
+/// interface's methods and embedded types (field and method comments left out).
 fn signature_line(d: &Decl) -> String {
     let sig = d.signature.as_deref().unwrap_or("");
     let tp = if d.type_params.is_empty() { String::new() } else { format!("[{}]", d.type_params.join(", ")) };
@@ -27,8 +59,20 @@ fn signature_line(d: &Decl) -> String {
             let t = r.map_or("", |r| r.type_name.as_str());
             format!("func ({star}{t}{tp}) {}{sig}", d.name)
         }
-        DeclKind::Struct => format!("type {}{tp} struct", d.name),
-        DeclKind::Interface => format!("type {}{tp} interface", d.name),
+        DeclKind::Struct => {
+            let fields = d.fields.iter().map(|f| {
+                if f.embedded {
+                    f.type_text.clone()
+                } else {
+                    format!("{} {}", f.name, f.type_text)
+                }
+            });
+            block(format!("type {}{tp} struct", d.name), fields)
+        }
+        DeclKind::Interface => {
+            let methods = d.methods.iter().map(|m| format!("{}{}", m.name, m.signature));
+            block(format!("type {}{tp} interface", d.name), d.embeds.iter().cloned().chain(methods))
+        }
         DeclKind::Alias => format!("type {}{tp} = {sig}", d.name),
         DeclKind::Type => format!("type {}{tp} {sig}", d.name),
         DeclKind::Var | DeclKind::Const => {
@@ -86,7 +130,7 @@ pub fn package_node_fragment(import_path: &str, files: &[PackageFile<'_>], own: 
         kind: "package".into(),
         title: import_path.to_string(),
         location: None,
-        text: format!("package {}", own.name.as_deref().unwrap_or("")),
+        text: with_doc(format!("package {}", own.name.as_deref().unwrap_or("")), package_doc(files)),
         attrs: Default::default(),
     };
     if let Some(name) = &own.name {
@@ -194,7 +238,7 @@ pub fn file_fragment(
             kind: d.kind.as_str().into(),
             title: d.name.clone(),
             location: Some(loc(d.pos)),
-            text: signature_line(d),
+            text: with_doc(signature_line(d), d.doc.as_deref()),
             attrs: attrs.into(),
         });
     }

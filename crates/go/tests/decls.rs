@@ -228,3 +228,62 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Doc comments as go/doc reads them: the comments directly above a declaration or spec (a
+/// spec without its own takes its group's), markers and directives left out, never a comment
+/// separated by a blank line or trailing code.
+#[test]
+fn doc_comments_are_read_as_go_doc_reads_them() {
+    let src = r#"// Copyright notice, not documentation.
+
+// Package p does things.
+//
+// Second paragraph.
+package p
+
+// Handler serves requests.
+//go:generate stringer -type=Handler
+type Handler struct{}
+
+/*
+ServeHTTP answers one request.
+*/
+func (h *Handler) ServeHTTP() {}
+
+// Modes of operation.
+const (
+	// Fast is quick.
+	Fast = iota
+	Slow // trailing: not Slow's doc
+)
+
+var x = 1 // trailing
+
+func NoDoc() {}
+
+// Detached by a blank line.
+
+func AlsoNoDoc() {}
+
+type (
+	// Inner is documented inside the group.
+	Inner int
+)
+"#;
+    let f = facts(src);
+    assert_eq!(f.package_doc.as_deref(), Some("Package p does things.\n\nSecond paragraph."));
+    let docs: Vec<String> = f.decls.iter().map(|d| format!("{}: {:?}", d.name, d.doc)).collect();
+    expect_test::expect![[r#"
+        [
+            "Handler: Some(\"Handler serves requests.\")",
+            "ServeHTTP: Some(\"ServeHTTP answers one request.\")",
+            "Fast: Some(\"Fast is quick.\")",
+            "Slow: Some(\"Modes of operation.\")",
+            "x: None",
+            "NoDoc: None",
+            "AlsoNoDoc: None",
+            "Inner: Some(\"Inner is documented inside the group.\")",
+        ]
+    "#]]
+    .assert_debug_eq(&docs);
+}

@@ -111,7 +111,7 @@ fn package_projection() {
     assert!(frag.diagnostics.is_empty(), "{:?}", frag.diagnostics);
     expect_test::expect![[r#"
         node go:example.com/m/a [package] "example.com/m/a" {name=a} "package a"
-        node go:example.com/m/a::Service [struct] "Service" @a/a.go:10:6 {package=example.com/m/a} "type Service struct"
+        node go:example.com/m/a::Service [struct] "Service" @a/a.go:10:6 {package=example.com/m/a} "type Service struct {\n\tname string\n}"
         node go:example.com/m/a::(*Service).Validate [method] "Validate" @a/a.go:12:19 {package=example.com/m/a,pointer_receiver=true,receiver=Service,unresolved_calls=3} "func (*Service) Validate(tok string) bool"
         node go:example.com/m/a::(Service).ok [method] "ok" @a/a.go:26:18 {package=example.com/m/a,pointer_receiver=false,receiver=Service,unresolved_calls=0} "func (Service) ok() bool"
         node go:example.com/m/a::(*Service).log [method] "log" @a/a.go:27:19 {package=example.com/m/a,pointer_receiver=true,receiver=Service,unresolved_calls=0} "func (*Service) log()"

@@ -13,7 +13,8 @@ use docforge_syntax::{AstGate, AstPolicy};
 use goroot::{go_files, goroot};
 use std::path::{Path, PathBuf};
 
-/// What other packages read, without positions.
+/// What other packages read, without positions and doc comments (an outline leaves comments
+/// out; a file's own nodes take their docs from the file itself).
 #[derive(Debug, PartialEq)]
 struct Seen {
     package: Option<String>,
@@ -23,7 +24,7 @@ struct Seen {
 }
 
 fn seen(facts: FileFacts, sigs: ItemSigs) -> Seen {
-    let decls = facts.decls.into_iter().map(|d| Decl { pos: Default::default(), ..d }).collect();
+    let decls = facts.decls.into_iter().map(|d| Decl { pos: Default::default(), doc: None, ..d }).collect();
     Seen {
         package: facts.package,
         imports: facts.imports.into_iter().map(|i| (i.path, i.name)).collect(),

@@ -162,7 +162,12 @@ fn card(node: &Node) -> Vec<HoverSection> {
         HoverSection::Kind { kind: node.kind.clone(), attrs },
     ];
     if node.id.starts_with("go:") && !node.text.is_empty() {
-        sections.push(HoverSection::GoCode(node.text.clone()));
+        // A Go node's text is its declaration line, then its doc comment after a blank line.
+        let (code, doc) = node.text.split_once("\n\n").unwrap_or((&node.text, ""));
+        sections.push(HoverSection::GoCode(code.to_string()));
+        if !doc.is_empty() {
+            sections.push(HoverSection::Documentation(doc.to_string()));
+        }
     }
     sections
 }
@@ -170,7 +175,9 @@ fn card(node: &Node) -> Vec<HoverSection> {
 /// A declaration outside the project: its card, doc comment and origin.
 fn external_card(ext: &ExternalNode) -> Vec<HoverSection> {
     let mut sections = card(&ext.node);
-    if let Some(doc) = &ext.doc {
+    // The card shows the doc comment the node's text holds; a doc read apart is shown once.
+    let shown = sections.iter().any(|s| matches!(s, HoverSection::Documentation(_)));
+    if let (Some(doc), false) = (&ext.doc, shown) {
         sections.push(HoverSection::Documentation(doc.clone()));
     }
     sections.push(HoverSection::Place {

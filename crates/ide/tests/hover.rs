@@ -47,7 +47,8 @@ fn hovers_are_typed_sections() {
         at storage/storage.go:24:5-15
         Title(Node { title: "Repository", id: "go:example.com/shop/storage::Repository" })
         Kind { kind: "interface", attrs: [("package", "example.com/shop/storage")] }
-        GoCode("type Repository interface")
+        GoCode("type Repository interface {\n\tReader\n\tWriter\n\tList() []catalog.Product\n}")
+        Documentation("Repository is a full product store: it embeds Reader and Writer.")
         Relations { incoming: [("documents", 2), ("governs", 1), ("implements", 1)], outgoing: [] }
         DocumentedBy([("arch.storage", "governs"), ("arch.storage#storage", "documents"), ("decision.pointer-receivers#decision", "documents")])
         cache/cache.go `r.Get(id)`:

@@ -142,8 +142,14 @@ fn references_hover_and_symbols() {
         kind: interface · package: example.com/shop/storage
 
         ```go
-        type Repository interface
+        type Repository interface {
+        	Reader
+        	Writer
+        	List() []catalog.Product
+        }
         ```
+
+        Repository is a full product store: it embeds Reader and Writer.
 
         incoming: documents 2, governs 1, implements 1  
         outgoing: none

@@ -15,7 +15,60 @@ fn decl(name: String, kind: DeclKind, node_pos: crate::Pos) -> Decl {
         embeds: Vec::new(),
         methods: Vec::new(),
         signature: None,
+        doc: None,
     }
+}
+
+/// The doc comment of a declaration or spec, as go/doc reads it: the comments directly above
+/// it (no blank line between; none trailing code on its own line), without comment markers,
+/// directives (`//go:generate`, `//lint:ignore …`, `//export`) left out.
+pub(crate) fn doc_comment(node: Node<'_>, src: &[u8]) -> Option<String> {
+    let mut comments = Vec::new();
+    let mut next_row = node.start_position().row;
+    let mut cur = node.prev_sibling();
+    while let Some(c) = cur {
+        if c.kind() != "comment" || c.end_position().row + 1 != next_row {
+            break;
+        }
+        let before = c.prev_sibling();
+        if before.is_some_and(|b| b.kind() != "comment" && b.end_position().row == c.start_position().row) {
+            break; // `x := 1 // note`: documents the code before it
+        }
+        comments.push(c);
+        next_row = c.start_position().row;
+        cur = before;
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for c in comments.iter().rev() {
+        let raw = String::from_utf8_lossy(&src[c.byte_range()]);
+        if let Some(line) = raw.strip_prefix("//") {
+            if !is_directive(line) {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_string());
+            }
+        } else {
+            let body = raw.trim_start_matches("/*").trim_end_matches("*/");
+            lines.extend(body.lines().map(|l| l.trim_end().to_string()));
+        }
+    }
+    while lines.first().is_some_and(|l| l.trim().is_empty()) {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// `//go:generate …`, `//lint:ignore …`, `//line …`, `//export …`, `//extern …`: tool
+/// directives, which go/doc leaves out of doc comments.
+fn is_directive(line: &str) -> bool {
+    if ["line ", "extern ", "export "].iter().any(|p| line.starts_with(p)) {
+        return true;
+    }
+    let Some((word, rest)) = line.split_once(':') else { return false };
+    !word.is_empty()
+        && word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && rest.bytes().next().is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }
 
 /// `(params) results` of a function-like node, normalized.
@@ -52,6 +105,7 @@ pub(super) fn func(node: Node<'_>, src: &[u8]) -> Option<Decl> {
     let kind = if method { DeclKind::Method } else { DeclKind::Func };
     let mut d = decl(text(name, src), kind, pos(name));
     d.signature = signature(node, src);
+    d.doc = doc_comment(node, src);
     if method {
         let (receiver, tparams) = receiver(node.field("receiver")?, src)?;
         d.receiver = Some(receiver);
@@ -94,15 +148,16 @@ fn receiver(list: Node<'_>, src: &[u8]) -> Option<(Receiver, Vec<String>)> {
 /// The specs of a `var_declaration` / `const_declaration`: one decl per name.
 pub(super) fn value_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
     let kind = if node.kind() == "const_declaration" { DeclKind::Const } else { DeclKind::Var };
+    let group_doc = doc_comment(node, src);
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         match child.kind() {
-            "var_spec" | "const_spec" => value_spec(child, kind, src, out),
+            "var_spec" | "const_spec" => value_spec(child, kind, src, group_doc.as_ref(), out),
             "var_spec_list" => {
                 let mut c2 = child.walk();
                 for spec in child.named_children(&mut c2) {
                     if spec.kind() == "var_spec" {
-                        value_spec(spec, kind, src, out);
+                        value_spec(spec, kind, src, group_doc.as_ref(), out);
                     }
                 }
             }
@@ -111,13 +166,16 @@ pub(super) fn value_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
     }
 }
 
-fn value_spec(spec: Node<'_>, kind: DeclKind, src: &[u8], out: &mut Vec<Decl>) {
+/// One value spec's decls; their doc is the spec's own, else its group's (`group_doc`).
+fn value_spec(spec: Node<'_>, kind: DeclKind, src: &[u8], group_doc: Option<&String>, out: &mut Vec<Decl>) {
     let ty = spec.field("type").map(|t| normalized(t, src));
+    let doc = doc_comment(spec, src).or_else(|| group_doc.cloned());
     let mut cursor = spec.walk();
     for name in spec.fields("name", &mut cursor) {
         if name.kind() == "identifier" && !name.is_missing() {
             let mut d = decl(text(name, src), kind, pos(name));
             d.signature = ty.clone();
+            d.doc = doc.clone();
             out.push(d);
         }
     }
@@ -125,6 +183,7 @@ fn value_spec(spec: Node<'_>, kind: DeclKind, src: &[u8], out: &mut Vec<Decl>) {
 
 /// The specs of a `type_declaration`.
 pub(super) fn type_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
+    let group_doc = doc_comment(node, src);
     let mut cursor = node.walk();
     for spec in node.named_children(&mut cursor) {
         let alias = match spec.kind() {
@@ -144,6 +203,7 @@ pub(super) fn type_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
             _ => DeclKind::Type,
         };
         let mut d = decl(text(name, src), kind, pos(name));
+        d.doc = doc_comment(spec, src).or_else(|| group_doc.clone());
         d.type_params = type_params(spec, src);
         if let Some(ty) = ty {
             match kind {

@@ -152,7 +152,10 @@ fn top_level(
     facts: &mut FileFacts,
 ) {
     match capture {
-        "package" if facts.package.is_none() => facts.package = Some(text(node, source)),
+        "package" if facts.package.is_none() => {
+            facts.package = Some(text(node, source));
+            facts.package_doc = node.parent().and_then(|clause| decls::doc_comment(clause, source));
+        }
         "import" => imports(node, source, &mut facts.imports),
         "var" | "const" => {
             decls::value_specs(node, source, &mut facts.decls);
