@@ -5,11 +5,13 @@
 //! figures do not mix. Prints a Markdown table and one JSON line per phase.
 //!
 //! `--phase render [DIR]` measures rendering a view instead, on the Markdown found on the
-//! machine (see `render.rs`).
+//! machine (see `render.rs`); `--phase relevance [CORPUS]` measures search (see
+//! `relevance.rs`).
 
 mod mcp;
 mod precise;
 mod proposals;
+mod relevance;
 mod render;
 mod validate;
 
@@ -30,7 +32,8 @@ fn main() {
     docforge_syntax::alloc::use_for_tree_sitter();
     let args: Vec<String> = std::env::args().collect();
     const USAGE: &str = "usage: docforge-bench [CORPUS] | docforge-bench --phase \
-        cold|floor|engine|edits|precise|validate|mcp CORPUS | docforge-bench --phase render|proposals [DIR]";
+        cold|floor|engine|edits|precise|validate|mcp CORPUS | docforge-bench --phase render|proposals [DIR] | \
+        docforge-bench --phase relevance [CORPUS]";
     let usage = |why: &str| -> ! {
         eprintln!("docforge-bench: {why}\n{USAGE}");
         std::process::exit(2)
@@ -40,6 +43,15 @@ fn main() {
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--phase") {
+        if args.get(i + 1).is_some_and(|p| p == "relevance") {
+            let corpus = match (args.get(i + 2), args.get(i + 3)) {
+                (Some(d), None) if !Path::new(d).is_dir() => usage(&format!("{d} is not a directory")),
+                (corpus, None) => corpus.map(Path::new),
+                _ => usage("--phase relevance takes at most one corpus directory"),
+            };
+            println!("{}", relevance::relevance(corpus));
+            return;
+        }
         if args.get(i + 1).is_some_and(|p| p == "render" || p == "proposals") {
             // The Markdown under DIR is added to what the machine's package caches hold.
             let extra = match (args.get(i + 2), args.get(i + 3)) {

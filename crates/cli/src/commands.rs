@@ -183,7 +183,7 @@ pub fn search(root: &Path, no_ast: bool, query: &str, limit: usize, json: bool) 
             "results": hits.iter().map(output::hit_json).collect::<Vec<_>>(),
         }));
     } else if hits.is_empty() {
-        eprintln!("docforge: no node matches {query:?} (every word must match a whole word of an ID, title or text)");
+        eprintln!("docforge: no node matches {query:?} (no word of it, or of its stems and identifier parts, is in a node's ID, title or text)");
     } else {
         for h in &hits {
             let place = h.location.as_ref().map(|l| format!("{}:{}", l.path, l.line)).unwrap_or_default();

@@ -19,7 +19,10 @@ fn location_json(l: &Option<Location>) -> Value {
 }
 
 pub fn hit_json(h: &SearchHit) -> Value {
-    json!({ "id": h.id, "kind": h.kind, "title": h.title, "location": location_json(&h.location), "rank": h.rank })
+    json!({
+        "id": h.id, "kind": h.kind, "title": h.title, "location": location_json(&h.location), "rank": h.rank,
+        "exact_id": h.exact_id,
+    })
 }
 
 fn edge_json(e: &EdgeRecord) -> Value {

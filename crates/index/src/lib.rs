@@ -26,12 +26,12 @@
 //! | --- | --- |
 //! | `meta(key, value)` | `schema_version`, `generation`, `source_fingerprint`, `published_at`, `graph_digest`, `previous_generation`, `previous_source_fingerprint`, and the batch meta |
 //! | `owners(id, key, digest, generation, node_lo/hi, edge_lo/hi, diag_lo/hi)` | one row per owner; `generation` is when its rows were last written; an owner's rows occupy one rid range per table, so deleting an owner needs no owner index |
-//! | `nodes(rid, owner, id, kind, title, path, line, col, attrs, text)` | `attrs` is a JSON object |
+//! | `nodes(rid, owner, id, kind, title, path, line, col, attrs, text, keys, words)` | `attrs` is a JSON object; `text` whole; `keys`/`words`: for search only (the ID without scheme and the identifier parts of ID and title / of the text) |
 //! | `edges(rid, owner, source, relation, class, target, path, line, col)` | `class` from [`classify_relation`] |
 //! | `diagnostics(rid, owner, severity, code, message, node, path, line, col)` | |
 //! | `files(path, size, mtime_ns, sha256, kind, status)` | the inventory |
 //! | `transition(owner_key, change, old_digest, new_digest)` | owners added/changed/removed by the latest generation |
-//! | `nodes_fts(id, title, text)` | FTS5, external content over `nodes` |
+//! | `nodes_fts(title, text, keys, words)` | FTS5 (`porter unicode61`), external content over `nodes` |
 //!
 //! Secondary indexes: `nodes(id)`, `edges(source)`, `edges(target)`, `diagnostics(node)`. A
 //! publish writing at least 20k rows and at least half the stored row count drops them and
@@ -51,6 +51,7 @@ mod publish;
 mod query;
 mod rows;
 mod schema;
+mod search;
 mod split;
 mod stage;
 
@@ -59,12 +60,12 @@ pub use browse::{
     TraverseLimits, Truncation,
 };
 pub use error::IndexError;
-pub use fts::fts_query;
+pub use fts::{fts_query, identifier_parts, keys};
 pub use open::Index;
 pub use publish::graph_digest;
 
 /// The schema this build reads and writes. Any other stored version is refused.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Meta keys owned by the index itself; a batch may not set them.
 pub const RESERVED_META_KEYS: &[&str] = &[
@@ -234,8 +235,11 @@ pub struct SearchHit {
     pub kind: String,
     pub title: String,
     pub location: Option<Location>,
-    /// FTS5 bm25 rank: lower (more negative) is better.
+    /// FTS5 bm25 rank: lower (more negative) is better; 0 for an exact ID match that no
+    /// word of the query matched.
     pub rank: f64,
+    /// The node's ID is exactly the query: listed first, whatever its rank.
+    pub exact_id: bool,
 }
 
 /// How one owner changed in the latest generation (see [`Index::last_transition`]).

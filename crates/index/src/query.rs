@@ -2,8 +2,8 @@
 
 use crate::error::{IndexError, SqlContext};
 use crate::{
-    fts_query, relation_class, EdgeRecord, FileRecord, Index, LogicRecord, NodeRecord, OwnerChange,
-    Publication, References, SearchHit, Stats, SCHEMA_VERSION,
+    relation_class, EdgeRecord, FileRecord, Index, LogicRecord, NodeRecord, OwnerChange, Publication,
+    References, Stats, SCHEMA_VERSION,
 };
 use docforge_model::{Attrs, Diagnostic, Location, Node, Severity};
 use rusqlite::{OptionalExtension, Row};
@@ -138,36 +138,6 @@ impl Index {
                 .count_by("SELECT severity, count(*) FROM diagnostics GROUP BY severity")?,
             meta,
         })
-    }
-
-    /// Lexical search over node id, title and text (bm25; title weighs most, then id).
-    /// `query` is data, never FTS5 syntax; an empty query or `limit == 0` returns nothing.
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
-        let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
-        if limit == 0 {
-            return Ok(Vec::new());
-        }
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, bm25(nodes_fts, 4.0, 8.0, 1.0) AS rank \
-                 FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid \
-                 WHERE nodes_fts MATCH ?1 ORDER BY rank, n.id, n.rid LIMIT ?2",
-            )
-            .ctx(&self.path)?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = stmt
-            .query_map(rusqlite::params![fts, limit], |r| {
-                Ok(SearchHit {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    title: r.get(2)?,
-                    location: location_at(r, 3)?,
-                    rank: r.get(6)?,
-                })
-            })
-            .ctx(&self.path)?;
-        rows.collect::<Result<_, _>>().ctx(&self.path)
     }
 
     /// One node (the row of the lexically first owner when several contributed the same ID)

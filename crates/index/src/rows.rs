@@ -40,8 +40,8 @@ pub(crate) fn delete_owner_rows(
     if fts {
         // External-content FTS: remove the exact indexed values before the content rows go.
         steps.push((
-            "INSERT INTO nodes_fts(nodes_fts, rowid, id, title, text) \
-             SELECT 'delete', rid, id, title, text FROM nodes WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1",
+            "INSERT INTO nodes_fts(nodes_fts, rowid, title, text, keys, words) \
+             SELECT 'delete', rid, title, text, keys, words FROM nodes WHERE rid BETWEEN ?2 AND ?3 AND owner = ?1",
             ranges.nodes,
         ));
     }
@@ -102,22 +102,26 @@ pub(crate) fn insert_fragment(
     let mut ranges = Ranges::default();
     let mut node_stmt = tx
         .prepare_cached(
-            "INSERT INTO nodes(owner, id, kind, title, path, line, col, text, attrs) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO nodes(owner, id, kind, title, path, line, col, text, attrs, keys, words) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )
         .ctx(path)?;
     let mut fts_stmt = tx
-        .prepare_cached("INSERT INTO nodes_fts(rowid, id, title, text) VALUES (?1, ?2, ?3, ?4)")
+        .prepare_cached("INSERT INTO nodes_fts(rowid, title, text, keys, words) VALUES (?1, ?2, ?3, ?4, ?5)")
         .ctx(path)?;
     for node in &fragment.nodes {
         let (p, line, col) = loc(&node.location);
         let attrs = attrs_json(path, &node.attrs, &node.id)?;
+        let keys = crate::fts::keys(&node.id, &node.title);
+        let words = crate::fts::identifier_parts(&node.text);
         let rid = node_stmt
-            .insert(params![owner, node.id, node.kind, node.title, p, line, col, node.text, attrs])
+            .insert(params![
+                owner, node.id, node.kind, node.title, p, line, col, node.text, attrs, keys, words
+            ])
             .ctx(path)?;
         extend(&mut ranges.nodes, rid);
         if fts {
-            fts_stmt.execute(params![rid, node.id, node.title, node.text]).ctx(path)?;
+            fts_stmt.execute(params![rid, node.title, node.text, keys, words]).ctx(path)?;
         }
     }
     ranges.edges = match edges {

@@ -55,7 +55,11 @@ CREATE TABLE nodes(
     col   INTEGER,
     -- Before `text`: a scan that reads a node's attributes does not walk its text.
     attrs TEXT,
-    text  TEXT NOT NULL
+    text  TEXT NOT NULL,
+    -- Search only (see `fts::keys`): the ID without its scheme and the identifier parts of
+    -- the ID and title; the identifier parts of `text`.
+    keys  TEXT NOT NULL,
+    words TEXT NOT NULL
 );
 
 CREATE TABLE edges(
@@ -109,9 +113,9 @@ CREATE TABLE transition(
 ) WITHOUT ROWID;
 
 CREATE VIRTUAL TABLE nodes_fts USING fts5(
-    id, title, text,
+    title, text, keys, words,
     content = 'nodes', content_rowid = 'rid',
-    tokenize = 'unicode61 remove_diacritics 2'
+    tokenize = 'porter unicode61 remove_diacritics 2'
 );
 "#;
 

@@ -13,7 +13,7 @@ fn assert_first_generation(index: &Index) {
     let stats: Stats = index.stats().unwrap();
     assert_eq!((stats.generation, stats.owners, stats.nodes, stats.edges), (1, 20, 80, 80));
     assert_eq!(index.publication().unwrap().unwrap().source_fingerprint, "fp1");
-    assert_eq!(index.search("about d5", 10).unwrap().len(), 1);
+    assert_eq!(index.search("d5 ", 10).unwrap().len(), 4, "doc.d5 and its three sections");
     assert!(index.search("edited", 10).unwrap().is_empty());
     assert_eq!(index.node("doc.d5").unwrap().unwrap().node.text, "about d5 ");
 }

@@ -37,29 +37,38 @@ fn user_text_is_never_fts_syntax() {
         (r#"said "quoted"#, &["n.quoted"]),
         ("foo*", &["n.foo"]),
         ("a:b", &["n.colon"]),
-        ("id:secret", &[]),
-        ("NOT", &["n.not"]),
+        // Words, never column filters, operators or prefixes: `secret` is a word of the ID,
+        // `nothing` of a text (no title holds it; `title` is a word of an ID), `and` a stop
+        // word; the last word is also
+        // a prefix (`not` → `nothing`, `foo` → `foobar`, `bar` after `foo` → `foobar`).
+        ("id:secret", &["hid.secret"]),
+        ("title:nothing", &["hid.secret", "n.title"]),
+        ("NOT", &["n.not", "hid.secret"]),
         ("do NOT panic", &["n.not"]),
         ("NOT panic", &["n.not"]),
         ("-x", &["n.dash"]),
-        ("flag AND", &[]),
+        ("flag AND", &["n.dash"]),
         ("OR", &[]),
-        ("NEAR(foo bar)", &[]),
+        ("NEAR(foo bar)", &["n.foo", "n.foobar"]),
         ("( ) * ^ + - : \" '", &[]),
-        ("^foo", &["n.foo"]),
-        ("{id title}: foo", &[]),
+        ("^foo", &["n.foo", "n.foobar"]),
+        ("{id title}: foo", &["n.foo", "n.foobar", "n.title"]),
         ("größe", &["n.umlaut"]),
         ("unicode", &["n.umlaut"]),
         ("東京タワー", &["n.cjk"]),
         ("🦀", &[]),
-        ("foo\0bar", &[]),
+        ("foo\0bar", &["n.foo", "n.foobar"]),
         ("'; DROP TABLE nodes; --", &[]),
     ];
+    let mut wrong = Vec::new();
     for (query, want) in cases {
         let hits = index.search(query, 10).unwrap_or_else(|e| panic!("{query:?}: {e}"));
         let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
-        assert_eq!(ids, *want, "query {query:?}");
+        if ids != *want {
+            wrong.push(format!("{query:?}: got {ids:?}, want {want:?}"));
+        }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(index.stats().unwrap().nodes, 11, "nothing was dropped");
 }
 
@@ -74,6 +83,86 @@ fn title_matches_rank_above_text_matches_and_limit_applies() {
     assert_eq!(hits[0].location.as_ref().unwrap().path, "docs/a.md");
     assert_eq!(index.search("rotation", 1).unwrap().len(), 1);
     assert!(index.search("rotation", 0).unwrap().is_empty());
+}
+
+/// What agents and people type, against nodes as the engine writes them (a section's whole
+/// text, a Go symbol's declaration and doc comment).
+#[test]
+fn search_finds_what_people_ask() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(&dir.path().join("i.sqlite")).unwrap();
+    let mut long = "Routing basics. ".repeat(4000);
+    long.push_str("The very last word is zanzibar.");
+    let mut nodes = vec![
+        node(
+            "guide#middleware",
+            "section",
+            "Middleware",
+            "Use adds a middleware to the router; every route runs it.",
+        ),
+        node("guide#routes", "section", "Routes", "Define handlers with Get and Post."),
+        node("guide#rendering", "section", "Templates", "The engine renders templates to HTML."),
+        node("guide#long", "section", "Long", &long),
+        node("guide#code", "section", "Example", "Call it like this:\nfunc wireUpQuux() {}"),
+        node(
+            "go:net/http::(*Server).ServeHTTP",
+            "method",
+            "ServeHTTP",
+            "func (*Server) ServeHTTP(w ResponseWriter, r *Request)\n\nServeHTTP answers one request.",
+        ),
+        node("go:net/http::Serve", "func", "Serve", "func Serve(l Listener, h Handler) error"),
+        node(
+            "go:bank::(*Ledger).Commit",
+            "method",
+            "Commit",
+            "func (*Ledger) Commit(tx Tx) error\n\nCommit applies tx unless the account is frozen.",
+        ),
+        node("go:bank::snake_case_name", "var", "snake_case_name", "var snake_case_name int"),
+        node("serve", "document", "Serve notes", "notes"),
+    ];
+    for i in 0..6 {
+        nodes.push(node(
+            &format!("go:log::Caller{i}"),
+            "func",
+            &format!("Caller{i}"),
+            &format!("func Caller{i}()"),
+        ));
+    }
+    index.publish(batch(vec![owner("file:all", Fragment { nodes, ..Default::default() })], "fp")).unwrap();
+    let cases: &[(&str, &str)] = &[
+        // Terms joined by OR, ranked by how much of the question a node answers.
+        ("how do I add middleware to a route", "guide#middleware"),
+        // Identifier parts and stems.
+        ("serve http", "go:net/http::(*Server).ServeHTTP"),
+        ("rendering", "guide#rendering"),
+        ("change how Commit handles frozen accounts", "go:bank::(*Ledger).Commit"),
+        ("snake case", "go:bank::snake_case_name"),
+        // The last word is a prefix too.
+        ("Caller", "go:log::Caller0"),
+        // Whole text: the last word of a long section, a word of a code block.
+        ("zanzibar", "guide#long"),
+        ("wireUpQuux", "guide#code"),
+        // An exact ID first, whatever its rank.
+        ("serve", "serve"),
+    ];
+    let mut wrong = Vec::new();
+    for (query, want) in cases {
+        let hits = index.search(query, 5).unwrap();
+        if hits.first().map(|h| h.id.as_str()) != Some(*want) {
+            wrong.push(format!(
+                "{query:?}: got {:?}, want {want} first",
+                hits.iter().map(|h| &h.id).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let serve = index.search("serve", 10).unwrap();
+    assert!(serve[0].exact_id && serve.iter().skip(1).all(|h| !h.exact_id), "{serve:?}");
+    assert!(
+        serve.iter().any(|h| h.id == "go:net/http::(*Server).ServeHTTP"),
+        "Serve finds ServeHTTP: {serve:?}"
+    );
+    assert_eq!(index.search("Caller", 10).unwrap().len(), 6, "Caller finds Caller0…Caller5");
 }
 
 fn bulk_owners(count: usize, salt: &str) -> Vec<docforge_index::Owner> {

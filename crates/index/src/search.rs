@@ -1,0 +1,188 @@
+//! [`Index::search`]: bm25 over the query's words joined by OR, a node whose ID is the query
+//! first, the words so common in this index that they cost much and say little left out.
+
+use crate::error::SqlContext;
+use crate::fts::QueryWords;
+use crate::query::location_at;
+use crate::{Index, IndexError, SearchHit};
+
+/// A token in more than this share of the nodes is common: matching it means ranking most of
+/// the index (on the Go standard library `func`, `type`, `string`, `error`, `return` are; a
+/// question's `typing` is `type` to the stemmer) while its bm25 weight is near nothing. It is
+/// left out of a query that has any other token, as high-frequency terms are in Lucene's
+/// common-terms query.
+const COMMON_SHARE: f64 = 0.05;
+
+impl Index {
+    /// Lexical search over node titles, IDs and text, ranked by bm25 over the query's words
+    /// joined by OR ([`QueryWords::fts`]: stems, identifier parts, a prefix for the last
+    /// word, stop words left out, neighbouring words as a phrase and joined; see [`COMMON_SHARE`]
+    /// for the words left out), a title word weighing twice. A node whose ID is exactly the
+    /// query (trimmed) comes first, marked [`SearchHit::exact_id`]. `query` is data, never FTS5
+    /// syntax; an empty query or `limit == 0` returns nothing.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let hit = |r: &rusqlite::Row<'_>| -> rusqlite::Result<SearchHit> {
+            Ok(SearchHit {
+                id: r.get(0)?,
+                kind: r.get(1)?,
+                title: r.get(2)?,
+                location: location_at(r, 3)?,
+                rank: r.get(6)?,
+                exact_id: false,
+            })
+        };
+        let mut out: Vec<SearchHit> = Vec::new();
+        let exact = query.trim();
+        if !exact.is_empty() {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT id, kind, title, path, line, col, 0.0 FROM nodes WHERE id = ?1 ORDER BY rid LIMIT 1",
+                )
+                .ctx(&self.path)?;
+            let rows = stmt.query_map([exact], hit).ctx(&self.path)?;
+            for h in rows {
+                out.push(SearchHit { exact_id: true, ..h.ctx(&self.path)? });
+            }
+        }
+        let words = QueryWords::of(query);
+        let common = self.common_tokens(&words.tokens())?;
+        let Some(fts) = words.fts(&common) else { return Ok(out) };
+        // Column weights (title, text, keys, words): a title word counts twice; identifier
+        // parts of the text half, as they repeat what the text's identifiers already say.
+        // The best rows are found in the FTS index alone; only they are joined with their
+        // nodes (ties at the cut are kept by the margin, then ordered by ID).
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, t.rank FROM \
+                 (SELECT rowid, bm25(nodes_fts, 2.0, 1.0, 1.0, 0.5) AS rank FROM nodes_fts \
+                  WHERE nodes_fts MATCH ?1 ORDER BY rank LIMIT ?3) t \
+                 JOIN nodes n ON n.rid = t.rowid ORDER BY t.rank, n.id, n.rid LIMIT ?2",
+            )
+            .ctx(&self.path)?;
+        let fetch = i64::try_from(limit.saturating_add(out.len())).unwrap_or(i64::MAX);
+        let margin = fetch.saturating_add(32);
+        let rows = stmt.query_map(rusqlite::params![fts, fetch, margin], hit).ctx(&self.path)?;
+        for h in rows {
+            let h = h.ctx(&self.path)?;
+            match out.first_mut() {
+                Some(first) if first.exact_id && first.id == h.id => first.rank = h.rank,
+                _ => out.push(h),
+            }
+        }
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    /// The `tokens` (lower-case) found in more than [`COMMON_SHARE`] of the nodes, as the FTS
+    /// index stems them; none when every token is (the query is then searched as it is).
+    fn common_tokens(&self, tokens: &[String]) -> Result<Vec<String>, IndexError> {
+        if tokens.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let rows = self.fts_rows()?;
+        // Below this many nodes every token costs little: nothing is left out.
+        if rows < 10_000 {
+            return Ok(Vec::new());
+        }
+        let conn = &self.conn;
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docforge_query USING fts5(\
+                 w, tokenize = 'porter unicode61 remove_diacritics 2');\
+             CREATE VIRTUAL TABLE IF NOT EXISTS temp.docforge_query_terms \
+                 USING fts5vocab(temp, docforge_query, 'instance');\
+             CREATE VIRTUAL TABLE IF NOT EXISTS temp.docforge_vocab USING fts5vocab(main, nodes_fts, 'row');\
+             DELETE FROM temp.docforge_query;",
+        )
+        .ctx(&self.path)?;
+        let mut insert = conn
+            .prepare_cached("INSERT INTO temp.docforge_query(rowid, w) VALUES (?1, ?2)")
+            .ctx(&self.path)?;
+        for (i, t) in tokens.iter().enumerate() {
+            insert.execute(rusqlite::params![i as i64, t]).ctx(&self.path)?;
+        }
+        // Each token's stem (a token unicode61 splits further gives several: its first).
+        let mut stems: Vec<Option<String>> = vec![None; tokens.len()];
+        let mut stmt = conn
+            .prepare_cached("SELECT doc, term FROM temp.docforge_query_terms ORDER BY doc, offset")
+            .ctx(&self.path)?;
+        let found =
+            stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).ctx(&self.path)?;
+        for row in found {
+            let (doc, term) = row.ctx(&self.path)?;
+            if let Some(slot) = usize::try_from(doc).ok().and_then(|i| stems.get_mut(i)) {
+                slot.get_or_insert(term);
+            }
+        }
+        let mut df =
+            conn.prepare_cached("SELECT doc FROM temp.docforge_vocab WHERE term = ?1").ctx(&self.path)?;
+        let limit = (rows as f64 * COMMON_SHARE) as i64;
+        let mut common = Vec::new();
+        for (token, stem) in tokens.iter().zip(&stems) {
+            let Some(stem) = stem else { continue };
+            let n: i64 = df
+                .query_row([stem], |r| r.get(0))
+                .or_else(|e| match e {
+                    rusqlite::Error::QueryReturnedNoRows => Ok(0),
+                    e => Err(e),
+                })
+                .ctx(&self.path)?;
+            if n > limit {
+                common.push(token.clone());
+            }
+        }
+        if common.len() == tokens.len() {
+            common.clear();
+        }
+        Ok(common)
+    }
+
+    /// The number of rows in the FTS index: the first varint of its averages record (the
+    /// `nodes_fts_data` row 1: the row count, then each column's token count), read instead of
+    /// counting the nodes (milliseconds on a large index).
+    fn fts_rows(&self) -> Result<u64, IndexError> {
+        let block: Option<Vec<u8>> = self
+            .conn
+            .prepare_cached("SELECT block FROM nodes_fts_data WHERE id = 1")
+            .ctx(&self.path)?
+            .query_row([], |r| r.get(0))
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })
+            .ctx(&self.path)?;
+        Ok(block.map_or(0, |b| varint(&b)))
+    }
+}
+
+/// An SQLite varint (big-endian 7-bit groups, the high bit set on every byte but the last;
+/// a ninth byte holds 8 bits). 0 for an empty slice.
+fn varint(b: &[u8]) -> u64 {
+    let mut v: u64 = 0;
+    for (i, &x) in b.iter().take(9).enumerate() {
+        if i == 8 {
+            return (v << 8) | u64::from(x);
+        }
+        v = (v << 7) | u64::from(x & 0x7f);
+        if x & 0x80 == 0 {
+            return v;
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn varints_read_as_sqlite_writes_them() {
+        let cases: &[(&[u8], u64)] =
+            &[(&[], 0), (&[0x05], 5), (&[0x81, 0x00], 128), (&[0x88, 0x9b, 0x1e], 134_558)];
+        for (bytes, want) in cases {
+            assert_eq!(super::varint(bytes), *want, "{bytes:?}");
+        }
+    }
+}
