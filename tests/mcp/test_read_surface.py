@@ -243,8 +243,11 @@ def test_get_context_pages_with_omission_evidence_and_the_size_limit(shop):
             assert "result_limit" in reasons, "neighbours beyond max_results are explicit omissions"
             last_entry = max(i for i, k in enumerate(kinds) if k == "entry")
             assert all(k == "omission" for k in kinds[last_entry + 1:]), "entries first, omissions second"
+            # The omission's remediation works: get_node pages what one response cannot hold.
             err, c, _ = await call(s, "docforge_get_node", {"node_id": "big"})
-            assert err and c["error"]["code"] == "result_too_large", "a node too large for one response says so"
+            assert not err, c
+            node = c["result"]["node"]
+            assert node["text_truncated"] is True and node["text_next_offset"] == len(node["text"].encode())
     run(go())
 
 
@@ -632,7 +635,6 @@ def test_get_node_serves_a_documents_whole_source_in_pages(shop):
                 err, c, _ = await call(s, "docforge_get_node", args)
                 assert not err, c
                 r = c["result"]
-                assert r["node"]["text_is_summary"] is True
                 src = r["source"]
                 assert src["offset"] == offset and src["bytes"] == len(big.read_bytes())
                 parts.append(src["text"])
@@ -651,7 +653,55 @@ def test_get_node_serves_a_documents_whole_source_in_pages(shop):
             assert err and c["error"]["code"] == "invalid_arguments"
             # A Go symbol has no source span: no `source`.
             err, c, _ = await call(s, "docforge_get_node", {"node_id": "go:example.com/shop/service::New"})
-            assert "source" not in c["result"] and c["result"]["node"]["text_is_summary"] is False
+            assert "source" not in c["result"]
+    run(go())
+
+
+def test_text_is_whole_in_pages_searchable_to_the_last_word_and_cut_entries_say_so(shop):
+    big = shop / "docs" / "big.md"
+    body = "".join(f"Paragraph {i}: é lorem ipsum dolor sit amet.\n\n" for i in range(4000))
+    code = "```go\nfunc wireUpQuux() {}\n```\n\n"
+    big.write_text("+++\nid = \"big\"\n+++\n# Big\n\n" + body + code + "## Tail\n\nThe very last word is zanzibar.\n")
+
+    async def go():
+        async with session(shop) as s:
+            # The node's whole text, in pages that fit the response.
+            parts, offset = [], 0
+            while True:
+                args = {"node_id": "big", **({"text_offset": offset} if offset else {})}
+                err, c, _ = await call(s, "docforge_get_node", args)
+                assert not err, c
+                node = c["result"]["node"]
+                assert node["text_offset"] == offset
+                parts.append(node["text"])
+                if node["text_next_offset"] is None:
+                    break
+                assert node["text_truncated"] is True
+                offset = node["text_next_offset"]
+            text = "".join(parts)
+            assert len(parts) > 1 and len(text.encode()) == node["text_bytes"]
+            assert "Paragraph 3999: é lorem" in text and "func wireUpQuux() {}" in text
+            assert text.endswith("Tail\nThe very last word is zanzibar.")
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "big", "text_offset": 1, "text_limit": 5})
+            assert c["result"]["node"]["text"] == "ig\nPa" and c["result"]["node"]["text_truncated"] is True
+            # Search reaches the last word and a code block's.
+            for query, want in [("zanzibar", "big#tail"), ("wireUpQuux", "big"), ("Paragraph 3999", "big")]:
+                err, c, _ = await call(s, "docforge_search", {"query": query})
+                assert not err and want in [i["id"] for i in c["result"]["items"]], (query, c)
+            # A Go symbol's doc comment is its text, searchable.
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "go:example.com/shop/service::New"})
+            assert c["result"]["node"]["text"].endswith("\n\nNew returns a service backed by repo."), c
+            err, c, _ = await call(s, "docforge_search", {"query": "service backed by repo"})
+            assert c["result"]["items"][0]["id"] == "go:example.com/shop/service::New", c
+            # A context entry that is cut says so and how to read the rest.
+            err, c, _ = await call(s, "docforge_get_context", {"node_id": "big"})
+            focus = c["result"]["items"][0]
+            assert focus["id"] == "big" and focus["text_truncated"] is True
+            assert focus["text_bytes"] == len(text.encode())
+            rest = focus["read_rest"]
+            assert rest["tool"] == "docforge_get_node"
+            err, c, _ = await call(s, rest["tool"], rest["arguments"])
+            assert not err and focus["text"] + c["result"]["node"]["text"] == text[: len(focus["text"]) + len(c["result"]["node"]["text"])]
     run(go())
 
 
@@ -688,3 +738,33 @@ def test_a_small_response_limit_gives_smaller_pages_not_failures(shop):
             assert not err, c.get("error")
             assert "source" in c["result"]
     run(go())
+
+
+def test_malformed_json_rpc_gets_the_specified_error_codes_and_the_session_goes_on(shop):
+    """Below any SDK: raw lines on stdin. A line that is not JSON is -32700, a message that is
+    not an object -32600, a tools/call whose `arguments` is not an object -32602 (with its
+    id); the session answers what follows as before."""
+    import subprocess
+    from conftest import BIN
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+    lines = [
+        json.dumps(init),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "{this is not json",
+        "[1, 2, 3]",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "docforge_search", "arguments": "query=x"}}),
+        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                    "params": {"name": "docforge_search", "arguments": ["x"]}}),
+        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                    "params": {"name": "docforge_search", "arguments": {"query": "order"}}}),
+    ]
+    p = subprocess.run([str(BIN), "--project-root", str(shop), "mcp"],
+                       input=("\n".join(lines) + "\n").encode(), capture_output=True, timeout=120)
+    replies = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
+    errors = [(r.get("id"), r["error"]["code"]) for r in replies if "error" in r]
+    assert errors == [(None, -32700), (None, -32600), (2, -32602), (3, -32602)], replies
+    last = [r for r in replies if r.get("id") == 4]
+    assert last and last[0]["result"]["structuredContent"]["result"]["items"], replies

@@ -11,6 +11,7 @@ mod policy;
 mod reply;
 mod server;
 pub mod tools;
+mod wire;
 
 pub use docforge_workspace::{Generation, Staleness, Workspace};
 pub use integrations::{ContextLimits, ContextProvider, Integrations};

@@ -304,10 +304,11 @@ fn not_registered(server: &Server, name: &str, why: &str) -> CallToolResult {
 pub async fn serve_stdio(server: Server) -> Result<(), String> {
     let tools = Arc::new(tools::registered(&server.opts).into_iter().map(tool).collect());
     let handler = Handler { server: Arc::new(server), tools };
-    let running = handler
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| format!("MCP initialisation failed: {e}"))?;
+    let (input, output, writer) = crate::wire::filtered(tokio::io::stdin(), tokio::io::stdout());
+    let running =
+        handler.serve((input, output)).await.map_err(|e| format!("MCP initialisation failed: {e}"))?;
     running.waiting().await.map_err(|e| format!("MCP service stopped: {e}"))?;
+    // What rmcp wrote last reaches stdout before the process ends.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
     Ok(())
 }

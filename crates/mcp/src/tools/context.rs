@@ -58,8 +58,11 @@ pub fn pack(stream: &[Value], pos: usize, limit: usize, budget: usize) -> (Vec<V
     (page, at)
 }
 
+/// Bytes of a node's text an entry carries; the rest is read with `docforge_get_node`.
+pub const ENTRY_TEXT_BYTES: usize = 2000;
+
 fn entry(node: &docforge_model::Node, relation: Option<(&str, &str)>) -> Value {
-    json!({
+    let mut e = json!({
         "type": "entry",
         "id": node.id,
         "kind": node.kind,
@@ -67,8 +70,23 @@ fn entry(node: &docforge_model::Node, relation: Option<(&str, &str)>) -> Value {
         "path": node.location.as_ref().map(|l| &l.path),
         "via": relation.map(|(rel, dir)| json!({ "relation": rel, "direction": dir })),
         "content_hash": hash_json(&json!(node.text)),
-        "text": node.text,
-    })
+    });
+    cut_text(&mut e, "text", &node.id, &node.text, ENTRY_TEXT_BYTES);
+    e
+}
+
+/// `item[key]` = the first `max` bytes of `text` (cut on a character boundary); when that is
+/// not all of it, `text_truncated`, `text_bytes` and `read_rest` (the `docforge_get_node` call
+/// that reads on from the cut) say so.
+pub fn cut_text(item: &mut Value, key: &str, id: &str, text: &str, max: usize) {
+    let end = if text.len() <= max { text.len() } else { super::graph::utf8_window(text.as_bytes(), 0, max) };
+    item[key] = json!(text[..end]);
+    if end < text.len() {
+        item["text_truncated"] = json!(true);
+        item["text_bytes"] = json!(text.len());
+        item["read_rest"] =
+            json!({ "tool": "docforge_get_node", "arguments": { "node_id": id, "text_offset": end } });
+    }
 }
 
 pub fn get_context(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {

@@ -55,6 +55,11 @@ fn capped(edges: &[EdgeRecord], cap: usize) -> Value {
 pub struct GetNodeArgs {
     /// The exact node ID (e.g. `arch.auth`, `go:example.com/m/p::Type`).
     pub node_id: String,
+    /// Where to start in the node's text, in bytes (`node.text_next_offset` of a previous call).
+    pub text_offset: Option<u64>,
+    /// At most this many bytes of text (default: as many as fit the response).
+    #[schemars(range(min = 1))]
+    pub text_limit: Option<u32>,
     /// Where to start in the node's source bytes (`source.next_offset` of a previous call).
     pub source_offset: Option<u64>,
     /// At most this many bytes of source (default: as many as fit the response).
@@ -64,7 +69,7 @@ pub struct GetNodeArgs {
 
 /// The largest prefix of `bytes[from..]` of at most `max` bytes that ends on a UTF-8
 /// character boundary (at least one character when any is left).
-fn utf8_window(bytes: &[u8], from: usize, max: usize) -> usize {
+pub(crate) fn utf8_window(bytes: &[u8], from: usize, max: usize) -> usize {
     let end = (from + max).min(bytes.len());
     let mut cut = end;
     while cut > from && cut < bytes.len() && (bytes[cut] & 0xC0) == 0x80 {
@@ -78,6 +83,26 @@ fn utf8_window(bytes: &[u8], from: usize, max: usize) -> usize {
         }
     }
     cut
+}
+
+/// One page `[offset, end)` of `bytes`: from `offset` (default 0), at most `limit` bytes and
+/// at most `room`, ending on a character boundary.
+fn page(
+    bytes: &[u8],
+    offset: Option<u64>,
+    limit: Option<u32>,
+    room: usize,
+    what: &str,
+) -> Result<(usize, usize), ToolError> {
+    let offset = offset.unwrap_or(0) as usize;
+    if offset > bytes.len() {
+        return Err(ToolError::invalid(format!(
+            "{what}_offset {offset} is past the end ({} bytes)",
+            bytes.len()
+        )));
+    }
+    let max = limit.map_or(room, |l| (l as usize).min(room)).max(1);
+    Ok((offset, utf8_window(bytes, offset, max)))
 }
 
 pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
@@ -96,7 +121,7 @@ pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
         "node": {
             "id": n.id, "kind": n.kind, "title": n.title, "attrs": n.attrs,
             "location": n.location.as_ref().map(|l| json!({"path": l.path, "line": l.line, "column": l.column})),
-            "text": n.text,
+            "text": "",
             "content_hash": crate::cursor::hash_json(&json!(n.text)),
         },
         "owner": rec.owner,
@@ -117,20 +142,26 @@ pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
             out[key]["truncated"] = json!(true);
         }
     }
-    // `text` is the index's bounded summary; `source` is the node's own bytes, whole, in pages.
-    out["node"]["text_is_summary"] = json!(source.is_some());
+    // The node's whole text and its own source bytes, each in pages that fit beside the rest
+    // (JSON escaping can double a byte; 512 spare); with both, the text takes half the room.
+    let room = call.budget.saturating_sub(out.to_string().len() + 512) / 2;
+    let text_room = if source.is_some() { room / 2 } else { room };
+    let text = n.text.as_bytes();
+    let (offset, end) = page(text, a.text_offset, a.text_limit, text_room, "text")?;
+    if !n.text.is_char_boundary(offset) {
+        return Err(ToolError::invalid(format!(
+            "text_offset {offset} is inside a character: give a text_next_offset of a previous call"
+        )));
+    }
+    let node = &mut out["node"];
+    node["text"] = json!(n.text[offset..end]);
+    node["text_bytes"] = json!(text.len());
+    node["text_offset"] = json!(offset);
+    node["text_truncated"] = json!(offset > 0 || end < text.len());
+    node["text_next_offset"] = json!((end < text.len()).then_some(end));
     if let Some(bytes) = source {
-        let offset = a.source_offset.unwrap_or(0) as usize;
-        if offset > bytes.len() {
-            return Err(ToolError::invalid(format!(
-                "source_offset {offset} is past the end ({} bytes)",
-                bytes.len()
-            )));
-        }
-        // What fits beside the rest of the answer (JSON escaping can double a byte; 512 spare).
         let room = call.budget.saturating_sub(out.to_string().len() + 512) / 2;
-        let max = a.source_limit.map_or(room, |l| (l as usize).min(room)).max(1);
-        let end = utf8_window(&bytes, offset, max);
+        let (offset, end) = page(&bytes, a.source_offset, a.source_limit, room, "source")?;
         out["source"] = json!({
             "bytes": bytes.len(),
             "offset": offset,
@@ -206,7 +237,13 @@ pub fn search(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
         .iter()
         .skip(pos)
         .take(page)
-        .map(|h| json!({ "id": h.id, "kind": h.kind, "title": h.title, "path": h.location.as_ref().map(|l| &l.path) }))
+        .map(|h| {
+            let mut item = json!({ "id": h.id, "kind": h.kind, "title": h.title, "path": h.location.as_ref().map(|l| &l.path) });
+            if h.exact_id {
+                item["exact_id"] = json!(true);
+            }
+            item
+        })
         .collect();
     // A page holds what fits the response: fewer items rather than `result_too_large`.
     let fits = super::pages::take_fitting(&items, 0, items.len(), PAGE_FRAME, call.budget);

@@ -21,7 +21,7 @@ pub const MAX_CANDIDATE_EDGES: usize = 100_000;
 pub const MAX_QUERY_CHARS: usize = 10_000;
 const DEFAULT_TOKEN_BUDGET: u32 = 20_000;
 const MAX_TOKEN_BUDGET: u32 = 200_000;
-const EXCERPT_CHARS: usize = 600;
+const EXCERPT_BYTES: usize = 600;
 
 pub fn ceilings() -> Value {
     json!({ "evidence_items": MAX_EVIDENCE, "candidate_edges": MAX_CANDIDATE_EDGES, "query_chars": MAX_QUERY_CHARS })
@@ -252,8 +252,7 @@ fn build(
     for id in order.iter().take(MAX_EVIDENCE) {
         let Some(node) = index.node_only(id).map_err(index_err)? else { continue };
         let (path, reasons) = &found[id];
-        let excerpt: String = node.text.chars().take(EXCERPT_CHARS).collect();
-        let cost = excerpt.len() / 4 + 16;
+        let cost = node.text.len().min(EXCERPT_BYTES) / 4 + 16;
         if cost > tokens_left {
             limits_hit.push("token");
             stream.push(json!({ "type": "omission", "id": id, "reason": "token_budget" }));
@@ -266,7 +265,7 @@ fn build(
         if reasons.iter().any(Reason::is_call) && precision != Some("precise") {
             unproven.push("call_resolution_complete");
         }
-        stream.push(json!({
+        let mut item = json!({
             "type": "evidence",
             "id": id,
             "kind": node.kind,
@@ -277,8 +276,9 @@ fn build(
             "relationship_reasons": reasons.iter().map(Reason::to_json).collect::<Vec<_>>(),
             "limitations": limitations,
             "unproven": unproven,
-            "excerpt": excerpt,
-        }));
+        });
+        super::context::cut_text(&mut item, "excerpt", id, &node.text, EXCERPT_BYTES);
+        stream.push(item);
     }
     let evidence = stream.iter().filter(|i| i["type"] == "evidence").count();
     let mut gaps = Vec::new();
