@@ -92,8 +92,7 @@ pub struct ExternalNode {
     pub column: u32,
     /// Byte length of the name at that place.
     pub len: u32,
-    /// The `//` comment lines directly above the declaration, without their markers (at most
-    /// [`MAX_DOC`] bytes).
+    /// The declaration's doc comment as go/doc reads it (also the end of the node's text).
     pub doc: Option<String>,
     /// `standard library`, or `module <path>@<version>` (module cache).
     pub origin: String,
@@ -101,9 +100,6 @@ pub struct ExternalNode {
     /// files).
     pub line_text: String,
 }
-
-/// Longer doc comments are cut (at a line end) to this many bytes.
-pub const MAX_DOC: usize = 4096;
 
 /// True for an import path that can only name a standard-library package: clean relative
 /// segments, the first without a dot, not the cgo pseudo-package.
@@ -249,18 +245,12 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
     let clause = (doc_file.0.clone(), doc_file.2 .0, doc_file.2 .1);
     let lines: HashMap<&str, Vec<&[u8]>> =
         sources.iter().map(|(rel, b)| (rel.as_str(), b.split(|&c| c == b'\n').collect())).collect();
-    let mut docs = HashMap::new();
-    let mut doc_at = |id: &str, path: &str, line: u32| {
-        if let Some(d) = lines.get(path).and_then(|l| doc_above(l, line)) {
-            docs.insert(id.to_string(), d);
-        }
-    };
-    doc_at(&format!("go:{ip}"), &clause.0, clause.1);
-    for n in &fragment.nodes {
-        if let Some(loc) = &n.location {
-            doc_at(&n.id, &loc.path, loc.line);
-        }
-    }
+    // Doc comments as go/doc reads them: what follows a node's declaration in its text.
+    let docs: HashMap<String, String> = fragment
+        .nodes
+        .iter()
+        .filter_map(|n| Some((n.id.clone(), n.text.split_once("\n\n")?.1.to_string())))
+        .collect();
     let mut line_texts = HashMap::new();
     let mut keep_line = |path: &str, line: u32| {
         let text = lines.get(path).and_then(|l| l.get((line as usize).checked_sub(1)?));
@@ -276,32 +266,6 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
     }
     let nodes = fragment.nodes.into_iter().map(|n| (n.id.clone(), n)).collect();
     Some(Arc::new(ExternalPackage { symbols, sigs, fields, nodes, src, clause, docs, origin, line_texts }))
-}
-
-/// The `//` comment lines directly above 1-based `line`, their markers and one following
-/// space removed (`//go:` and `//line` directives are not documentation).
-fn doc_above(lines: &[&[u8]], line: u32) -> Option<String> {
-    let end = (line as usize).checked_sub(1)?;
-    let mut start = end;
-    while start > 0 && lines.get(start - 1).is_some_and(|l| l.trim_ascii_start().starts_with(b"//")) {
-        start -= 1;
-    }
-    let mut out = String::new();
-    for l in &lines[start..end] {
-        let text = l.trim_ascii_start().strip_prefix(b"//").unwrap_or(l);
-        if text.starts_with(b"go:") || text.starts_with(b"line ") {
-            continue;
-        }
-        let text = String::from_utf8_lossy(text.strip_prefix(b" ").unwrap_or(text));
-        if out.len() + text.len() + 1 > MAX_DOC {
-            out.push('…');
-            break;
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
-    let out = out.trim_end().to_string();
-    (!out.is_empty()).then_some(out)
 }
 
 /// 1-based line and byte column of the `package` keyword (1:1 when there is none).

@@ -401,7 +401,7 @@ fn scan_body(
 }
 
 /// A code block's text as written: a fenced block's content without its fences (and without
-/// the trailing newline), an indented block's lines.
+/// the trailing newline), an indented block's lines; CRLF line ends read as LF, as in prose.
 fn code_text(block: TsNode<'_>, src: &str) -> String {
     let mut cursor = block.walk();
     let content = if block.kind() == "fenced_code_block" {
@@ -409,7 +409,7 @@ fn code_text(block: TsNode<'_>, src: &str) -> String {
     } else {
         Some(block)
     };
-    content.map_or(String::new(), |c| node_text(c, src).trim_end().to_string())
+    content.map_or(String::new(), |c| node_text(c, src).replace("\r\n", "\n").trim_end().to_string())
 }
 
 /// One link match of `inline.scm` → a link with its byte offset (source/location filled

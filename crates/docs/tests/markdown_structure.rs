@@ -227,6 +227,8 @@ fn node_text_is_whole_plain_text_with_code_blocks() {
         .ends_with("Paragraph 499 with some words in it.\nfunc LastWord() {}\n    indented := true"));
     assert_eq!(f.sections[1].text, "closing words", "a section's text leaves out its heading");
     assert!(!f.node.text.contains("title"), "front matter is not prose");
+    let crlf = parse_markdown_document("c.md", "# A\r\n\r\n```\r\nx = 1\r\ny = 2\r\n```\r\n");
+    assert_eq!(crlf.sections[0].text, "x = 1\ny = 2", "CRLF code reads as LF, like prose");
 }
 
 /// Informal throughput check (no timed assertion): a few MB of Markdown in one file.

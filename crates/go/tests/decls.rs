@@ -269,6 +269,9 @@ type (
 	// Inner is documented inside the group.
 	Inner int
 )
+
+var y = 1 // about y
+func AfterTrailing() {}
 "#;
     let f = facts(src);
     assert_eq!(f.package_doc.as_deref(), Some("Package p does things.\n\nSecond paragraph."));
@@ -283,6 +286,8 @@ type (
             "NoDoc: None",
             "AlsoNoDoc: None",
             "Inner: Some(\"Inner is documented inside the group.\")",
+            "y: None",
+            "AfterTrailing: None",
         ]
     "#]]
     .assert_debug_eq(&docs);

@@ -75,6 +75,9 @@ fn camel_parts(word: &str) -> Vec<&str> {
     parts
 }
 
+/// At most this many distinct words of a query are searched (each adds up to three terms).
+const MAX_QUERY_WORDS: usize = 64;
+
 /// The words of a query: its alphanumeric runs, stop words left out unless nothing else is
 /// left, and whether the last one is still being typed (the input does not end after it).
 #[derive(Debug)]
@@ -87,13 +90,23 @@ impl QueryWords {
     pub(crate) fn of(input: &str) -> QueryWords {
         let words: Vec<&str> =
             input.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-        let content: Vec<&str> =
-            words.iter().copied().filter(|w| !STOP_WORDS.contains(&w.to_lowercase().as_str())).collect();
+        let is_stop = |w: &str| STOP_WORDS.contains(&w.to_lowercase().as_str());
+        let content: Vec<&str> = words.iter().copied().filter(|w| !is_stop(w)).collect();
+        // Still being typed: the input ends inside its last word, and that word is searched.
+        let open = input.chars().last().is_some_and(char::is_alphanumeric)
+            && (content.is_empty() || words.last().is_some_and(|w| !is_stop(w)));
         let words = if content.is_empty() { words } else { content };
-        QueryWords {
-            words: words.into_iter().map(str::to_string).collect(),
-            last_is_open: input.chars().last().is_some_and(char::is_alphanumeric),
+        // A long description (a task's) is searched by its first distinct words.
+        let mut kept: Vec<String> = Vec::new();
+        for w in words {
+            if kept.len() == MAX_QUERY_WORDS {
+                break;
+            }
+            if !kept.iter().any(|k| k.to_lowercase() == w.to_lowercase()) {
+                kept.push(w.to_string());
+            }
         }
+        QueryWords { words: kept, last_is_open: open }
     }
 
     /// Every single token the query searches: each word and each of its identifier parts,
@@ -204,6 +217,9 @@ mod tests {
             ("Caller", Some(r#""caller" OR "caller"*"#)),
             ("snake_case ", Some(r#""snake" OR "case" OR "snake case" OR "snakecase""#)),
             ("how to ", Some(r#""how" OR "to" OR "how to" OR "howto""#)),
+            // The prefix goes on the last word only when it is the one being typed.
+            ("token rotation the", Some(r#""token" OR "rotation" OR "token rotation" OR "tokenrotation""#)),
+            ("token Token", Some(r#""token" OR "token"*"#)),
         ];
         for (input, want) in cases {
             assert_eq!(fts_query(input).as_deref(), *want, "{input:?}");

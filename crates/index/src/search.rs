@@ -10,7 +10,7 @@ use crate::{Index, IndexError, SearchHit};
 /// the index (on the Go standard library `func`, `type`, `string`, `error`, `return` are; a
 /// question's `typing` is `type` to the stemmer) while its bm25 weight is near nothing. It is
 /// left out of a query that has any other token, as high-frequency terms are in Lucene's
-/// common-terms query.
+/// common-terms query — unless the other tokens find nothing.
 const COMMON_SHARE: f64 = 0.05;
 
 impl Index {
@@ -24,16 +24,6 @@ impl Index {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let hit = |r: &rusqlite::Row<'_>| -> rusqlite::Result<SearchHit> {
-            Ok(SearchHit {
-                id: r.get(0)?,
-                kind: r.get(1)?,
-                title: r.get(2)?,
-                location: location_at(r, 3)?,
-                rank: r.get(6)?,
-                exact_id: false,
-            })
-        };
         let mut out: Vec<SearchHit> = Vec::new();
         let exact = query.trim();
         if !exact.is_empty() {
@@ -43,7 +33,7 @@ impl Index {
                     "SELECT id, kind, title, path, line, col, 0.0 FROM nodes WHERE id = ?1 ORDER BY rid LIMIT 1",
                 )
                 .ctx(&self.path)?;
-            let rows = stmt.query_map([exact], hit).ctx(&self.path)?;
+            let rows = stmt.query_map([exact], hit_of).ctx(&self.path)?;
             for h in rows {
                 out.push(SearchHit { exact_id: true, ..h.ctx(&self.path)? });
             }
@@ -51,24 +41,15 @@ impl Index {
         let words = QueryWords::of(query);
         let common = self.common_tokens(&words.tokens())?;
         let Some(fts) = words.fts(&common) else { return Ok(out) };
-        // Column weights (title, text, keys, words): a title word counts twice; identifier
-        // parts of the text half, as they repeat what the text's identifiers already say.
-        // The best rows are found in the FTS index alone; only they are joined with their
-        // nodes (ties at the cut are kept by the margin, then ordered by ID).
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, t.rank FROM \
-                 (SELECT rowid, bm25(nodes_fts, 2.0, 1.0, 1.0, 0.5) AS rank FROM nodes_fts \
-                  WHERE nodes_fts MATCH ?1 ORDER BY rank LIMIT ?3) t \
-                 JOIN nodes n ON n.rid = t.rowid ORDER BY t.rank, n.id, n.rid LIMIT ?2",
-            )
-            .ctx(&self.path)?;
-        let fetch = i64::try_from(limit.saturating_add(out.len())).unwrap_or(i64::MAX);
-        let margin = fetch.saturating_add(32);
-        let rows = stmt.query_map(rusqlite::params![fts, fetch, margin], hit).ctx(&self.path)?;
-        for h in rows {
-            let h = h.ctx(&self.path)?;
+        let fetch = limit.saturating_add(out.len());
+        let mut ranked = self.ranked(&fts, fetch)?;
+        if ranked.is_empty() && !common.is_empty() {
+            // Nothing without the common words (`func zzqx`): they are searched after all.
+            if let Some(all) = words.fts(&[]) {
+                ranked = self.ranked(&all, fetch)?;
+            }
+        }
+        for h in ranked {
             match out.first_mut() {
                 Some(first) if first.exact_id && first.id == h.id => first.rank = h.rank,
                 _ => out.push(h),
@@ -76,6 +57,27 @@ impl Index {
         }
         out.truncate(limit);
         Ok(out)
+    }
+
+    /// The first `fetch` nodes `fts` matches, best first. Column weights (title, text, keys,
+    /// words): a title word counts twice; identifier parts of the text half, as they repeat
+    /// what the text's identifiers already say. The best rows are found in the FTS index
+    /// alone; only they are joined with their nodes. Ties are ordered by row, in the cut and
+    /// after it alike, so a longer list starts with a shorter one (pages of the same query
+    /// never repeat or skip a hit).
+    fn ranked(&self, fts: &str, fetch: usize) -> Result<Vec<SearchHit>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, t.rank FROM \
+                 (SELECT rowid, bm25(nodes_fts, 2.0, 1.0, 1.0, 0.5) AS rank FROM nodes_fts \
+                  WHERE nodes_fts MATCH ?1 ORDER BY rank, rowid LIMIT ?2) t \
+                 JOIN nodes n ON n.rid = t.rowid ORDER BY t.rank, t.rowid",
+            )
+            .ctx(&self.path)?;
+        let fetch = i64::try_from(fetch).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(rusqlite::params![fts, fetch], hit_of).ctx(&self.path)?;
+        rows.collect::<Result<_, _>>().ctx(&self.path)
     }
 
     /// The `tokens` (lower-case) found in more than [`COMMON_SHARE`] of the nodes, as the FTS
@@ -157,6 +159,18 @@ impl Index {
             .ctx(&self.path)?;
         Ok(block.map_or(0, |b| varint(&b)))
     }
+}
+
+/// A hit from a row `(id, kind, title, path, line, col, rank)`.
+fn hit_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<SearchHit> {
+    Ok(SearchHit {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        title: r.get(2)?,
+        location: location_at(r, 3)?,
+        rank: r.get(6)?,
+        exact_id: false,
+    })
 }
 
 /// An SQLite varint (big-endian 7-bit groups, the high bit set on every byte but the last;

@@ -165,6 +165,54 @@ fn search_finds_what_people_ask() {
     assert_eq!(index.search("Caller", 10).unwrap().len(), 6, "Caller finds Caller0…Caller5");
 }
 
+/// On an index of 10,000 nodes or more, a word in more than 5% of them is left out of a
+/// query with other words (it ranks nearly nothing and costs ranking most of the index),
+/// unless the other words find nothing. Read through a read-only connection, as
+/// the fronts read (the query's words are stemmed in a temporary table).
+#[test]
+fn very_common_words_are_left_out_of_a_large_index_unless_nothing_else_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("i.sqlite");
+    let mut index = Index::open(&path).unwrap();
+    let mut nodes: Vec<_> = (0..12_000)
+        .map(|i| {
+            node(&format!("n{i:05}"), "func", &format!("F{i}"), &format!("func F{i} typing common words"))
+        })
+        .collect();
+    nodes.push(node("rare", "section", "Rare", "the zanzibar typing guide"));
+    nodes.push(node("rare2", "section", "Other", "zanzibar again"));
+    index.publish(batch(vec![owner("file:big", Fragment { nodes, ..Default::default() })], "fp")).unwrap();
+    let reader = Index::open_read_only(&path).unwrap();
+    // `typing` (stemmed `type`) is in every node: left out, so `zanzibar` decides alone and
+    // the shorter text ranks first.
+    let hits = reader.search("zanzibar typing", 2).unwrap();
+    let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(ids, ["rare2", "rare"], "the two nodes with the rare word");
+    assert_eq!(reader.search("zanzibar typing", 10).unwrap().len(), 2);
+    // Nothing without it: the common word is searched after all.
+    let hits = reader.search("zzqx typing", 10).unwrap();
+    assert_eq!(hits.len(), 10, "{hits:?}");
+    // Alone, a common word is searched.
+    assert_eq!(reader.search("typing", 5).unwrap().len(), 5);
+}
+
+/// Pages of a query whose hits tie on rank neither repeat nor skip a hit: a longer list
+/// starts with the shorter one.
+#[test]
+fn tied_hits_page_without_repeats_or_gaps() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(&dir.path().join("i.sqlite")).unwrap();
+    // Inserted in the reverse of their ID order; all rank the same.
+    let nodes = (0..200).rev().map(|i| node(&format!("t{i:03}"), "const", "Same", "same words")).collect();
+    index.publish(batch(vec![owner("file:t", Fragment { nodes, ..Default::default() })], "fp")).unwrap();
+    let all: Vec<String> = index.search("same", 200).unwrap().into_iter().map(|h| h.id).collect();
+    assert_eq!(all.len(), 200);
+    for n in [1, 20, 33, 100, 199] {
+        let prefix: Vec<String> = index.search("same", n).unwrap().into_iter().map(|h| h.id).collect();
+        assert_eq!(prefix, all[..n], "limit {n}");
+    }
+}
+
 fn bulk_owners(count: usize, salt: &str) -> Vec<docforge_index::Owner> {
     (0..count).map(|i| doc_owner(&format!("bulk{i}"), 60, salt)).collect()
 }

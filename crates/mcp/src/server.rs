@@ -305,10 +305,14 @@ pub async fn serve_stdio(server: Server) -> Result<(), String> {
     let tools = Arc::new(tools::registered(&server.opts).into_iter().map(tool).collect());
     let handler = Handler { server: Arc::new(server), tools };
     let (input, output, writer) = crate::wire::filtered(tokio::io::stdin(), tokio::io::stdout());
-    let running =
-        handler.serve((input, output)).await.map_err(|e| format!("MCP initialisation failed: {e}"))?;
-    running.waiting().await.map_err(|e| format!("MCP service stopped: {e}"))?;
-    // What rmcp wrote last reaches stdout before the process ends.
+    let served = async {
+        let running =
+            handler.serve((input, output)).await.map_err(|e| format!("MCP initialisation failed: {e}"))?;
+        running.waiting().await.map_err(|e| format!("MCP service stopped: {e}"))?;
+        Ok(())
+    }
+    .await;
+    // What was written last (rmcp's replies, the wire's) reaches stdout before the end.
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
-    Ok(())
+    served
 }

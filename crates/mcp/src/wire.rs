@@ -7,11 +7,17 @@
 //! - a `tools/call` whose `params` or `params.arguments` is not an object: `-32602` (invalid
 //!   params, with the request's `id`).
 //!
-//! Every other line goes to rmcp unchanged. Replies, rmcp's and these, reach stdout whole
+//! - a line that is not UTF-8: `-32700`; one longer than 16 MiB: `-32600` (discarded as it
+//!   streams in, never held whole).
+//!
+//! Every other line goes to rmcp unchanged (a leading byte-order mark is allowed, as rmcp
+//! allows it). Replies, rmcp's and these, reach stdout whole
 //! lines at a time through one writer.
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
+};
 use tokio::sync::mpsc;
 
 /// Pipe capacity between the wire and rmcp, each way.
@@ -35,7 +41,8 @@ pub fn check(line: &str) -> Option<Value> {
     let id = obj.get("id").cloned().unwrap_or(Value::Null);
     match obj.get("params") {
         Some(Value::Object(params)) => match params.get("arguments") {
-            None | Some(Value::Object(_)) => None,
+            // `null` is no arguments, as rmcp reads it.
+            None | Some(Value::Null) | Some(Value::Object(_)) => None,
             Some(other) => error(
                 id,
                 -32602,
@@ -60,9 +67,66 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// The longest line read (rmcp's own limit): a longer one is discarded as it streams in and
+/// answered `-32600`.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// One line of input: its bytes (without the newline), or `None` when it was longer than
+/// [`MAX_LINE`] (then discarded).
+async fn next_line<R: AsyncBufRead + Unpin>(input: &mut R) -> std::io::Result<Option<Option<Vec<u8>>>> {
+    let mut line = Vec::new();
+    let mut oversized = false;
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            // End of input: a last line without a newline still counts.
+            return Ok((!line.is_empty() || oversized).then(|| (!oversized).then_some(line)));
+        }
+        let (take, done) = match memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        if !oversized {
+            line.extend_from_slice(&buf[..take]);
+            if line.len() > MAX_LINE + 1 {
+                oversized = true;
+                line = Vec::new();
+            }
+        }
+        input.consume(take);
+        if done {
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            return Ok(Some((!oversized).then_some(line)));
+        }
+    }
+}
+
+fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
+    hay.iter().position(|&b| b == needle)
+}
+
+/// The reply to an input line, or `Ok(line)` to hand it to rmcp unchanged.
+fn judge(line: Option<Vec<u8>>) -> Result<Vec<u8>, Value> {
+    let error = |code: i64, message: &str| json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message } });
+    let Some(bytes) = line else {
+        return Err(error(-32600, "Invalid Request: the message is longer than 16 MiB"));
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Err(error(-32700, "Parse error: the line is not UTF-8"));
+    };
+    // rmcp accepts a line that starts with a byte-order mark; so is it judged.
+    match check(text.strip_prefix('\u{feff}').unwrap_or(text)) {
+        Some(reply) => Err(reply),
+        None => Ok(bytes),
+    }
+}
+
 /// The (reader, writer) pair rmcp serves on: lines from `input` that pass [`check`] reach the
 /// reader; what rmcp writes, and the replies of lines that do not pass, go to `output` — by
-/// the returned task, which ends once rmcp has dropped its writer and all is written.
+/// the returned task, which ends once rmcp has dropped its writer, the input has ended and
+/// all is written (a reply is never dropped for rmcp's ending first).
 pub fn filtered<R, W>(input: R, output: W) -> (DuplexStream, DuplexStream, tokio::task::JoinHandle<()>)
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -72,19 +136,20 @@ where
     let (from_rmcp, rmcp_out) = tokio::io::duplex(PIPE);
     let (replies, mut replies_rx) = mpsc::unbounded_channel::<String>();
     tokio::spawn(async move {
-        let mut lines = BufReader::new(input).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.trim().is_empty() {
+        let mut input = BufReader::new(input);
+        while let Ok(Some(line)) = next_line(&mut input).await {
+            if line.as_ref().is_some_and(|l| l.iter().all(u8::is_ascii_whitespace)) {
                 continue;
             }
-            match check(&line) {
-                Some(reply) => {
+            match judge(line) {
+                Err(reply) => {
                     if replies.send(reply.to_string()).is_err() {
                         break;
                     }
                 }
-                None => {
-                    if to_rmcp.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+                Ok(mut bytes) => {
+                    bytes.push(b'\n');
+                    if to_rmcp.write_all(&bytes).await.is_err() {
                         break;
                     }
                 }
@@ -95,19 +160,26 @@ where
     });
     let writer = tokio::spawn(async move {
         let mut output = output;
+        let mut broken = false;
         let mut from_rmcp = BufReader::new(from_rmcp).lines();
-        loop {
+        let mut rmcp_open = true;
+        let mut replies_open = true;
+        while rmcp_open || replies_open {
             let line = tokio::select! {
-                l = from_rmcp.next_line() => match l {
-                    Ok(Some(l)) => l,
-                    _ => break,
+                biased;
+                r = replies_rx.recv(), if replies_open => match r {
+                    Some(reply) => reply,
+                    None => { replies_open = false; continue; }
                 },
-                Some(reply) = replies_rx.recv() => reply,
+                l = from_rmcp.next_line(), if rmcp_open => match l {
+                    Ok(Some(l)) => l,
+                    _ => { rmcp_open = false; continue; }
+                },
             };
-            if output.write_all(format!("{line}\n").as_bytes()).await.is_err()
-                || output.flush().await.is_err()
-            {
-                break;
+            // A closed stdout: what rmcp writes is still read (so it never blocks), and dropped.
+            if !broken {
+                let written = output.write_all(format!("{line}\n").as_bytes()).await;
+                broken = written.is_err() || output.flush().await.is_err();
             }
         }
     });
@@ -116,8 +188,27 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use super::{check, judge, next_line};
     use serde_json::json;
+
+    #[test]
+    fn lines_are_bounded_and_judged_as_bytes() {
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let mut input: &[u8] =
+            b"a\n\xe9\n\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\nlast";
+        let mut lines = Vec::new();
+        while let Some(line) = rt.block_on(next_line(&mut input)).unwrap() {
+            lines.push(line);
+        }
+        assert_eq!(lines.len(), 4);
+        let codes: Vec<Option<i64>> =
+            lines.into_iter().map(|l| judge(l).err().map(|r| r["error"]["code"].as_i64().unwrap())).collect();
+        assert_eq!(codes, [Some(-32700), Some(-32700), None, Some(-32700)], "a, non-UTF-8, BOM + ping, last");
+        let mut big: &[u8] = &[b'x'; super::MAX_LINE + 10];
+        let line = rt.block_on(next_line(&mut big)).unwrap();
+        assert_eq!(line, Some(None), "an oversized line is discarded");
+        assert_eq!(judge(None).unwrap_err()["error"]["code"], -32600);
+    }
 
     #[test]
     fn malformed_messages_get_their_json_rpc_errors() {
@@ -137,6 +228,10 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":9,"method":"tools/call"}"#, Some((json!(9), -32602))),
             (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}"#, None),
             (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#, None),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":null}}"#,
+                None,
+            ),
             (r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, None),
         ];
         for (line, want) in cases {

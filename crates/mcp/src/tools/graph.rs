@@ -102,7 +102,20 @@ fn page(
         )));
     }
     let max = limit.map_or(room, |l| (l as usize).min(room)).max(1);
-    Ok((offset, utf8_window(bytes, offset, max)))
+    let mut end = utf8_window(bytes, offset, max);
+    // `room` is for the page as JSON: escapes (`\u001b` for a control byte) can take six
+    // bytes for one, so the page shrinks until its JSON fits (at least one character).
+    let json_len = |end: usize| {
+        serde_json::to_string(&String::from_utf8_lossy(&bytes[offset..end])).map_or(0, |j| j.len())
+    };
+    while end > offset && json_len(end) > room {
+        let shorter = utf8_window(bytes, offset, ((end - offset) / 2).max(1));
+        if shorter >= end {
+            break;
+        }
+        end = shorter;
+    }
+    Ok((offset, end))
 }
 
 pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
@@ -142,9 +155,9 @@ pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
             out[key]["truncated"] = json!(true);
         }
     }
-    // The node's whole text and its own source bytes, each in pages that fit beside the rest
-    // (JSON escaping can double a byte; 512 spare); with both, the text takes half the room.
-    let room = call.budget.saturating_sub(out.to_string().len() + 512) / 2;
+    // The node's whole text and its own source bytes, each in pages whose JSON fits beside the
+    // rest (512 spare); with both, the text takes half the room.
+    let room = call.budget.saturating_sub(out.to_string().len() + 512);
     let text_room = if source.is_some() { room / 2 } else { room };
     let text = n.text.as_bytes();
     let (offset, end) = page(text, a.text_offset, a.text_limit, text_room, "text")?;
@@ -160,7 +173,7 @@ pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     node["text_truncated"] = json!(offset > 0 || end < text.len());
     node["text_next_offset"] = json!((end < text.len()).then_some(end));
     if let Some(bytes) = source {
-        let room = call.budget.saturating_sub(out.to_string().len() + 512) / 2;
+        let room = call.budget.saturating_sub(out.to_string().len() + 512);
         let (offset, end) = page(&bytes, a.source_offset, a.source_limit, room, "source")?;
         out["source"] = json!({
             "bytes": bytes.len(),
