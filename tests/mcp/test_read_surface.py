@@ -484,6 +484,9 @@ def test_generation_diff_states_and_pages_without_repairing(shop):
             assert r["receipt_state"] == "current"
             h = r["receipt_header"]
             assert h["from"]["generation"] == boot["revision"] and h["to"]["generation"] == synced["revision"]
+            # Incremental receipts state the identity of the sources they start from.
+            assert h["from"]["source_identity"] == c2_header_to["source_identity"] is not None
+            assert h["to"]["source_identity"] not in (None, h["from"]["source_identity"])
             assert h["counts"]["nodes_changed"] >= 1 and h["counts"]["nodes_added"] == 0
             first_to = c2_header_to
             assert h["from"]["node_hash"] == first_to["node_hash"] and h["from"]["edge_hash"] == first_to["edge_hash"]
@@ -501,6 +504,14 @@ def test_generation_diff_states_and_pages_without_repairing(shop):
             _, c, _ = await call(s, "docforge_get_generation_diff")
             assert c["result"]["receipt_state"] == "unverified"
             f.write_bytes(good)
+            _, c, _ = await call(s, "docforge_get_generation_diff")
+            assert c["result"]["receipt_state"] == "current", "restored in place: the same file"
+            # A byte-identical copy put in its place is another file (another inode).
+            copy = f.with_name("copy.json")
+            copy.write_bytes(good)
+            os.replace(copy, f)
+            _, c, _ = await call(s, "docforge_get_generation_diff")
+            assert c["result"]["receipt_state"] == "unverified", c
             other = shop.parent / "elsewhere.json"
             other.write_bytes(good)
             f.unlink()
@@ -761,10 +772,66 @@ def test_malformed_json_rpc_gets_the_specified_error_codes_and_the_session_goes_
         json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
                     "params": {"name": "docforge_search", "arguments": {"query": "order"}}}),
     ]
+    raw = [l.encode() for l in lines[:4]]
+    raw.append(b'{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"x": "caf\xe9"}}')  # not UTF-8
+    raw.append("\ufeff".encode() + json.dumps({"jsonrpc": "2.0", "id": 10, "method": "ping"}).encode())  # a BOM
+    raw += [l.encode() for l in lines[4:]]
     p = subprocess.run([str(BIN), "--project-root", str(shop), "mcp"],
-                       input=("\n".join(lines) + "\n").encode(), capture_output=True, timeout=120)
+                       input=b"\n".join(raw) + b"\n", capture_output=True, timeout=120)
     replies = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
     errors = [(r.get("id"), r["error"]["code"]) for r in replies if "error" in r]
-    assert errors == [(None, -32700), (None, -32600), (2, -32602), (3, -32602)], replies
+    assert errors == [(None, -32700), (None, -32600), (None, -32700), (2, -32602), (3, -32602)], replies
+    assert any(r.get("id") == 10 and "result" in r for r in replies), "a line with a BOM is served"
     last = [r for r in replies if r.get("id") == 4]
     assert last and last[0]["result"]["structuredContent"]["result"]["items"], replies
+
+
+def test_sync_sees_an_edit_that_keeps_the_size_and_restores_the_mtime(shop):
+    notes = shop / "docs" / "notes.md"
+    text = notes.read_text() + "\nThe password is alpha.\n"
+    notes.write_text(text)
+
+    async def go():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_search", {"query": "alpha"})
+            assert not err and "docs/notes" in [i["id"] for i in c["result"]["items"]], c
+            before = notes.stat()
+            notes.write_text(text.replace("alpha.", "omega."))
+            os.utime(notes, ns=(before.st_atime_ns, before.st_mtime_ns))
+            assert notes.stat().st_mtime_ns == before.st_mtime_ns and notes.stat().st_size == before.st_size
+            for tool, args in [("docforge_sync", {}), ("docforge_search", {"query": "omega"})]:
+                err, c, _ = await call(s, tool, args)
+                assert not err, c
+            assert "docs/notes" in [i["id"] for i in c["result"]["items"]], c
+    run(go())
+
+
+def test_an_index_file_overwritten_in_place_is_never_answered_from(shop, tmp_path):
+    """Another project's index copied over .docforge/index.sqlite (same inode) while the
+    server runs: the next call re-syncs from the sources instead of answering from it."""
+    import subprocess
+    from conftest import BIN
+
+    other = tmp_path / "other"
+    shutil.copytree(shop, other)
+    (other / "docs" / "notes.md").write_text("# Notes\n\nforeignword only lives in the other index.\n")
+    subprocess.run([str(BIN), "--project-root", str(other), "index"], check=True, capture_output=True)
+    foreign = (other / ".docforge" / "index.sqlite").read_bytes()
+
+    async def go():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_search", {"query": "foreignword"})
+            assert not err and c["result"]["items"] == [], c
+            target = shop / ".docforge" / "index.sqlite"
+            inode = target.stat().st_ino
+            with open(target, "r+b") as f:  # in place: the same inode
+                f.write(foreign)
+                f.truncate()
+            assert target.stat().st_ino == inode
+            err, c, _ = await call(s, "docforge_search", {"query": "foreignword"})
+            assert not err, c
+            assert c["staleness"] == "rebuilt", c
+            assert c["result"]["items"] == [], "answered from the foreign index"
+            err, c, _ = await call(s, "docforge_search", {"query": "Repository"})
+            assert not err and c["staleness"] == "current" and c["result"]["items"], c
+    run(go())

@@ -336,6 +336,62 @@ fn reads_say_when_the_index_is_older_than_the_sources() {
     assert!(String::from_utf8(empty.stderr).unwrap().contains("no node matches \"zzqqxx\""));
 }
 
+/// An edit that keeps the size and puts the modification time back (as `cp -p`, `rsync -t`,
+/// `git checkout` of an older blob or an editor's backup restore can) is seen: the status-change
+/// time moved, which no program can set back.
+#[test]
+fn an_edit_with_the_size_kept_and_the_mtime_restored_is_seen() {
+    let dir = shop();
+    let root = dir.path();
+    let p = root.join("docs/notes.md");
+    let text = fs::read_to_string(&p).unwrap() + "\nThe password is alpha.\n";
+    fs::write(&p, &text).unwrap();
+    // Settled before the index is built: only the stamps can tell a later change.
+    std::thread::sleep(docforge_project::RACY_WINDOW + std::time::Duration::from_millis(200));
+    json(&run(root, &["index", "--json"]));
+    let before = fs::metadata(&p).unwrap().modified().unwrap();
+    fs::write(&p, text.replace("alpha.", "omega.")).unwrap();
+    fs::File::options().write(true).open(&p).unwrap().set_modified(before).unwrap();
+    assert_eq!(fs::metadata(&p).unwrap().modified().unwrap(), before);
+    let out = json(&run(root, &["search", "omega", "--json"]));
+    assert_eq!(out["index_current"], false, "the index is older than the sources: {out}");
+    json(&run(root, &["index", "--json"]));
+    let out = json(&run(root, &["search", "omega", "--json"]));
+    assert_eq!(
+        (out["index_current"].as_bool(), out["results"][0]["id"].as_str()),
+        (Some(true), Some("docs/notes"))
+    );
+}
+
+/// A file written within the file system's clock granularity of the index's publication has
+/// a racy stamp: an equal stamp does not prove equal content, so its bytes are compared with
+/// the recorded SHA-256 (Git's racily clean entries). Settled stamps are trusted.
+#[test]
+fn a_racy_stamp_is_checked_by_content_and_a_settled_one_is_trusted() {
+    let dir = shop();
+    let root = dir.path();
+    let index = |root: &Path| json(&run(root, &["index", "--json"]));
+    // Published right after the files were copied: every stamp is racy. A recorded hash that
+    // no longer matches the bytes (what a same-tick write leaves) makes the index not current.
+    index(root);
+    let db = root.join(".docforge/index.sqlite");
+    let tamper = |db: &Path| {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.execute("UPDATE files SET sha256 = 'beef' WHERE path = 'docs/notes.md'", []).unwrap();
+    };
+    tamper(&db);
+    let out = json(&run(root, &["stats", "--json"]));
+    assert_eq!(out["index_current"], false, "racy: the content was compared: {out}");
+    // Settled: the files' times lie well before the publication; the stamps are trusted
+    // and nothing is read (the tampered hash goes unnoticed, as it would in Git).
+    std::thread::sleep(docforge_project::RACY_WINDOW + std::time::Duration::from_millis(200));
+    fs::remove_dir_all(root.join(".docforge")).unwrap();
+    index(root);
+    tamper(&db);
+    let out = json(&run(root, &["stats", "--json"]));
+    assert_eq!(out["index_current"], true, "settled: the stamps vouch: {out}");
+}
+
 #[test]
 fn init_writes_a_commented_config_and_the_ignore_entries_and_never_overwrites() {
     let dir = tempfile::tempdir().unwrap();

@@ -43,9 +43,10 @@ pub struct Change {
 /// What a disk sync did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SyncReport {
-    /// Files read because they are new or their stamp changed.
+    /// Files read because they are new or their stamp changed (or, racy, their content did).
     pub read: usize,
     pub removed: usize,
+    /// Files whose stamp vouched for them, and racy ones whose content was found unchanged.
     pub unchanged: usize,
     pub skipped: usize,
     pub scan_errors: usize,
@@ -62,6 +63,10 @@ pub struct AnalysisHost {
     ws: Workspace,
     project: Project,
     files: BTreeMap<String, (SourceFile, Option<FileStamp>)>,
+    /// Files whose stamp was racy when their content was read (a time within
+    /// [`docforge_project::RACY_WINDOW`] of the read): an equal stamp does not vouch for
+    /// their content, so a sync reads them again ([`AnalysisHost::recheck_racy`]).
+    racy: std::collections::BTreeSet<String>,
     /// What this host last published, so the next publication can send only a delta.
     pub(crate) published: Option<crate::publish::Published>,
     /// The cheap identity of the inventory of the last disk sync; `None` once an editor
@@ -75,7 +80,7 @@ pub fn cheap_identity(inv: &Inventory) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     for e in &inv.entries {
-        let (size, mtime) = e.stamp.map_or((0, 0), |s| (s.size, s.mtime_ns));
+        let s = e.stamp.unwrap_or_default();
         h.update(e.rel.as_bytes());
         h.update([0]);
         h.update(e.kind.as_str().as_bytes());
@@ -85,8 +90,9 @@ pub fn cheap_identity(inv: &Inventory) -> String {
             other => h.update(other.label().as_bytes()),
         }
         h.update([0]);
-        h.update(size.to_le_bytes());
-        h.update(mtime.to_le_bytes());
+        for field in [s.size, s.mtime_ns as u64, s.ctime_ns as u64, s.dev, s.ino] {
+            h.update(field.to_le_bytes());
+        }
     }
     for (path, err) in &inv.errors {
         h.update(b"error\0");
@@ -137,7 +143,15 @@ impl AnalysisHost {
         )
         .durability(Durability::MEDIUM)
         .new(&db);
-        AnalysisHost { db, ws, project, files: BTreeMap::new(), published: None, source_identity: None }
+        AnalysisHost {
+            db,
+            ws,
+            project,
+            files: BTreeMap::new(),
+            racy: Default::default(),
+            published: None,
+            source_identity: None,
+        }
     }
 
     /// Switch the Go semantic layer on or off (`precise` vs `ast` facts).
@@ -225,8 +239,21 @@ impl AnalysisHost {
             match fc {
                 FileChange::Set { rel, kind, content } => {
                     let stamp = stamps.get(&rel).copied();
-                    let mtime = stamp.map_or(0, |s| s.mtime_ns);
+                    let recorded = stamp.unwrap_or_default();
+                    match stamp {
+                        Some(s) if !s.settled_before(now_ns()) => self.racy.insert(rel.clone()),
+                        _ => self.racy.remove(&rel),
+                    };
                     match self.files.get_mut(&rel) {
+                        // Read again (a racy stamp, a touch): nothing but the stamp changed.
+                        Some((file, old_stamp))
+                            if file.kind(&self.db) == kind && *file.content(&self.db) == content =>
+                        {
+                            if file.stamp(&self.db) != recorded {
+                                file.set_stamp(&mut self.db).with_durability(Durability::LOW).to(recorded);
+                            }
+                            *old_stamp = stamp;
+                        }
                         Some((file, old_stamp)) => {
                             if file.kind(&self.db) != kind {
                                 file.set_kind(&mut self.db).to(kind);
@@ -256,16 +283,16 @@ impl AnalysisHost {
                                     .with_durability(Durability::MEDIUM)
                                     .to(entry);
                             }
-                            if file.mtime_ns(&self.db) != mtime {
+                            if file.stamp(&self.db) != recorded {
                                 // LOW like the content: a setter keeps the field's MEDIUM
                                 // durability otherwise, and every disk edit would then
                                 // re-verify the whole project (the shortcut never fires).
-                                file.set_mtime_ns(&mut self.db).with_durability(Durability::LOW).to(mtime);
+                                file.set_stamp(&mut self.db).with_durability(Durability::LOW).to(recorded);
                             }
                             *old_stamp = stamp;
                         }
                         None => {
-                            let file = SourceFile::builder(rel.clone(), kind, content, mtime)
+                            let file = SourceFile::builder(rel.clone(), kind, content, recorded)
                                 .durability(durability)
                                 .new(&self.db);
                             self.files.insert(rel, (file, stamp));
@@ -275,6 +302,7 @@ impl AnalysisHost {
                 }
                 FileChange::Remove { rel } => {
                     list_changed |= self.files.remove(&rel).is_some();
+                    self.racy.remove(&rel);
                 }
             }
         }
@@ -317,7 +345,7 @@ impl AnalysisHost {
                 Some(e) if e.status == EntryStatus::Selected && self.files.contains_key(rel) => *e,
                 _ => return self.sync_from_inventory(inv),
             };
-            if self.files.get(rel).and_then(|(_, s)| *s) == entry.stamp {
+            if self.files.get(rel).and_then(|(_, s)| *s) == entry.stamp && self.vouched(rel) {
                 report.unchanged += 1;
                 continue;
             }
@@ -357,7 +385,7 @@ impl AnalysisHost {
             }
             seen.insert(entry.rel.clone());
             if let (Some((_, Some(old))), Some(new)) = (self.files.get(&entry.rel), entry.stamp) {
-                if *old == new {
+                if *old == new && self.vouched(&entry.rel) {
                     report.unchanged += 1;
                     continue;
                 }
@@ -400,6 +428,40 @@ impl AnalysisHost {
     pub fn file(&self, rel: &str) -> Option<SourceFile> {
         self.files.get(rel).map(|(f, _)| *f)
     }
+
+    /// Whether an unchanged stamp of loaded file `rel` stands for its content: always, but for
+    /// a racy one ([`AnalysisHost::racy`]), whose bytes are read and compared (trusted from
+    /// then on once the stamp is settled).
+    fn vouched(&mut self, rel: &str) -> bool {
+        if !self.racy.contains(rel) {
+            return true;
+        }
+        let Some((file, stamp)) = self.files.get(rel) else { return false };
+        let now = now_ns();
+        let limit = self.project.config.limits.max_file_bytes;
+        let same = match (read_source(&self.project.root, rel, limit), file.content(&self.db)) {
+            (Ok(bytes), Content::Bytes(loaded)) => *bytes == **loaded,
+            _ => false,
+        };
+        if same && stamp.is_some_and(|s| s.settled_before(now)) {
+            self.racy.remove(rel);
+        }
+        same
+    }
+
+    /// Read every file whose stamp was racy when loaded ([`AnalysisHost::racy`]) and compare
+    /// its content with the loaded one: the paths whose content differs (or that cannot be
+    /// read as they were). A file found unchanged whose stamp is settled by now is trusted
+    /// from then on. Nothing is loaded: a caller that gets paths re-syncs them.
+    pub fn recheck_racy(&mut self) -> Vec<String> {
+        let racy: Vec<String> = self.racy.iter().cloned().collect();
+        racy.into_iter().filter(|rel| !self.vouched(rel)).collect()
+    }
+}
+
+/// Now, in nanoseconds since the Unix epoch.
+fn now_ns() -> i128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128)
 }
 
 /// Read `entries` (in order) through the confined reader; a cold load reads on two threads

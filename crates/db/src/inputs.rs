@@ -24,9 +24,9 @@ pub struct SourceFile {
     pub kind: FileKind,
     #[returns(ref)]
     pub content: Content,
-    /// Modification time seen when the content was read (0 for in-memory edits).
+    /// The file's stamp when the content was read (all zero for in-memory edits).
     #[returns(copy)]
-    pub mtime_ns: i64,
+    pub stamp: docforge_project::FileStamp,
     /// A Go file changed since it was loaded: its outline ([`docforge_go::outline_text`]),
     /// at MEDIUM like files loaded from disk; `None` before any change. What other
     /// packages read of the file comes from it ([`crate::go_q::go_outline`]), so an edit

@@ -43,6 +43,8 @@ pub(crate) struct Published {
     hashes: crate::receipt::OwnerHashes,
     /// The generation's node and edge hashes (from `hashes`, computed once).
     side: (String, String),
+    /// The cheap source identity the generation was derived from (the next receipt's `from`).
+    source_identity: Option<String>,
 }
 
 fn all_hashes(snap: &Snapshot) -> crate::receipt::OwnerHashes {
@@ -60,7 +62,9 @@ pub fn file_record(db: &dyn Db, ws: Workspace, file: SourceFile) -> Arc<FileReco
     Arc::new(FileRecord {
         path: file.rel(db).clone(),
         size,
-        mtime_ns: file.mtime_ns(db),
+        mtime_ns: file.stamp(db).mtime_ns,
+        ctime_ns: file.stamp(db).ctime_ns,
+        ino: file.stamp(db).ino,
         sha256,
         kind: file.kind(db).as_str().into(),
         status,
@@ -92,6 +96,8 @@ pub fn skipped_file_records(db: &dyn Db, ws: Workspace) -> Arc<Vec<Arc<FileRecor
                 path: rel.clone(),
                 size: 0,
                 mtime_ns: 0,
+                ctime_ns: 0,
+                ino: 0,
                 sha256: String::new(),
                 kind: kind.as_str().into(),
                 status: status.clone(),
@@ -128,6 +134,13 @@ impl AnalysisHost {
         Ok(Snapshot { graph, skipped_files, fingerprint, meta })
     }
 
+    /// Forget what this host last published: the next publication is a full batch. For an
+    /// index file another writer replaced or rewrote, whose generation number alone cannot
+    /// tell that a delta would land on rows this host never wrote.
+    pub fn forget_publication(&mut self) {
+        self.published = None;
+    }
+
     /// Publish the current revision into `index`. After a first full publication, only the
     /// owners and files of directories whose chunk changed since this host's last
     /// publication are compared and sent; if another writer published in between, the index
@@ -143,12 +156,14 @@ impl AnalysisHost {
             match published.as_ref() {
                 Some(p) if p.generation == b.generation && have_hashes => {
                     (b.node_hash, b.edge_hash) = (Some(p.side.0.clone()), Some(p.side.1.clone()));
+                    b.source_identity = p.source_identity.clone();
                 }
                 // Another process published it: its receipt states the hashes, if it is ours.
                 _ => {
                     if let Some(r) = crate::receipt::read_verified(&path) {
                         if r.to.generation == b.generation && r.to.graph_digest == b.graph_digest {
                             (b.node_hash, b.edge_hash) = (r.to.node_hash, r.to.edge_hash);
+                            b.source_identity = r.to.source_identity;
                         }
                     }
                 }
@@ -190,7 +205,7 @@ impl AnalysisHost {
                 };
                 // The receipt is derived evidence: failing to write it leaves the reader's
                 // status `missing`/`stale`, never a wrong `current`.
-                if crate::receipt::write(&path, &crate::receipt::build(header, items)).is_err() {
+                if crate::receipt::write(&path, crate::receipt::build(header, items)).is_err() {
                     let _ = std::fs::remove_file(crate::receipt::receipt_path(&path));
                 }
             }
@@ -203,6 +218,7 @@ impl AnalysisHost {
             skipped_files: snap.skipped_files.clone(),
             hashes,
             side,
+            source_identity: self.source_identity.clone(),
         });
         Ok(report)
     }
@@ -249,6 +265,7 @@ impl AnalysisHost {
             skipped_files: snap.skipped_files.clone(),
             side: crate::receipt::side_hashes(&hashes),
             hashes,
+            source_identity: self.source_identity.clone(),
         });
         Ok(true)
     }
@@ -537,9 +554,34 @@ pub fn published_is_current(
     published_sources_current(project, inventory, index)
 }
 
+/// `YYYY-MM-DDTHH:MM:SS[.fff]Z` (as the index writes `published_at`) in nanoseconds since the
+/// Unix epoch.
+fn parse_utc_ns(t: &str) -> Option<i128> {
+    let t = t.strip_suffix('Z')?;
+    let (date, time) = t.split_once('T')?;
+    let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    let mut h = hms.splitn(3, ':').map(|p| p.parse::<i64>().ok());
+    let (hh, mm, ss) = (h.next()??, h.next()??, h.next()??);
+    let frac_ns = format!("{frac:0<9}").get(..9)?.parse::<i64>().ok()?;
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + hh * 3_600 + mm * 60 + ss;
+    Some(i128::from(secs) * 1_000_000_000 + i128::from(frac_ns))
+}
+
 /// Whether the published generation was derived from exactly the sources `inventory` saw
-/// (same engine, same `docforge.toml`, every file with the size and mtime recorded), whatever
-/// its policy and precision: the cheap identity a read checks before trusting the index.
+/// (same engine, same `docforge.toml`, every file with the size, times and inode recorded),
+/// whatever its policy and precision: the cheap identity a read checks before trusting the
+/// index. A file whose recorded times lie within [`docforge_project::RACY_WINDOW`] of the
+/// publication is racy (a write in the same clock tick can leave its stamp equal): its
+/// content is read and compared with the recorded SHA-256, as Git does.
 pub fn published_sources_current(
     project: &docforge_project::Project,
     inventory: &docforge_project::Inventory,
@@ -553,6 +595,8 @@ pub fn published_sources_current(
     {
         return Ok(false);
     }
+    // When the generation was published (nanoseconds); unknown: every stamp is racy.
+    let published = meta.get("published_at").and_then(|t| parse_utc_ns(t)).unwrap_or(0);
     let stored: HashMap<String, FileRecord> =
         index.files()?.into_iter().map(|f| (f.path.clone(), f)).collect();
     if stored.len() != inventory.entries.len() {
@@ -565,7 +609,16 @@ pub fn published_sources_current(
                 record.kind == e.kind.as_str()
                     && record.size == stamp.size
                     && record.mtime_ns == stamp.mtime_ns
+                    && record.ctime_ns == stamp.ctime_ns
+                    && record.ino == stamp.ino
                     && !record.status.starts_with("refused:")
+                    && (stamp.settled_before(published)
+                        || docforge_project::read_source(
+                            &project.root,
+                            &e.rel,
+                            project.config.limits.max_file_bytes,
+                        )
+                        .is_ok_and(|bytes| crate::sha256_hex(&bytes) == record.sha256))
             }
             (docforge_project::EntryStatus::Selected, None) => false,
             (status, _) => record.status == status.label(),
@@ -575,4 +628,21 @@ pub fn published_sources_current(
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn publication_times_parse_as_utc_nanoseconds() {
+        let cases = [
+            ("1970-01-01T00:00:00.000Z", Some(0)),
+            ("2026-12-06T12:40:31.123Z", Some(1_796_560_831_123_000_000)),
+            ("2000-02-29T23:59:59Z", Some(951_868_799_000_000_000)),
+            ("2026-12-06 12:40:31", None),
+            ("garbage", None),
+        ];
+        for (t, want) in cases {
+            assert_eq!(super::parse_utc_ns(t), want, "{t}");
+        }
+    }
 }

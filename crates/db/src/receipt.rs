@@ -178,6 +178,9 @@ pub struct Receipt {
     pub adapter_version: String,
     pub index_schema_version: u32,
     pub index_file: (u64, u64),
+    /// (device, inode) of the receipt file itself, as written: a copy of it has another.
+    #[serde(default)]
+    pub receipt_file: (u64, u64),
     pub from: Option<Side>,
     pub to: Side,
     pub counts: Counts,
@@ -479,6 +482,7 @@ pub(crate) fn build(header: Header, changes: ChangeSummary) -> Receipt {
         adapter_version: crate::ENGINE_VERSION.into(),
         index_schema_version: docforge_index::SCHEMA_VERSION,
         index_file: header.index_file,
+        receipt_file: (0, 0),
         from: header.from,
         to: header.to,
         counts,
@@ -527,14 +531,18 @@ pub(crate) fn read_verified(index_path: &Path) -> Option<Receipt> {
 /// Write atomically through the project writer (temporary file, rename), beneath the index's
 /// directory and through no symlink. Not fsynced, like the WAL commit it describes
 /// (`synchronous = NORMAL`): after a crash a torn receipt fails its hash (`unverified`).
-pub(crate) fn write(index_path: &Path, r: &Receipt) -> Result<(), docforge_project::WriteError> {
+/// Write `r` as the receipt of `index_path`, stating the (device, inode) the file gets.
+pub(crate) fn write(index_path: &Path, mut r: Receipt) -> Result<(), docforge_project::WriteError> {
     let dir = index_path.parent().unwrap_or(Path::new("."));
-    let bytes = serde_json::to_vec(r).expect("receipt serialises");
     docforge_project::ProjectWriter::new(dir)
-        .write(
+        .write_bound(
             &format!("{RECEIPT_DIR}/{}", receipt_file(index_path)),
-            &bytes,
             docforge_project::Durability::Atomic,
+            |identity| {
+                r.receipt_file = identity;
+                r.receipt_hash = r.compute_hash();
+                serde_json::to_vec(&r).expect("receipt serialises")
+            },
         )
         .map(|_| ())
 }

@@ -68,6 +68,8 @@ fn main() {
             path: format!("pkg{o}/file.go"),
             size: 1000,
             mtime_ns: 1,
+            ctime_ns: 1,
+            ino: 1,
             sha256: "0".repeat(64),
             kind: "go".into(),
             status: "indexed".into(),

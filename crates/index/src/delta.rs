@@ -107,11 +107,13 @@ fn write_delta(
 }
 
 fn load_file(tx: &Transaction<'_>, path: &Path, file: &str) -> Result<Option<FileRecord>, IndexError> {
-    tx.prepare_cached("SELECT path, size, mtime_ns, sha256, kind, status FROM files WHERE path = ?1")
-        .ctx(path)?
-        .query_row([file], crate::query::file_from_row)
-        .optional()
-        .ctx(path)
+    tx.prepare_cached(
+        "SELECT path, size, mtime_ns, ctime_ns, ino, sha256, kind, status FROM files WHERE path = ?1",
+    )
+    .ctx(path)?
+    .query_row([file], crate::query::file_from_row)
+    .optional()
+    .ctx(path)
 }
 
 /// [`crate::graph_digest`] of the owners as stored (inside the transaction: as about to be

@@ -29,7 +29,7 @@
 //! | `nodes(rid, owner, id, kind, title, path, line, col, attrs, text, keys, words)` | `attrs` is a JSON object; `text` whole; `keys`/`words`: for search only (the ID without scheme and the identifier parts of ID and title / of the text) |
 //! | `edges(rid, owner, source, relation, class, target, path, line, col)` | `class` from [`classify_relation`] |
 //! | `diagnostics(rid, owner, severity, code, message, node, path, line, col)` | |
-//! | `files(path, size, mtime_ns, sha256, kind, status)` | the inventory |
+//! | `files(path, size, mtime_ns, ctime_ns, ino, sha256, kind, status)` | the inventory |
 //! | `transition(owner_key, change, old_digest, new_digest)` | owners added/changed/removed by the latest generation |
 //! | `nodes_fts(title, text, keys, words)` | FTS5 (`porter unicode61`), external content over `nodes` |
 //!
@@ -86,6 +86,10 @@ pub struct FileRecord {
     pub size: u64,
     /// Modification time in nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
+    /// Status-change time in nanoseconds since the Unix epoch.
+    pub ctime_ns: i64,
+    /// The file's inode.
+    pub ino: u64,
     /// Lowercase hex SHA-256 of the file's bytes.
     pub sha256: String,
     /// `go`, `markdown`, `toml`, `gomod`, `other`.

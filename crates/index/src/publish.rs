@@ -323,10 +323,20 @@ pub(crate) fn apply(
     }
     for file in &plan.file_upserts {
         tx.prepare_cached(
-            "INSERT OR REPLACE INTO files(path, size, mtime_ns, sha256, kind, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT OR REPLACE INTO files(path, size, mtime_ns, ctime_ns, ino, sha256, kind, status) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )
         .ctx(path)?
-        .execute(params![file.path, file.size as i64, file.mtime_ns, file.sha256, file.kind, file.status])
+        .execute(params![
+            file.path,
+            file.size as i64,
+            file.mtime_ns,
+            file.ctime_ns,
+            file.ino as i64,
+            file.sha256,
+            file.kind,
+            file.status
+        ])
         .ctx(path)?;
     }
     report.files_written = plan.file_upserts.len();
@@ -346,8 +356,9 @@ fn diff_files<'b>(
     path: &Path,
     files: &'b [FileRecord],
 ) -> Result<(Vec<&'b FileRecord>, Vec<String>), IndexError> {
-    let mut stmt =
-        tx.prepare_cached("SELECT path, size, mtime_ns, sha256, kind, status FROM files").ctx(path)?;
+    let mut stmt = tx
+        .prepare_cached("SELECT path, size, mtime_ns, ctime_ns, ino, sha256, kind, status FROM files")
+        .ctx(path)?;
     let rows = stmt.query_map([], crate::query::file_from_row).ctx(path)?;
     let mut stored: HashMap<String, FileRecord> = HashMap::new();
     for row in rows {

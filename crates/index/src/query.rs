@@ -14,9 +14,11 @@ pub(crate) fn file_from_row(r: &Row<'_>) -> rusqlite::Result<FileRecord> {
         path: r.get(0)?,
         size: r.get::<_, i64>(1)?.max(0) as u64,
         mtime_ns: r.get(2)?,
-        sha256: r.get(3)?,
-        kind: r.get(4)?,
-        status: r.get(5)?,
+        ctime_ns: r.get(3)?,
+        ino: r.get::<_, i64>(4)? as u64,
+        sha256: r.get(5)?,
+        kind: r.get(6)?,
+        status: r.get(7)?,
     })
 }
 
@@ -348,7 +350,9 @@ impl Index {
     pub fn files(&self) -> Result<Vec<FileRecord>, IndexError> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT path, size, mtime_ns, sha256, kind, status FROM files ORDER BY path")
+            .prepare_cached(
+                "SELECT path, size, mtime_ns, ctime_ns, ino, sha256, kind, status FROM files ORDER BY path",
+            )
             .ctx(&self.path)?;
         let rows = stmt.query_map([], file_from_row).ctx(&self.path)?;
         rows.collect::<Result<_, _>>().ctx(&self.path)

@@ -100,6 +100,8 @@ CREATE TABLE files(
     path     TEXT PRIMARY KEY NOT NULL,
     size     INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    ino      INTEGER NOT NULL,
     sha256   TEXT NOT NULL,
     kind     TEXT NOT NULL,
     status   TEXT NOT NULL

@@ -290,6 +290,8 @@ mod tests {
                 path: format!("{}/a.go", &o.key[4..]),
                 size: 1,
                 mtime_ns: 2,
+                ctime_ns: 2,
+                ino: 1,
                 sha256: "00".repeat(32),
                 kind: "go".into(),
                 status: "indexed".into(),

@@ -162,7 +162,11 @@ impl EntryStatus {
     }
 }
 
-/// Cheap file identity, used to skip unchanged files without reading them.
+/// Cheap file identity, used to skip unchanged files without reading them: size, times and
+/// (device, inode). Every write, truncation, `utimensat` or replacement changes the
+/// status-change time or the inode, and user space cannot set a `ctime` back, so an edit that
+/// keeps the size and restores the modification time still changes the stamp (see
+/// [`crate::stamp`] for stamps taken too soon after a write to vouch for it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileStamp {
@@ -170,6 +174,9 @@ pub struct FileStamp {
     pub mtime_ns: i64,
     pub dev: u64,
     pub ino: u64,
+    /// Status-change time, nanoseconds since the epoch (0 in stamps recorded without it).
+    #[serde(default)]
+    pub ctime_ns: i64,
 }
 
 impl FileStamp {
@@ -179,7 +186,20 @@ impl FileStamp {
             mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
             dev: m.dev(),
             ino: m.ino(),
+            ctime_ns: m.ctime() * 1_000_000_000 + m.ctime_nsec(),
         }
+    }
+
+    /// Whether both times lie [`crate::RACY_WINDOW`] or more before `nanos` (nanoseconds
+    /// since the epoch): then a later write would have changed them, and equal stamps mean
+    /// equal content. Otherwise the stamp is racy, as Git says: a write in the same clock
+    /// tick can leave every field equal, and only the content can tell.
+    pub fn settled_before(&self, nanos: i128) -> bool {
+        let cutoff = nanos - crate::RACY_WINDOW.as_nanos() as i128;
+        self.mtime_ns > 0
+            && self.ctime_ns > 0
+            && i128::from(self.mtime_ns) < cutoff
+            && i128::from(self.ctime_ns) < cutoff
     }
 }
 

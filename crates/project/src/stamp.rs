@@ -91,9 +91,15 @@ impl ReadStamp {
         self.dev
     }
 
-    /// The walk's cheaper identity of the same file (no status-change time).
+    /// The walk's identity of the same file.
     pub fn file_stamp(&self) -> crate::FileStamp {
-        crate::FileStamp { size: self.size, mtime_ns: self.mtime as i64, dev: self.dev, ino: self.ino }
+        crate::FileStamp {
+            size: self.size,
+            mtime_ns: self.mtime as i64,
+            dev: self.dev,
+            ino: self.ino,
+            ctime_ns: self.ctime as i64,
+        }
     }
 
     /// Whether this stamp can vouch for the content read with it in an operation that

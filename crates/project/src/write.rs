@@ -122,6 +122,18 @@ impl ProjectWriter {
 
     /// Atomically replace (or create) `rel` under the root with `bytes`. Returns the path.
     pub fn write(&self, rel: &str, bytes: &[u8], durability: Durability) -> Result<PathBuf, WriteError> {
+        self.write_bound(rel, durability, |_| bytes.to_vec())
+    }
+
+    /// [`ProjectWriter::write`] of the bytes `make` gives for the (device, inode) the file
+    /// will have once placed (the rename keeps it): for a file that states its own identity,
+    /// so that a copy of it (a new inode) is told apart from it.
+    pub fn write_bound(
+        &self,
+        rel: &str,
+        durability: Durability,
+        make: impl FnOnce((u64, u64)) -> Vec<u8>,
+    ) -> Result<PathBuf, WriteError> {
         let parts = self.components(rel)?;
         let name = parts[parts.len() - 1];
         let dir = self.parent(rel, &parts, true)?;
@@ -132,7 +144,11 @@ impl ProjectWriter {
             .map_err(|e| self.io(rel, e))?;
         let placed = (|| -> std::io::Result<()> {
             let mut file = std::fs::File::from(fd);
-            file.write_all(bytes)?;
+            let meta = file.metadata()?;
+            file.write_all(&make((
+                std::os::unix::fs::MetadataExt::dev(&meta),
+                std::os::unix::fs::MetadataExt::ino(&meta),
+            )))?;
             if durability == Durability::Durable {
                 file.sync_all()?;
             }

@@ -195,6 +195,7 @@ impl Claims {
             path: rel.clone(),
             size: stamp.size,
             mtime_ns: stamp.mtime_ns,
+            ctime_ns: stamp.ctime_ns,
             sha256: hex::encode(Sha256::digest(bytes)),
         };
         let path = project.root.join(&rel);
@@ -213,7 +214,13 @@ impl Claims {
             Ok(m) if m.is_file() => {
                 input(docforge_project::FileStamp::of(&m), &std::fs::read(&path).unwrap_or_default())
             }
-            _ => crate::receipt::InputFile { path: rel.clone(), size: 0, mtime_ns: 0, sha256: String::new() },
+            _ => crate::receipt::InputFile {
+                path: rel.clone(),
+                size: 0,
+                mtime_ns: 0,
+                ctime_ns: 0,
+                sha256: String::new(),
+            },
         }));
         claims
     }

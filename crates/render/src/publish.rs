@@ -70,6 +70,7 @@ pub fn publish_failing_after(
                 path: path.clone(),
                 size: s.size,
                 mtime_ns: s.mtime_ns,
+                ctime_ns: s.ctime_ns,
                 file: (s.dev, s.ino),
                 sha256: hex::encode(Sha256::digest(content)),
             });

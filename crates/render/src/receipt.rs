@@ -21,6 +21,9 @@ pub struct InputFile {
     pub path: String,
     pub size: u64,
     pub mtime_ns: i64,
+    /// Status-change time (0 in receipts written without it: such an input reads as changed).
+    #[serde(default)]
+    pub ctime_ns: i64,
     pub sha256: String,
 }
 
@@ -32,6 +35,9 @@ pub struct OutputFile {
     pub path: String,
     pub size: u64,
     pub mtime_ns: i64,
+    /// Status-change time (0 in receipts written without it: such a file reads as changed).
+    #[serde(default)]
+    pub ctime_ns: i64,
     /// (device, inode) of the file written.
     pub file: (u64, u64),
     pub sha256: String,
@@ -45,6 +51,7 @@ impl OutputFile {
             mtime_ns: self.mtime_ns,
             dev: self.file.0,
             ino: self.file.1,
+            ctime_ns: self.ctime_ns,
         }
     }
 }

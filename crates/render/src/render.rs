@@ -88,6 +88,7 @@ fn render_in_snapshot(
             path: doc.path.clone(),
             size: record.size,
             mtime_ns: record.mtime_ns,
+            ctime_ns: record.ctime_ns,
             sha256,
         });
         let outline = Outline::of(doc, sections.remove(&doc.id).unwrap_or_default(), &bytes);

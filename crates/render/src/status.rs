@@ -291,7 +291,10 @@ fn check_sources(
                 check_input(project, input, &mut dirs)
             } else {
                 let found = match reader.path_state(&input.path) {
-                    PathState::File(s) => Ok((s.size(), s.file_stamp().mtime_ns)),
+                    PathState::File(s) => {
+                        let s = s.file_stamp();
+                        Ok((s.size, s.mtime_ns, s.ctime_ns))
+                    }
                     PathState::Absent => Err((ReceiptState::Missing, String::new())),
                     PathState::Dir(_) | PathState::Other => {
                         Err((ReceiptState::Unsafe, not_a_file(&project.root, &input.path)))
@@ -334,22 +337,24 @@ fn check_input(
 ) -> Option<(ReceiptState, String)> {
     let found = stat_confined(&project.root, &input.path, dirs, false).map(|m| {
         let s = docforge_project::FileStamp::of(&m);
-        (s.size, s.mtime_ns)
+        (s.size, s.mtime_ns, s.ctime_ns)
     });
     judge_input(input, found)
 }
 
-/// The problem with `input`, found now with this size and modification time (or this
-/// problem: `missing` for a file that is not there).
+/// The problem with `input`, found now with this size, modification and status-change time
+/// (or this problem: `missing` for a file that is not there).
 fn judge_input(
     input: &crate::receipt::InputFile,
-    found: Result<(u64, i64), (ReceiptState, String)>,
+    found: Result<(u64, i64, i64), (ReceiptState, String)>,
 ) -> Option<(ReceiptState, String)> {
     use ReceiptState::*;
     match found {
         // An input recorded as absent (no claim outcomes were recorded) is still absent.
         Err((Missing, _)) if input.sha256.is_empty() => None,
-        Ok(stamp) if !input.sha256.is_empty() && stamp == (input.size, input.mtime_ns) => None,
+        Ok(stamp) if !input.sha256.is_empty() && stamp == (input.size, input.mtime_ns, input.ctime_ns) => {
+            None
+        }
         Ok(_) | Err((Missing, _)) => Some((Stale, format!("{} changed since the render", input.path))),
         Err(problem) => Some(problem),
     }

@@ -16,6 +16,12 @@ impl Workspace {
         let project = self.project();
         let path = receipt_path(self.index_path());
         let receipt = match read_verified::<Receipt>(&project.root, &path) {
+            Ok((receipt, stamp)) if (stamp.dev, stamp.ino) != receipt.receipt_file => {
+                return ReceiptStatus::new(
+                    Unverified,
+                    "the receipt file is not the one that was written (a copy or a replacement)",
+                );
+            }
             Ok((receipt, _)) => receipt,
             Err(mut status) => {
                 if status.state == Missing {

@@ -97,6 +97,10 @@ pub struct Workspace {
     index: Option<Index>,
     /// The file identity the read connection was opened on.
     index_opened_on: Option<(u64, u64)>,
+    /// The index file's stamp (size, times, inode) as this binding left it after its last
+    /// publication or adoption: any other write to the file (another process publishing, or
+    /// the file overwritten in place) changes it, and nothing read before is trusted.
+    index_stamp: Option<docforge_project::FileStamp>,
     /// The write connection and the file identity it was opened on.
     writer: Option<(Index, Option<(u64, u64)>)>,
     current: Option<Generation>,
@@ -141,6 +145,7 @@ impl Workspace {
             host: None,
             index: None,
             index_opened_on: None,
+            index_stamp: None,
             writer: None,
             current: None,
             watcher,
@@ -232,6 +237,12 @@ impl Workspace {
             .map_err(|e| WorkspaceError::Recovery(e.to_string()))?;
         let mut stats = SyncStats::default();
         let index_id = file_identity(self.index_path());
+        let index_stamp = index_file_stamp(self.index_path());
+        if self.index_stamp.is_some() && index_stamp != self.index_stamp {
+            // Written since this binding last did (another publisher, or the file replaced
+            // in place): no generation, connection or delta base of before is trusted.
+            self.forget_index();
+        }
         // Another process may have published into the same file: then our generation is
         // not the one a read would see, and the call re-syncs (the delta is refused and a
         // full batch written).
@@ -292,7 +303,15 @@ impl Workspace {
         let identity = cheap_identity(inv);
         if let Some(cur) = &self.current {
             if cur.cheap_identity == identity && index_id == Some(cur.index_file) && self.index.is_some() {
-                return Ok(Synced { generation: cur.clone(), staleness: Staleness::Current, stats });
+                // Equal stamps vouch for every file but those whose stamp was racy when read:
+                // their content is compared, and only a changed one is loaded again.
+                let changed = self.host.as_mut().map(|h| h.recheck_racy()).unwrap_or_default();
+                if changed.is_empty() {
+                    return Ok(Synced { generation: cur.clone(), staleness: Staleness::Current, stats });
+                }
+                self.rebuild(inv, Some(&changed), identity, &mut stats)?;
+                let generation = self.current.clone().expect("rebuilt");
+                return Ok(Synced { generation, staleness: Staleness::Rebuilt, stats });
             }
         }
         if self.host.is_none() && self.current.is_none() {
@@ -333,6 +352,7 @@ impl Workspace {
         let generation = Generation::of(&publication, precision_of(&index), identity);
         self.index_opened_on = file_identity(&path);
         self.index = Some(index);
+        self.index_stamp = index_file_stamp(&path);
         self.current = Some(generation.clone());
         self.warm_pending = Some(inv.clone());
         Ok(Some(generation))
@@ -457,7 +477,22 @@ impl Workspace {
         })?;
         self.current = Some(Generation::of(&publication, precision_of(&index), &identity));
         self.index = Some(index);
+        self.index_stamp = index_file_stamp(&path);
         Ok(())
+    }
+
+    /// Drop everything read from or written to the index file before: the generation, both
+    /// connections, the statistics, and the host's delta base (its next publication is full).
+    fn forget_index(&mut self) {
+        self.current = None;
+        self.index = None;
+        self.index_opened_on = None;
+        self.writer = None;
+        self.stats = None;
+        self.index_stamp = None;
+        if let Some(host) = self.host.as_mut() {
+            host.forget_publication();
+        }
     }
 
     /// Run `f` over the analysis host with `overlay` (project-relative path → bytes, `None`:
@@ -561,4 +596,9 @@ fn new_host(project: &Project, precision: Precision, execution_log: bool) -> Ana
 /// The precision a generation recorded (`none` when it analysed no Go code).
 fn precision_of(index: &Index) -> String {
     index.meta().ok().and_then(|m| m.get("precision").cloned()).unwrap_or_else(|| "unknown".into())
+}
+
+/// The stamp of the index file (`None`: there is none).
+fn index_file_stamp(path: &Path) -> Option<docforge_project::FileStamp> {
+    std::fs::symlink_metadata(path).ok().map(|m| docforge_project::FileStamp::of(&m))
 }

@@ -56,6 +56,8 @@ pub fn file(path: &str, kind: &str) -> FileRecord {
         path: path.to_string(),
         size: 42,
         mtime_ns: 1_700_000_000_123_456_789,
+        ctime_ns: 1_700_000_000_123_456_789,
+        ino: 1,
         sha256: hex::encode(Sha256::digest(path.as_bytes())),
         kind: kind.to_string(),
         status: "indexed".to_string(),
