@@ -20,10 +20,20 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// What a node's ID and title say besides the title itself: the ID without its scheme
-/// (`go:`, `file:`: in every ID of their kind, they would match every node), then the
-/// [`identifier_parts`] of both.
+/// (`go:`, `file:`: in every ID of their kind, they would match every node; a Go symbol's
+/// without its package path but the last element), then the [`identifier_parts`] of both.
 pub fn keys(id: &str, title: &str) -> String {
     let bare = id.strip_prefix("go:").or_else(|| id.strip_prefix("file:")).unwrap_or(id);
+    // A Go symbol's ID repeats its package's import path, which its package node holds: the
+    // last element names the package (`ssa::(*Value).Op`), the rest would only be indexed
+    // again for every symbol of the package.
+    let bare = match bare.split_once("::") {
+        Some((path, symbol)) if id.starts_with("go:") => {
+            let last = path.rsplit('/').next().unwrap_or(path);
+            &bare[bare.len() - symbol.len() - 2 - last.len()..]
+        }
+        _ => bare,
+    };
     let parts = identifier_parts(&format!("{bare} {title}"));
     if parts.is_empty() {
         bare.to_string()
@@ -34,13 +44,21 @@ pub fn keys(id: &str, title: &str) -> String {
 
 /// The parts of every identifier in `text` that unicode61 keeps whole but that a reader
 /// splits: case changes (`ServeHTTP` → `Serve HTTP`, `HTTPServer` → `HTTP Server`,
-/// `newParser` → `new Parser`). Space-separated; empty when no word splits.
+/// `newParser` → `new Parser`), each once. Space-separated; empty when no word splits.
 pub fn identifier_parts(text: &str) -> String {
     let mut out = String::new();
+    // Each part once: the column says which parts a node has (its text says how often).
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for word in text.split(|c: char| !c.is_alphanumeric()) {
+        if word.len() < 2 || !word.chars().any(char::is_uppercase) {
+            continue;
+        }
         let parts = camel_parts(word);
         if parts.len() > 1 {
             for p in parts {
+                if !seen.insert(p) {
+                    continue;
+                }
                 if !out.is_empty() {
                     out.push(' ');
                 }
@@ -185,8 +203,10 @@ mod tests {
     fn keys_leave_out_the_scheme() {
         assert_eq!(
             keys("go:net/http::(*Server).ServeHTTP", "ServeHTTP"),
-            "net/http::(*Server).ServeHTTP Serve HTTP Serve HTTP"
+            "http::(*Server).ServeHTTP Serve HTTP"
         );
+        assert_eq!(keys("go:net/http", "net/http"), "net/http");
+        assert_eq!(keys("go:fmt::Println", "Println"), "fmt::Println");
         assert_eq!(keys("file:a/b.go", "b.go"), "a/b.go");
         assert_eq!(keys("mcp#limits", "Limits"), "mcp#limits");
     }

@@ -19,27 +19,47 @@ fn decl(name: String, kind: DeclKind, node_pos: crate::Pos) -> Decl {
     }
 }
 
-/// The doc comment of a declaration or spec, as go/doc reads it: the comments directly above
-/// it (no blank line between; none trailing code on its own line), without comment markers,
-/// directives (`//go:generate`, `//lint:ignore …`, `//export`) left out.
-pub(crate) fn doc_comment(node: Node<'_>, src: &[u8]) -> Option<String> {
-    let mut comments = Vec::new();
-    let mut next_row = node.start_position().row;
-    let mut cur = node.prev_sibling();
-    while let Some(c) = cur {
-        if c.kind() != "comment" || c.end_position().row + 1 != next_row {
-            break;
+/// The doc comments of the children of one node (the file, or a group's specs), by the
+/// child's start byte.
+pub(crate) type Docs = std::collections::HashMap<usize, String>;
+
+/// The doc comment of every child of `parent` that has one, as go/doc reads it: the comments
+/// directly above it (no blank line between; a comment trailing code on its own line is not
+/// one), without comment markers, directives (`//go:generate`, `//lint:ignore …`, `//export`)
+/// left out. One pass over the children: tree-sitter finds a node's previous sibling by
+/// walking from the first child, which a file or group of thousands of specs makes costly.
+pub(crate) fn child_docs(parent: Node<'_>, src: &[u8]) -> Docs {
+    let mut out = Docs::new();
+    let mut run: Vec<Node<'_>> = Vec::new();
+    let mut code_ends_on: Option<usize> = None;
+    let mut cursor = parent.walk();
+    for child in parent.children(&mut cursor) {
+        if child.kind() == "comment" {
+            let starts = child.start_position().row;
+            if run.is_empty() && code_ends_on == Some(starts) {
+                continue; // `x := 1 // note`: documents the code before it
+            }
+            if run.last().is_some_and(|c| c.end_position().row + 1 != starts) {
+                run.clear();
+            }
+            run.push(child);
+            continue;
         }
-        let before = c.prev_sibling();
-        if before.is_some_and(|b| b.kind() != "comment" && b.end_position().row == c.start_position().row) {
-            break; // `x := 1 // note`: documents the code before it
+        if run.last().is_some_and(|c| c.end_position().row + 1 == child.start_position().row) {
+            if let Some(doc) = comment_text(&run, src) {
+                out.insert(child.start_byte(), doc);
+            }
         }
-        comments.push(c);
-        next_row = c.start_position().row;
-        cur = before;
+        run.clear();
+        code_ends_on = Some(child.end_position().row);
     }
+    out
+}
+
+/// The text of a run of comments: markers and directives left out, blank lines around trimmed.
+fn comment_text(comments: &[Node<'_>], src: &[u8]) -> Option<String> {
     let mut lines: Vec<String> = Vec::new();
-    for c in comments.iter().rev() {
+    for c in comments {
         let raw = String::from_utf8_lossy(&src[c.byte_range()]);
         if let Some(line) = raw.strip_prefix("//") {
             if !is_directive(line) {
@@ -95,8 +115,8 @@ fn type_params(node: Node<'_>, src: &[u8]) -> Vec<String> {
     out
 }
 
-/// A `function_declaration` or `method_declaration`.
-pub(super) fn func(node: Node<'_>, src: &[u8]) -> Option<Decl> {
+/// A `function_declaration` or `method_declaration`; its doc from `docs` (its parent's).
+pub(super) fn func(node: Node<'_>, src: &[u8], docs: Option<&Docs>) -> Option<Decl> {
     let name = node.field("name")?;
     if name.is_missing() {
         return None;
@@ -105,7 +125,7 @@ pub(super) fn func(node: Node<'_>, src: &[u8]) -> Option<Decl> {
     let kind = if method { DeclKind::Method } else { DeclKind::Func };
     let mut d = decl(text(name, src), kind, pos(name));
     d.signature = signature(node, src);
-    d.doc = doc_comment(node, src);
+    d.doc = docs.and_then(|d| d.get(&node.start_byte()).cloned());
     if method {
         let (receiver, tparams) = receiver(node.field("receiver")?, src)?;
         d.receiver = Some(receiver);
@@ -145,19 +165,30 @@ fn receiver(list: Node<'_>, src: &[u8]) -> Option<(Receiver, Vec<String>)> {
     Some((Receiver { type_name: text(ty, src), pointer }, tparams))
 }
 
-/// The specs of a `var_declaration` / `const_declaration`: one decl per name.
-pub(super) fn value_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
+/// The doc of `spec` (a child of the node whose children's docs `inner` holds): its own, else
+/// its group's.
+fn spec_doc(spec: Node<'_>, inner: Option<&Docs>, group: Option<&String>) -> Option<String> {
+    inner.and_then(|d| d.get(&spec.start_byte())).or(group).cloned()
+}
+
+/// The specs of a `var_declaration` / `const_declaration`: one decl per name. With `docs`
+/// (the declaration's parent's), each gets its doc comment.
+pub(super) fn value_specs(node: Node<'_>, src: &[u8], docs: Option<&Docs>, out: &mut Vec<Decl>) {
     let kind = if node.kind() == "const_declaration" { DeclKind::Const } else { DeclKind::Var };
-    let group_doc = doc_comment(node, src);
+    let group = docs.and_then(|d| d.get(&node.start_byte()));
+    let inner = docs.map(|_| child_docs(node, src));
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         match child.kind() {
-            "var_spec" | "const_spec" => value_spec(child, kind, src, group_doc.as_ref(), out),
+            "var_spec" | "const_spec" => {
+                value_spec(child, kind, src, spec_doc(child, inner.as_ref(), group), out)
+            }
             "var_spec_list" => {
+                let in_list = docs.map(|_| child_docs(child, src));
                 let mut c2 = child.walk();
                 for spec in child.named_children(&mut c2) {
                     if spec.kind() == "var_spec" {
-                        value_spec(spec, kind, src, group_doc.as_ref(), out);
+                        value_spec(spec, kind, src, spec_doc(spec, in_list.as_ref(), group), out);
                     }
                 }
             }
@@ -166,10 +197,9 @@ pub(super) fn value_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
     }
 }
 
-/// One value spec's decls; their doc is the spec's own, else its group's (`group_doc`).
-fn value_spec(spec: Node<'_>, kind: DeclKind, src: &[u8], group_doc: Option<&String>, out: &mut Vec<Decl>) {
+/// One value spec's decls, each with `doc`.
+fn value_spec(spec: Node<'_>, kind: DeclKind, src: &[u8], doc: Option<String>, out: &mut Vec<Decl>) {
     let ty = spec.field("type").map(|t| normalized(t, src));
-    let doc = doc_comment(spec, src).or_else(|| group_doc.cloned());
     let mut cursor = spec.walk();
     for name in spec.fields("name", &mut cursor) {
         if name.kind() == "identifier" && !name.is_missing() {
@@ -181,9 +211,11 @@ fn value_spec(spec: Node<'_>, kind: DeclKind, src: &[u8], group_doc: Option<&Str
     }
 }
 
-/// The specs of a `type_declaration`.
-pub(super) fn type_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
-    let group_doc = doc_comment(node, src);
+/// The specs of a `type_declaration`. With `docs` (the declaration's parent's), each gets its
+/// doc comment.
+pub(super) fn type_specs(node: Node<'_>, src: &[u8], docs: Option<&Docs>, out: &mut Vec<Decl>) {
+    let group = docs.and_then(|d| d.get(&node.start_byte()));
+    let inner = docs.map(|_| child_docs(node, src));
     let mut cursor = node.walk();
     for spec in node.named_children(&mut cursor) {
         let alias = match spec.kind() {
@@ -203,7 +235,7 @@ pub(super) fn type_specs(node: Node<'_>, src: &[u8], out: &mut Vec<Decl>) {
             _ => DeclKind::Type,
         };
         let mut d = decl(text(name, src), kind, pos(name));
-        d.doc = doc_comment(spec, src).or_else(|| group_doc.clone());
+        d.doc = spec_doc(spec, inner.as_ref(), group);
         d.type_params = type_params(spec, src);
         if let Some(ty) = ty {
             match kind {

@@ -57,9 +57,10 @@ fn extract(
     let kinds = calls.then(|| calls::Kinds::get(root.language()));
     // Matches come in source order; each top-level declaration is handled inside the
     // callback (the captured nodes do not outlive it).
+    let mut docs = DocCache::default();
     let run = go.run("top_level", root, source, Some(1), |_, m| {
         for cap in m.captures() {
-            top_level(names[cap.index as usize], cap.node, source, kinds, &mut facts);
+            top_level(names[cap.index as usize], cap.node, source, kinds, &mut docs, &mut facts);
         }
     });
     // The query is embedded at build time; a missing query is a build defect, not input.
@@ -126,10 +127,10 @@ pub(crate) fn func_decls(
         for cap in m.captures() {
             let node = cap.node;
             match names[cap.index as usize] {
-                "var" | "const" => decls::value_specs(node, source, &mut scratch),
-                "type" => decls::type_specs(node, source, &mut scratch),
+                "var" | "const" => decls::value_specs(node, source, None, &mut scratch),
+                "type" => decls::type_specs(node, source, None, &mut scratch),
                 "func" | "method" => {
-                    if let Some(decl) = decls::func(node, source) {
+                    if let Some(decl) = decls::func(node, source, None) {
                         each(count, decl, node);
                         count += 1;
                     }
@@ -143,22 +144,45 @@ pub(crate) fn func_decls(
     run.expect("queries/go/top_level.scm is embedded");
 }
 
+/// The doc comments of one parent's children, kept while the matches (in source order) stay
+/// under the same parent.
+#[derive(Default)]
+struct DocCache {
+    parent: Option<usize>,
+    docs: decls::Docs,
+}
+
+impl DocCache {
+    fn of(&mut self, parent: Option<Node<'_>>, source: &[u8]) -> &decls::Docs {
+        let id = parent.map(|p| p.id());
+        if self.parent != id {
+            self.docs = parent.map(|p| decls::child_docs(p, source)).unwrap_or_default();
+            self.parent = id;
+        }
+        &self.docs
+    }
+}
+
 /// One top-level declaration; its call sites too when `kinds` is given.
 fn top_level(
     capture: &str,
     node: Node<'_>,
     source: &[u8],
     kinds: Option<&calls::Kinds>,
+    docs: &mut DocCache,
     facts: &mut FileFacts,
 ) {
+    // The doc comments of the declaration's siblings (the file's top level, or an ERROR's).
+    let parent = if capture == "package" { node.parent().and_then(|c| c.parent()) } else { node.parent() };
+    let docs = docs.of(parent, source);
     match capture {
         "package" if facts.package.is_none() => {
             facts.package = Some(text(node, source));
-            facts.package_doc = node.parent().and_then(|clause| decls::doc_comment(clause, source));
+            facts.package_doc = node.parent().and_then(|clause| docs.get(&clause.start_byte()).cloned());
         }
         "import" => imports(node, source, &mut facts.imports),
         "var" | "const" => {
-            decls::value_specs(node, source, &mut facts.decls);
+            decls::value_specs(node, source, Some(docs), &mut facts.decls);
             // Calls in package-level initialisers have no caller. A call needs a `(` besides
             // the one that opens a group (`const (`): most constant blocks have none.
             if let Some(kinds) = kinds {
@@ -169,9 +193,9 @@ fn top_level(
                 }
             }
         }
-        "type" => decls::type_specs(node, source, &mut facts.decls),
+        "type" => decls::type_specs(node, source, Some(docs), &mut facts.decls),
         "func" | "method" => {
-            if let Some(decl) = decls::func(node, source) {
+            if let Some(decl) = decls::func(node, source, Some(docs)) {
                 let idx = facts.decls.len() as u32;
                 facts.decls.push(decl);
                 if let Some(kinds) = kinds {
