@@ -790,6 +790,9 @@ def test_sync_sees_an_edit_that_keeps_the_size_and_restores_the_mtime(shop):
     notes = shop / "docs" / "notes.md"
     text = notes.read_text() + "\nThe password is alpha.\n"
     notes.write_text(text)
+    # Settled before the server reads it: only the stamp can tell the edit below (a racy
+    # file would be caught by its content).
+    time.sleep(3.3)
 
     async def go():
         async with session(shop) as s:

@@ -90,7 +90,8 @@ pub fn cheap_identity(inv: &Inventory) -> String {
             other => h.update(other.label().as_bytes()),
         }
         h.update([0]);
-        for field in [s.size, s.mtime_ns as u64, s.ctime_ns as u64, s.dev, s.ino] {
+        // Not the device: a remount may renumber it (Git leaves it out too).
+        for field in [s.size, s.mtime_ns as u64, s.ctime_ns as u64, s.ino] {
             h.update(field.to_le_bytes());
         }
     }
@@ -225,10 +226,18 @@ impl AnalysisHost {
     /// files, so repeated edits of one file do not re-verify what depends only on others.
     pub fn apply_change(&mut self, change: Change) {
         self.source_identity = None;
-        self.apply(change, &BTreeMap::new(), Durability::LOW);
+        self.apply(change, &BTreeMap::new(), Durability::LOW, now_ns());
     }
 
-    fn apply(&mut self, change: Change, stamps: &BTreeMap<String, FileStamp>, durability: Durability) {
+    /// `began`: a time no later than the contents were read (what their stamps are judged
+    /// against: [`FileStamp::settled_before`]).
+    fn apply(
+        &mut self,
+        change: Change,
+        stamps: &BTreeMap<String, FileStamp>,
+        durability: Durability,
+        began: i128,
+    ) {
         let mut list_changed = false;
         // Outlines and index entries cost a parse here, on one thread, before the analysis
         // parses again: worth it for the few files an editor or a save changes, not for a
@@ -240,10 +249,12 @@ impl AnalysisHost {
                 FileChange::Set { rel, kind, content } => {
                     let stamp = stamps.get(&rel).copied();
                     let recorded = stamp.unwrap_or_default();
-                    match stamp {
-                        Some(s) if !s.settled_before(now_ns()) => self.racy.insert(rel.clone()),
-                        _ => self.racy.remove(&rel),
-                    };
+                    let racy = stamp.is_some_and(|s| !s.settled_before(began));
+                    if racy {
+                        self.racy.insert(rel.clone());
+                    } else {
+                        self.racy.remove(&rel);
+                    }
                     match self.files.get_mut(&rel) {
                         // Read again (a racy stamp, a touch): nothing but the stamp changed.
                         Some((file, old_stamp))
@@ -251,6 +262,9 @@ impl AnalysisHost {
                         {
                             if file.stamp(&self.db) != recorded {
                                 file.set_stamp(&mut self.db).with_durability(Durability::LOW).to(recorded);
+                            }
+                            if file.racy(&self.db) != racy {
+                                file.set_racy(&mut self.db).with_durability(Durability::LOW).to(racy);
                             }
                             *old_stamp = stamp;
                         }
@@ -289,10 +303,13 @@ impl AnalysisHost {
                                 // re-verify the whole project (the shortcut never fires).
                                 file.set_stamp(&mut self.db).with_durability(Durability::LOW).to(recorded);
                             }
+                            if file.racy(&self.db) != racy {
+                                file.set_racy(&mut self.db).with_durability(Durability::LOW).to(racy);
+                            }
                             *old_stamp = stamp;
                         }
                         None => {
-                            let file = SourceFile::builder(rel.clone(), kind, content, recorded)
+                            let file = SourceFile::builder(rel.clone(), kind, content, recorded, racy)
                                 .durability(durability)
                                 .new(&self.db);
                             self.files.insert(rel, (file, stamp));
@@ -334,6 +351,7 @@ impl AnalysisHost {
     /// watcher named them). `identity` is [`cheap_identity`] of `inv`, which the caller has.
     /// Any path that is not a loaded, selected file falls back to a full inventory sync.
     pub fn sync_paths(&mut self, inv: &Inventory, identity: String, rels: &[String]) -> SyncReport {
+        let began = now_ns();
         let limit = self.project.config.limits.max_file_bytes;
         let by_rel: std::collections::HashMap<&str, &docforge_project::Entry> =
             inv.entries.iter().map(|e| (e.rel.as_str(), e)).collect();
@@ -359,13 +377,14 @@ impl AnalysisHost {
             report.read += 1;
             change.files.push(FileChange::Set { rel: rel.clone(), kind: entry.kind, content });
         }
-        self.apply(change, &stamps, Durability::MEDIUM);
+        self.apply(change, &stamps, Durability::MEDIUM, began);
         self.source_identity = Some(identity);
         report
     }
 
     /// [`AnalysisHost::sync_from_disk`] with a walk the caller already made.
     pub fn sync_from_inventory(&mut self, inv: &Inventory) -> SyncReport {
+        let began = now_ns();
         let mut report = SyncReport { scan_errors: inv.errors.len(), ..Default::default() };
         let mut change = Change::default();
         let mut stamps = BTreeMap::new();
@@ -408,7 +427,7 @@ impl AnalysisHost {
         }
         change.inventory = Some(info);
         // Files as found on disk change rarely compared with files being edited.
-        self.apply(change, &stamps, Durability::MEDIUM);
+        self.apply(change, &stamps, Durability::MEDIUM, began);
         self.source_identity = Some(cheap_identity(inv));
         report
     }
@@ -436,15 +455,17 @@ impl AnalysisHost {
         if !self.racy.contains(rel) {
             return true;
         }
-        let Some((file, stamp)) = self.files.get(rel) else { return false };
+        let Some(&(file, stamp)) = self.files.get(rel) else { return false };
         let now = now_ns();
         let limit = self.project.config.limits.max_file_bytes;
         let same = match (read_source(&self.project.root, rel, limit), file.content(&self.db)) {
             (Ok(bytes), Content::Bytes(loaded)) => *bytes == **loaded,
+            (Err(e), Content::Unreadable { code, .. }) => e.code() == code,
             _ => false,
         };
         if same && stamp.is_some_and(|s| s.settled_before(now)) {
             self.racy.remove(rel);
+            file.set_racy(&mut self.db).with_durability(Durability::LOW).to(false);
         }
         same
     }

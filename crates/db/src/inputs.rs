@@ -27,6 +27,10 @@ pub struct SourceFile {
     /// The file's stamp when the content was read (all zero for in-memory edits).
     #[returns(copy)]
     pub stamp: docforge_project::FileStamp,
+    /// The stamp was racy when the content was read ([`docforge_project::FileStamp::settled_before`]):
+    /// it does not vouch for the content (recorded in the index for a later process).
+    #[returns(copy)]
+    pub racy: bool,
     /// A Go file changed since it was loaded: its outline ([`docforge_go::outline_text`]),
     /// at MEDIUM like files loaded from disk; `None` before any change. What other
     /// packages read of the file comes from it ([`crate::go_q::go_outline`]), so an edit

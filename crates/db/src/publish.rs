@@ -65,6 +65,7 @@ pub fn file_record(db: &dyn Db, ws: Workspace, file: SourceFile) -> Arc<FileReco
         mtime_ns: file.stamp(db).mtime_ns,
         ctime_ns: file.stamp(db).ctime_ns,
         ino: file.stamp(db).ino,
+        racy: file.racy(db),
         sha256,
         kind: file.kind(db).as_str().into(),
         status,
@@ -98,6 +99,7 @@ pub fn skipped_file_records(db: &dyn Db, ws: Workspace) -> Arc<Vec<Arc<FileRecor
                 mtime_ns: 0,
                 ctime_ns: 0,
                 ino: 0,
+                racy: false,
                 sha256: String::new(),
                 kind: kind.as_str().into(),
                 status: status.clone(),
@@ -554,34 +556,12 @@ pub fn published_is_current(
     published_sources_current(project, inventory, index)
 }
 
-/// `YYYY-MM-DDTHH:MM:SS[.fff]Z` (as the index writes `published_at`) in nanoseconds since the
-/// Unix epoch.
-fn parse_utc_ns(t: &str) -> Option<i128> {
-    let t = t.strip_suffix('Z')?;
-    let (date, time) = t.split_once('T')?;
-    let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
-    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
-    let mut h = hms.splitn(3, ':').map(|p| p.parse::<i64>().ok());
-    let (hh, mm, ss) = (h.next()??, h.next()??, h.next()??);
-    let frac_ns = format!("{frac:0<9}").get(..9)?.parse::<i64>().ok()?;
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let secs = days * 86_400 + hh * 3_600 + mm * 60 + ss;
-    Some(i128::from(secs) * 1_000_000_000 + i128::from(frac_ns))
-}
-
 /// Whether the published generation was derived from exactly the sources `inventory` saw
 /// (same engine, same `docforge.toml`, every file with the size, times and inode recorded),
 /// whatever its policy and precision: the cheap identity a read checks before trusting the
-/// index. A file whose recorded times lie within [`docforge_project::RACY_WINDOW`] of the
-/// publication is racy (a write in the same clock tick can leave its stamp equal): its
-/// content is read and compared with the recorded SHA-256, as Git does.
+/// index. A file recorded as racy (its stamp was within [`docforge_project::RACY_WINDOW`] of
+/// when the publisher read it: a write in the same clock tick can leave it equal) is read and
+/// compared with the recorded SHA-256, as Git does with racily clean entries.
 pub fn published_sources_current(
     project: &docforge_project::Project,
     inventory: &docforge_project::Inventory,
@@ -595,8 +575,6 @@ pub fn published_sources_current(
     {
         return Ok(false);
     }
-    // When the generation was published (nanoseconds); unknown: every stamp is racy.
-    let published = meta.get("published_at").and_then(|t| parse_utc_ns(t)).unwrap_or(0);
     let stored: HashMap<String, FileRecord> =
         index.files()?.into_iter().map(|f| (f.path.clone(), f)).collect();
     if stored.len() != inventory.entries.len() {
@@ -612,7 +590,7 @@ pub fn published_sources_current(
                     && record.ctime_ns == stamp.ctime_ns
                     && record.ino == stamp.ino
                     && !record.status.starts_with("refused:")
-                    && (stamp.settled_before(published)
+                    && (!record.racy
                         || docforge_project::read_source(
                             &project.root,
                             &e.rel,
@@ -628,21 +606,4 @@ pub fn published_sources_current(
         }
     }
     Ok(true)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn publication_times_parse_as_utc_nanoseconds() {
-        let cases = [
-            ("1970-01-01T00:00:00.000Z", Some(0)),
-            ("2026-12-06T12:40:31.123Z", Some(1_796_560_831_123_000_000)),
-            ("2000-02-29T23:59:59Z", Some(951_868_799_000_000_000)),
-            ("2026-12-06 12:40:31", None),
-            ("garbage", None),
-        ];
-        for (t, want) in cases {
-            assert_eq!(super::parse_utc_ns(t), want, "{t}");
-        }
-    }
 }

@@ -68,6 +68,7 @@ fn main() {
             mtime_ns: 1,
             ctime_ns: 1,
             ino: 1,
+            racy: false,
             sha256: "0".repeat(64),
             kind: "go".into(),
             status: "indexed".into(),

@@ -108,7 +108,7 @@ fn write_delta(
 
 fn load_file(tx: &Transaction<'_>, path: &Path, file: &str) -> Result<Option<FileRecord>, IndexError> {
     tx.prepare_cached(
-        "SELECT path, size, mtime_ns, ctime_ns, ino, sha256, kind, status FROM files WHERE path = ?1",
+        "SELECT path, size, mtime_ns, ctime_ns, ino, racy, sha256, kind, status FROM files WHERE path = ?1",
     )
     .ctx(path)?
     .query_row([file], crate::query::file_from_row)

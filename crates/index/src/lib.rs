@@ -29,7 +29,7 @@
 //! | `nodes(rid, owner, id, kind, title, path, line, col, attrs, text, keys, words)` | `attrs` is a JSON object; `text` whole; `keys`/`words`: for search only (the ID without scheme and the identifier parts of ID and title / of the text) |
 //! | `edges(rid, owner, source, relation, class, target, path, line, col)` | `class` from [`classify_relation`] |
 //! | `diagnostics(rid, owner, severity, code, message, node, path, line, col)` | |
-//! | `files(path, size, mtime_ns, ctime_ns, ino, sha256, kind, status)` | the inventory |
+//! | `files(path, size, mtime_ns, ctime_ns, ino, racy, sha256, kind, status)` | the inventory |
 //! | `transition(owner_key, change, old_digest, new_digest)` | owners added/changed/removed by the latest generation |
 //! | `nodes_fts(title, text, keys, words)` | FTS5 (`porter unicode61`), external content over `nodes` |
 //!
@@ -65,7 +65,7 @@ pub use open::Index;
 pub use publish::graph_digest;
 
 /// The schema this build reads and writes. Any other stored version is refused.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Meta keys owned by the index itself; a batch may not set them.
 pub const RESERVED_META_KEYS: &[&str] = &[
@@ -90,6 +90,9 @@ pub struct FileRecord {
     pub ctime_ns: i64,
     /// The file's inode.
     pub ino: u64,
+    /// The stamp was racy when the content was read (see `docforge_project::FileStamp`): an
+    /// equal stamp later does not vouch for the content, only its SHA-256 does.
+    pub racy: bool,
     /// Lowercase hex SHA-256 of the file's bytes.
     pub sha256: String,
     /// `go`, `markdown`, `toml`, `gomod`, `other`.

@@ -27,6 +27,13 @@ impl std::fmt::Debug for Index {
 }
 
 impl Index {
+    /// Close without the checkpoint SQLite runs when the last connection to a file closes:
+    /// for a file replaced under the connection, whose log is not its own.
+    pub fn close_without_checkpoint(self) {
+        let _ = self.conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
+        drop(self);
+    }
+
     /// Open (creating the parent directory and the schema when needed) an index for writing.
     ///
     /// When nothing is at `path` yet, the index is built in a private file beside it and

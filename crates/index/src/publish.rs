@@ -323,8 +323,8 @@ pub(crate) fn apply(
     }
     for file in &plan.file_upserts {
         tx.prepare_cached(
-            "INSERT OR REPLACE INTO files(path, size, mtime_ns, ctime_ns, ino, sha256, kind, status) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT OR REPLACE INTO files(path, size, mtime_ns, ctime_ns, ino, racy, sha256, kind, status) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )
         .ctx(path)?
         .execute(params![
@@ -333,6 +333,7 @@ pub(crate) fn apply(
             file.mtime_ns,
             file.ctime_ns,
             file.ino as i64,
+            file.racy,
             file.sha256,
             file.kind,
             file.status
@@ -357,7 +358,7 @@ fn diff_files<'b>(
     files: &'b [FileRecord],
 ) -> Result<(Vec<&'b FileRecord>, Vec<String>), IndexError> {
     let mut stmt = tx
-        .prepare_cached("SELECT path, size, mtime_ns, ctime_ns, ino, sha256, kind, status FROM files")
+        .prepare_cached("SELECT path, size, mtime_ns, ctime_ns, ino, racy, sha256, kind, status FROM files")
         .ctx(path)?;
     let rows = stmt.query_map([], crate::query::file_from_row).ctx(path)?;
     let mut stored: HashMap<String, FileRecord> = HashMap::new();

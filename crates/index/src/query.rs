@@ -16,9 +16,10 @@ pub(crate) fn file_from_row(r: &Row<'_>) -> rusqlite::Result<FileRecord> {
         mtime_ns: r.get(2)?,
         ctime_ns: r.get(3)?,
         ino: r.get::<_, i64>(4)? as u64,
-        sha256: r.get(5)?,
-        kind: r.get(6)?,
-        status: r.get(7)?,
+        racy: r.get(5)?,
+        sha256: r.get(6)?,
+        kind: r.get(7)?,
+        status: r.get(8)?,
     })
 }
 
@@ -351,7 +352,7 @@ impl Index {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT path, size, mtime_ns, ctime_ns, ino, sha256, kind, status FROM files ORDER BY path",
+                "SELECT path, size, mtime_ns, ctime_ns, ino, racy, sha256, kind, status FROM files ORDER BY path",
             )
             .ctx(&self.path)?;
         let rows = stmt.query_map([], file_from_row).ctx(&self.path)?;

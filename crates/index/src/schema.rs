@@ -102,6 +102,7 @@ CREATE TABLE files(
     mtime_ns INTEGER NOT NULL,
     ctime_ns INTEGER NOT NULL,
     ino      INTEGER NOT NULL,
+    racy     INTEGER NOT NULL,
     sha256   TEXT NOT NULL,
     kind     TEXT NOT NULL,
     status   TEXT NOT NULL

@@ -292,6 +292,7 @@ mod tests {
                 mtime_ns: 2,
                 ctime_ns: 2,
                 ino: 1,
+                racy: false,
                 sha256: "00".repeat(32),
                 kind: "go".into(),
                 status: "indexed".into(),

@@ -190,16 +190,15 @@ impl FileStamp {
         }
     }
 
-    /// Whether both times lie [`crate::RACY_WINDOW`] or more before `nanos` (nanoseconds
-    /// since the epoch): then a later write would have changed them, and equal stamps mean
-    /// equal content. Otherwise the stamp is racy, as Git says: a write in the same clock
-    /// tick can leave every field equal, and only the content can tell.
+    /// Whether the status-change time lies [`crate::RACY_WINDOW`] or more before `nanos`
+    /// (nanoseconds since the epoch, a time no later than the content was read): then a later
+    /// write would have changed it, and equal stamps mean equal content. Otherwise the stamp
+    /// is racy, as Git says: a write in the same clock tick can leave every field equal, and
+    /// only the content can tell. (The modification time is the writer's to set, to the future
+    /// or to 0; every write sets the `ctime` to the clock.)
     pub fn settled_before(&self, nanos: i128) -> bool {
         let cutoff = nanos - crate::RACY_WINDOW.as_nanos() as i128;
-        self.mtime_ns > 0
-            && self.ctime_ns > 0
-            && i128::from(self.mtime_ns) < cutoff
-            && i128::from(self.ctime_ns) < cutoff
+        self.ctime_ns > 0 && i128::from(self.ctime_ns) < cutoff
     }
 }
 

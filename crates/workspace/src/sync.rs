@@ -101,6 +101,9 @@ pub struct Workspace {
     /// publication or adoption: any other write to the file (another process publishing, or
     /// the file overwritten in place) changes it, and nothing read before is trusted.
     index_stamp: Option<docforge_project::FileStamp>,
+    /// After adopting a published generation (no host yet): its files recorded as racy, with
+    /// their recorded SHA-256.
+    adopted_racy: Vec<(String, String)>,
     /// The write connection and the file identity it was opened on.
     writer: Option<(Index, Option<(u64, u64)>)>,
     current: Option<Generation>,
@@ -146,6 +149,7 @@ impl Workspace {
             index: None,
             index_opened_on: None,
             index_stamp: None,
+            adopted_racy: Vec::new(),
             writer: None,
             current: None,
             watcher,
@@ -260,7 +264,12 @@ impl Workspace {
         }
         if let (Some(cur), false) = (&self.current, force_walk) {
             let quiet = self.watcher.as_mut().is_some_and(|w| w.quiet());
-            if quiet && same_generation && index_id == Some(cur.index_file) && self.index.is_some() {
+            if quiet
+                && same_generation
+                && !cur.cheap_identity.is_empty()
+                && index_id == Some(cur.index_file)
+                && self.index.is_some()
+            {
                 return Ok(Synced { generation: cur.clone(), staleness: Staleness::Current, stats });
             }
         }
@@ -305,11 +314,15 @@ impl Workspace {
             if cur.cheap_identity == identity && index_id == Some(cur.index_file) && self.index.is_some() {
                 // Equal stamps vouch for every file but those whose stamp was racy when read:
                 // their content is compared, and only a changed one is loaded again.
-                let changed = self.host.as_mut().map(|h| h.recheck_racy()).unwrap_or_default();
+                let changed = match self.host.as_mut() {
+                    Some(h) => h.recheck_racy(),
+                    None => self.changed_adopted_racy(),
+                };
                 if changed.is_empty() {
                     return Ok(Synced { generation: cur.clone(), staleness: Staleness::Current, stats });
                 }
-                self.rebuild(inv, Some(&changed), identity, &mut stats)?;
+                let touched = self.host.is_some().then_some(changed);
+                self.rebuild(inv, touched.as_deref(), identity, &mut stats)?;
                 let generation = self.current.clone().expect("rebuilt");
                 return Ok(Synced { generation, staleness: Staleness::Rebuilt, stats });
             }
@@ -350,6 +363,10 @@ impl Workspace {
         }
         let Some(publication) = index.publication()? else { return Ok(None) };
         let generation = Generation::of(&publication, precision_of(&index), identity);
+        // Files the publisher read with racy stamps: checked by content until a host of ours
+        // has read them (see `changed_adopted_racy`).
+        self.adopted_racy =
+            index.files()?.into_iter().filter(|f| f.racy).map(|f| (f.path, f.sha256)).collect();
         self.index_opened_on = file_identity(&path);
         self.index = Some(index);
         self.index_stamp = index_file_stamp(&path);
@@ -397,6 +414,12 @@ impl Workspace {
     ) -> Result<(), WorkspaceError> {
         let analysis = Instant::now();
         self.warm_pending = None;
+        self.adopted_racy.clear();
+        // Until this publication succeeds, the generation read before does not stand for the
+        // sources (the host may be ahead of it): nothing proves it current by its identity.
+        if let Some(cur) = self.current.as_mut() {
+            cur.cheap_identity.clear();
+        }
         let fresh = !self.warm();
         if fresh {
             self.host = Some(self.new_host());
@@ -446,7 +469,18 @@ impl Workspace {
             // A generation another process published from the same sources is adopted.
             let _ = host.adopt_publication(&writer);
         }
-        let report = host.publish(&mut writer).map_err(|e| match e {
+        let report = match host.publish(&mut writer) {
+            // A file found corrupt only now (overwritten under the connections): built anew.
+            Err(docforge_db::PublishError::Index(e @ IndexError::Corrupt { .. })) => {
+                stats.recreated = Some(e.to_string());
+                drop(writer);
+                writer = Index::recreate(&path)?;
+                host.forget_publication();
+                host.publish(&mut writer)
+            }
+            other => other,
+        }
+        .map_err(|e| match e {
             docforge_db::PublishError::Cancelled => WorkspaceError::Cancelled,
             docforge_db::PublishError::Index(e) => e.into(),
         })?;
@@ -481,13 +515,33 @@ impl Workspace {
         Ok(())
     }
 
+    /// The files of an adopted generation recorded as racy whose content is no longer the one
+    /// recorded (or cannot be read).
+    fn changed_adopted_racy(&self) -> Vec<String> {
+        let limit = self.project.config.limits.max_file_bytes;
+        self.adopted_racy
+            .iter()
+            .filter(|(rel, sha256)| {
+                docforge_project::read_source(&self.project.root, rel, limit)
+                    .map_or(true, |bytes| docforge_db::sha256_hex(&bytes) != *sha256)
+            })
+            .map(|(rel, _)| rel.clone())
+            .collect()
+    }
+
     /// Drop everything read from or written to the index file before: the generation, both
-    /// connections, the statistics, and the host's delta base (its next publication is full).
+    /// connections (closed without a checkpoint: their log must not be copied into a file
+    /// that is no longer theirs), the statistics, and the host's delta base (its next
+    /// publication is full).
     fn forget_index(&mut self) {
         self.current = None;
-        self.index = None;
+        if let Some(index) = self.index.take() {
+            index.close_without_checkpoint();
+        }
         self.index_opened_on = None;
-        self.writer = None;
+        if let Some((writer, _)) = self.writer.take() {
+            writer.close_without_checkpoint();
+        }
         self.stats = None;
         self.index_stamp = None;
         if let Some(host) = self.host.as_mut() {

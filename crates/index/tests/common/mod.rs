@@ -58,6 +58,7 @@ pub fn file(path: &str, kind: &str) -> FileRecord {
         mtime_ns: 1_700_000_000_123_456_789,
         ctime_ns: 1_700_000_000_123_456_789,
         ino: 1,
+        racy: false,
         sha256: hex::encode(Sha256::digest(path.as_bytes())),
         kind: kind.to_string(),
         status: "indexed".to_string(),
