@@ -69,6 +69,21 @@ test("tools, envelope, reads and pages", async () => {
     } while (cursor);
     assert.equal(new Set(seen).size, seen.length);
     assert.ok(seen.length > 5);
+    // Every read tool states its result's shape; the client checks each answer against it.
+    const reads = [
+      ["docforge_sync", {}], ["docforge_project_info", {}], ["docforge_get_contract", {}],
+      ["docforge_search", { query: "how is an order stored" }], ["docforge_backlinks", { node_id: "arch.storage" }],
+      ["docforge_dependencies", { node_id: "arch.storage" }], ["docforge_impact", { node_id: "arch.storage" }],
+      ["docforge_get_context", { node_id: "arch.storage" }],
+      ["docforge_get_task_context", { task: "change", description: "change how orders are stored" }],
+      ["docforge_validate_project", {}], ["docforge_get_generation_diff", {}],
+    ];
+    for (const [name, args] of reads) {
+      const t = tools.find((x) => x.name === name);
+      assert.ok(t.outputSchema.properties.result.required?.length > 0, `${name} has a result schema`);
+      const r = await call(client, name, args);
+      assert.equal(r.isError, false, `${name}: ${JSON.stringify(r.body.error)}`);
+    }
     const missing = await call(client, "docforge_get_node", { node_id: "nope" });
     assert.equal(missing.isError, true);
     assert.equal(missing.body.error.code, "node_not_found");

@@ -10,6 +10,7 @@ mod pages;
 mod project;
 mod proposals;
 mod render;
+mod schemas;
 mod task;
 
 use crate::cursor::{self, CursorV1};
@@ -62,6 +63,17 @@ macro_rules! spec {
             mutates: false,
         }
     };
+    ($name:literal, $args:ty, $handler:path, result $result:ty, $desc:literal) => {
+        ToolSpec {
+            name: $name,
+            description: $desc,
+            input_schema: schema::<$args>,
+            handler: $handler,
+            syncs: true,
+            result_schema: Some(schemas::of::<$result>),
+            mutates: false,
+        }
+    };
     (mutation $name:literal, $schema:expr, $handler:path, $desc:literal) => {
         spec!(@proposal $name, $schema, $handler, $desc, true)
     };
@@ -105,37 +117,37 @@ macro_rules! spec {
 
 /// The read surface, in its fixed order.
 pub static SPECS: &[ToolSpec] = &[
-    spec!("docforge_bootstrap", project::NoArgs, project::bootstrap,
+    spec!("docforge_bootstrap", project::NoArgs, project::bootstrap, result schemas::Bootstrap,
         "Synchronise the index and return the fixed binding, effective policy, capabilities and the version-1 session contract. Call first."),
-    spec!("docforge_sync", project::NoArgs, project::sync,
+    spec!("docforge_sync", project::NoArgs, project::sync, result schemas::Sync,
         "Re-check the sources (full stat walk) and incrementally rebuild the derived index when stale. Never changes canonical sources."),
-    spec!("docforge_project_info", project::NoArgs, project::project_info,
+    spec!("docforge_project_info", project::NoArgs, project::project_info, result schemas::ProjectInfo,
         "Project identity, configuration (sources, limits) and index counts."),
-    spec!("docforge_get_contract", project::NoArgs, project::get_contract,
+    spec!("docforge_get_contract", project::NoArgs, project::get_contract, result schemas::Contract,
         "The server contract: registered and unregistered tools, policy, capabilities, limits, error codes, relation vocabulary."),
-    spec!("docforge_get_node", graph::GetNodeArgs, graph::get_node,
+    spec!("docforge_get_node", graph::GetNodeArgs, graph::get_node, result schemas::GetNode,
         "One node by exact ID with attributes, bounded outgoing/incoming edges and diagnostics."),
-    spec!("docforge_get_logic", graph::NodeArgs, graph::get_logic,
+    spec!("docforge_get_logic", graph::NodeArgs, graph::get_logic, result schemas::GetLogic,
         "The stored Logic projection (possible static control paths) of one function or method, by exact node ID."),
-    spec!("docforge_search", graph::SearchArgs, graph::search,
+    spec!("docforge_search", graph::SearchArgs, graph::search, result schemas::Search,
         "Search node IDs, titles and whole texts (Go doc comments included) with plain words or a question: bm25 over the words joined by OR, stems, identifier parts (`serve http` finds ServeHTTP), the last word also a prefix, a node whose ID is the query first (`exact_id`). Paginated with an opaque cursor."),
-    spec!("docforge_filter_nodes", graph::FilterArgs, graph::filter_nodes,
+    spec!("docforge_filter_nodes", graph::FilterArgs, graph::filter_nodes, result schemas::FilterNodes,
         "Nodes matching exact kind/family/status/authority/tag/path-prefix filters, ordered by ID, paginated."),
-    spec!("docforge_backlinks", graph::BacklinkArgs, graph::backlinks,
+    spec!("docforge_backlinks", graph::BacklinkArgs, graph::backlinks, result schemas::Backlinks,
         "Incoming edges of a node: which documents and code link to, govern, document, call or import it."),
-    spec!("docforge_dependencies", graph::TraverseArgs, graph::dependencies,
+    spec!("docforge_dependencies", graph::TraverseArgs, graph::dependencies, result schemas::Traversal,
         "Bounded outgoing traversal: what a node depends on, with depth, result limit and an edge work budget."),
-    spec!("docforge_impact", graph::TraverseArgs, graph::impact,
+    spec!("docforge_impact", graph::TraverseArgs, graph::impact, result schemas::Traversal,
         "Bounded incoming traversal: what may be affected when a node changes."),
-    spec!("docforge_get_context", context::ContextArgs, context::get_context,
+    spec!("docforge_get_context", context::ContextArgs, context::get_context, result schemas::GetContext,
         "A paged context stream for one node: the node and its neighbours first, explicit omission evidence second."),
-    spec!("docforge_get_task_context", task::TaskArgs, task::get_task_context,
+    spec!("docforge_get_task_context", task::TaskArgs, task::get_task_context, result schemas::GetTaskContext,
         "Evidence for a task (change, implementation, failure, ownership, test, operation, release) from a derived version-1 plan, paged."),
-    spec!("docforge_validate_project", project::NoArgs, project::validate_project,
+    spec!("docforge_validate_project", project::NoArgs, project::validate_project, result schemas::ValidateProject,
         "Evaluate every [[claims]] entry of the project's documents (gograph.validation.v1 results)."),
     spec!(status "docforge_render_status", render::RenderStatusArgs, render::render_status, render::result_schema,
         "Per declared view, the state of its rendered output: current/stale/missing/unverified/unsafe with the reason, from its publication receipt and file identities (never opens the index, renders or writes). deep=true renders in memory and compares every output's SHA-256."),
-    spec!(status "docforge_get_generation_diff", diff::DiffArgs, diff::get_generation_diff,
+    spec!(status "docforge_get_generation_diff", diff::DiffArgs, diff::get_generation_diff, schemas::of::<schemas::GenerationDiff>,
         "Pages of the latest version-1 transition receipt (what the last index publication changed). Never synchronises; states current/stale/missing/unsafe/unverified/unknown."),
 ];
 

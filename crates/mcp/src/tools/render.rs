@@ -62,19 +62,9 @@ pub struct DeepResult {
     pub reason: Option<String>,
 }
 
-/// Inlined (no `$defs`): it stands inside the response envelope's schema.
+/// The schema of the result (see [`super::schemas::of`]).
 pub fn result_schema() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .into_generator();
-    let mut v = serde_json::to_value(generator.into_root_schema_for::<RenderStatusResult>())
-        .expect("schema serialises");
-    if let Some(o) = v.as_object_mut() {
-        o.remove("$schema");
-        o.remove("title");
-    }
-    super::plain_formats(&mut v);
-    v
+    super::schemas::of::<RenderStatusResult>()
 }
 
 /// The envelope state of several views: `current` only when every one is.
