@@ -112,7 +112,14 @@ pub(crate) fn insert_fragment(
     for node in &fragment.nodes {
         let (p, line, col) = loc(&node.location);
         let attrs = attrs_json(path, &node.attrs, &node.id)?;
-        let keys = crate::fts::keys(&node.id, &node.title);
+        let mut keys = crate::fts::keys(&node.id, &node.title);
+        // A section is about its document's subject: the document's title is a key of it.
+        if let Some(doc) = node.attrs.get("document").filter(|_| node.kind == "section") {
+            if let Some(d) = fragment.nodes.iter().find(|n| &n.id == doc) {
+                keys.push(' ');
+                keys.push_str(&d.title);
+            }
+        }
         let words = crate::fts::identifier_parts(&node.text);
         let rid = node_stmt
             .insert(params![

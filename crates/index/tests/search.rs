@@ -128,6 +128,11 @@ fn search_finds_what_people_ask() {
             &format!("func Caller{i}()"),
         ));
     }
+    // A section found by its document's title, which its own text does not repeat.
+    nodes.push(node("z1", "document", "Zebra server", "Intro."));
+    let mut modes = node("z1#modes", "section", "Modes", "Read or propose.");
+    modes.attrs.insert("document".into(), "z1".into());
+    nodes.push(modes);
     index.publish(batch(vec![owner("file:all", Fragment { nodes, ..Default::default() })], "fp")).unwrap();
     let cases: &[(&str, &str)] = &[
         // Terms joined by OR, ranked by how much of the question a node answers.
@@ -142,6 +147,7 @@ fn search_finds_what_people_ask() {
         // Whole text: the last word of a long section, a word of a code block.
         ("zanzibar", "guide#long"),
         ("wireUpQuux", "guide#code"),
+        ("zebra server modes", "z1#modes"),
         // An exact ID first, whatever its rank.
         ("serve", "serve"),
     ];
