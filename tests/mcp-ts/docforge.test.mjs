@@ -50,6 +50,7 @@ test("tools, envelope, reads and pages", async () => {
       assert.equal(t.inputSchema.type, "object", t.name);
       assert.ok(!JSON.stringify([t.inputSchema, t.outputSchema]).includes('"format":"uint'), t.name);
       assert.deepEqual(t.outputSchema.oneOf.map((o) => o.required), [["result"], ["error"]], t.name);
+      assert.ok(t.outputSchema.properties.result.required?.length > 0, `${t.name} states its result`);
     }
     const boot = await call(client, "docforge_bootstrap");
     assert.equal(boot.isError, false);

@@ -80,14 +80,23 @@ macro_rules! spec {
     (read $name:literal, $schema:expr, $handler:path, $desc:literal) => {
         spec!(@proposal $name, $schema, $handler, $desc, false)
     };
+    (mutation $name:literal, $schema:expr, $handler:path, result $result:ty, $desc:literal) => {
+        spec!(@proposal $name, $schema, $handler, Some(schemas::of::<$result>), $desc, true)
+    };
+    (read $name:literal, $schema:expr, $handler:path, result $result:ty, $desc:literal) => {
+        spec!(@proposal $name, $schema, $handler, Some(schemas::of::<$result>), $desc, false)
+    };
     (@proposal $name:literal, $schema:expr, $handler:path, $desc:literal, $mutates:literal) => {
+        spec!(@proposal $name, $schema, $handler, None, $desc, $mutates)
+    };
+    (@proposal $name:literal, $schema:expr, $handler:path, $result:expr, $desc:literal, $mutates:literal) => {
         ToolSpec {
             name: $name,
             description: $desc,
             input_schema: $schema,
             handler: $handler,
             syncs: true,
-            result_schema: None,
+            result_schema: $result,
             mutates: $mutates,
         }
     };
@@ -153,33 +162,33 @@ pub static SPECS: &[ToolSpec] = &[
 
 /// The proposal surface, in its fixed order (registered in every mode but `read`).
 pub static PROPOSAL_SPECS: &[ToolSpec] = &[
-    spec!(mutation "docforge_create_changeset", schema::<proposals::CreateArgs>, proposals::create_changeset,
+    spec!(mutation "docforge_create_changeset", schema::<proposals::CreateArgs>, proposals::create_changeset, result schemas::Mutation,
         "Create an empty draft changeset bound to the current base (source fingerprint + graph digest). Prefer docforge_register_changes."),
-    spec!(mutation "docforge_register_changes", schema::<proposals::RegisterArgs>, proposals::register_changes,
+    spec!(mutation "docforge_register_changes", schema::<proposals::RegisterArgs>, proposals::register_changes, result schemas::Mutation,
         "Preferred entry point: create, populate, project, conflict-check and validate one complete changeset in one locked operation. Writes only below the changeset root; never changes canonical files."),
-    spec!(read "docforge_list_changesets", schema::<proposals::ListArgs>, proposals::list_changesets,
+    spec!(read "docforge_list_changesets", schema::<proposals::ListArgs>, proposals::list_changesets, result schemas::ListChangesets,
         "Changesets by status (default: draft and ready; stale, applied and abandoned on request or with history=true), paginated."),
-    spec!(read "docforge_get_changeset", schema::<proposals::PageArgs>, proposals::get_changeset,
+    spec!(read "docforge_get_changeset", schema::<proposals::PageArgs>, proposals::get_changeset, result schemas::ChangesetPage,
         "One changeset: status (stale when a touched source moved), base, touched nodes, events, and its operations in pages."),
-    spec!(mutation "docforge_rebase_changeset", schema::<proposals::ChangesetArgs>, proposals::rebase_changeset,
+    spec!(mutation "docforge_rebase_changeset", schema::<proposals::ChangesetArgs>, proposals::rebase_changeset, result schemas::Mutation,
         "Move a stale changeset to the current base when every touched node is unchanged and the same operations still validate; never merges prose (rebase_conflict)."),
-    spec!(mutation "docforge_abandon_changeset", schema::<proposals::AbandonArgs>, proposals::abandon_changeset,
+    spec!(mutation "docforge_abandon_changeset", schema::<proposals::AbandonArgs>, proposals::abandon_changeset, result schemas::Mutation,
         "Abandon a changeset (kept, terminal) with an audit receipt saying who, when and why."),
-    spec!(mutation "docforge_propose_node_create", proposals::node_create_schema, proposals::propose_node_create,
+    spec!(mutation "docforge_propose_node_create", proposals::node_create_schema, proposals::propose_node_create, result schemas::Mutation,
         "Add a node_create operation: a new Markdown document at a path inside the declared document sources."),
-    spec!(mutation "docforge_propose_node_update", proposals::node_update_schema, proposals::propose_node_update,
+    spec!(mutation "docforge_propose_node_update", proposals::node_update_schema, proposals::propose_node_update, result schemas::Mutation,
         "Add a node_update operation: new title, body and/or front-matter fields. expected_content_hash is the node's attrs.content_sha256 (captured when omitted)."),
-    spec!(mutation "docforge_propose_node_move", proposals::node_move_schema, proposals::propose_node_move,
+    spec!(mutation "docforge_propose_node_move", proposals::node_move_schema, proposals::propose_node_move, result schemas::Mutation,
         "Add a node_move operation: a document file to a new path; its ID stays."),
-    spec!(mutation "docforge_propose_relationship_update", proposals::relationship_update_schema, proposals::propose_relationship_update,
+    spec!(mutation "docforge_propose_relationship_update", proposals::relationship_update_schema, proposals::propose_relationship_update, result schemas::Mutation,
         "Add a relationship_update operation: [relations] entries to add and remove, without touching the body."),
-    spec!(mutation "docforge_propose_node_delete", proposals::node_delete_schema, proposals::propose_node_delete,
+    spec!(mutation "docforge_propose_node_delete", proposals::node_delete_schema, proposals::propose_node_delete, result schemas::Mutation,
         "Add a node_delete operation: a document file, or a section (its heading and content)."),
-    spec!(read "docforge_validate_changeset", schema::<proposals::PageArgs>, proposals::validate_changeset,
+    spec!(read "docforge_validate_changeset", schema::<proposals::PageArgs>, proposals::validate_changeset, result schemas::ChangesetPage,
         "Validate a changeset against the current graph (nothing written): paths, IDs, relations, links it would break, front matter, overlap; issues in pages."),
-    spec!(read "docforge_get_changeset_diff", schema::<proposals::PageArgs>, proposals::get_changeset_diff,
+    spec!(read "docforge_get_changeset_diff", schema::<proposals::PageArgs>, proposals::get_changeset_diff, result schemas::ChangesetDiff,
         "The operations and the projected changes with unified diffs, in pages; a record too large for a page switches to canonical_json_chunk pages of the exact arrays."),
-    spec!(mutation "docforge_preview_changeset", schema::<proposals::PreviewArgs>, proposals::preview_changeset,
+    spec!(mutation "docforge_preview_changeset", schema::<proposals::PreviewArgs>, proposals::preview_changeset, result schemas::Preview,
         "Render one declared view (by view ID) over the changeset's projected sources into one HTML file below the preview root. Changes no document, index or view output; needs no writer."),
 ];
 

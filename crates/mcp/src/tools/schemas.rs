@@ -359,3 +359,66 @@ mod tests {
         assert!(required.contains(&json!("path")) && !required.contains(&json!("exact_id")), "{item}");
     }
 }
+
+// ---- proposal tools ----
+
+/// What every changeset mutation answers, whole or as its compact receipt (a committed
+/// mutation is never answered with a failure): the outcome, and which changeset, at which
+/// hash, in which status.
+#[derive(Serialize, JsonSchema)]
+pub struct Mutation {
+    pub outcome: String,
+    pub changeset_id: String,
+    pub changeset_sha256: String,
+    pub status: String,
+    /// `true` for the compact receipt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact: Option<bool>,
+}
+
+/// `docforge_preview_changeset`: `preview` whole, else its compact receipt.
+#[derive(Serialize, JsonSchema)]
+pub struct Preview {
+    pub outcome: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview: Option<serde_json::Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact: Option<bool>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct ListChangesets {
+    pub items: Vec<serde_json::Map<String, Value>>,
+    pub total: u64,
+    pub returned: u64,
+    pub limit_clamped: bool,
+    pub next_cursor: Nullable<String>,
+}
+
+/// A paged read of one changeset (`docforge_get_changeset`, `docforge_validate_changeset`).
+#[derive(Serialize, JsonSchema)]
+pub struct ChangesetPage {
+    pub changeset_id: String,
+    pub status: String,
+    pub total: u64,
+    pub returned: u64,
+    pub limit_clamped: bool,
+    pub next_cursor: Nullable<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffMode {
+    Records,
+    CanonicalJsonChunk,
+}
+
+/// `docforge_get_changeset_diff`: pages of records, or of canonical JSON chunks.
+#[derive(Serialize, JsonSchema)]
+pub struct ChangesetDiff {
+    pub changeset_id: String,
+    pub changeset_sha256: String,
+    pub status: String,
+    pub mode: DiffMode,
+    pub next_cursor: Nullable<String>,
+}
