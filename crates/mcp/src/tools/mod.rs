@@ -195,7 +195,7 @@ pub static PROPOSAL_SPECS: &[ToolSpec] = &[
 /// The application tool: registered only with `--canonical-applier` matching the project's
 /// `[application]` declaration.
 pub static APPLICATION_SPECS: &[ToolSpec] = &[
-    spec!(mutation "docforge_apply_changeset", schema::<apply::ApplyArgs>, apply::apply_changeset,
+    spec!(mutation "docforge_apply_changeset", schema::<apply::ApplyArgs>, apply::apply_changeset, result schemas::Applied,
         "Apply a ready changeset, by ID and exact SHA-256, to the documents as the declared applier: everything is re-checked against the current documents, the files are written all-or-nothing (crash-safe) and verified against the projection, an applied receipt is recorded, then the index and stale views are refreshed."),
 ];
 

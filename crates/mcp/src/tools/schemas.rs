@@ -422,3 +422,14 @@ pub struct ChangesetDiff {
     pub mode: DiffMode,
     pub next_cursor: Nullable<String>,
 }
+
+/// `docforge_apply_changeset`: the applied receipt whole, else compact.
+#[derive(Serialize, JsonSchema)]
+pub struct Applied {
+    pub outcome: String,
+    pub changeset_id: String,
+    pub changeset_sha256: String,
+    pub receipt_path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact: Option<bool>,
+}
