@@ -54,3 +54,25 @@ def test_the_embedding_program_serves_its_provider_and_its_applier(shop):
             names = [t.name for t in (await s.list_tools()).tools]
             assert "docforge_get_context" in names and not any("changeset" in n for n in names)
     run(go())
+
+
+def test_a_provider_omission_without_an_id_is_served_with_id_null(shop):
+    """The provider contract asks only a `reason` of an omission; the answer still meets the
+    tool's outputSchema, which the SDK checks (`id: null`)."""
+    cfg = shop / "docforge.toml"
+    cfg.write_text(cfg.read_text().replace("[sources]", "[limits]\nmax_results = 2\n\n[sources]", 1))
+
+    async def go():
+        async with embedded(shop) as s:
+            items, cursor = [], None
+            while True:
+                args = {"node_id": "arch.service", **({"cursor": cursor} if cursor else {})}
+                err, c, _ = await call(s, "docforge_get_context", args)
+                assert not err, c
+                items += c["result"]["items"]
+                cursor = c["result"]["page"]["next_cursor"]
+                if not cursor:
+                    break
+            omissions = [i for i in items if i["type"] == "omission"]
+            assert omissions and omissions[-1] == {"type": "omission", "id": None, "reason": "result_limit"}, items
+    run(go())

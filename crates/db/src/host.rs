@@ -40,6 +40,12 @@ pub struct Change {
     pub build: Option<BuildContext>,
 }
 
+/// See [`AnalysisHost::overlay_point`].
+pub struct OverlayPoint {
+    stamps: Vec<(String, Option<FileStamp>, bool)>,
+    source_identity: Option<String>,
+}
+
 /// What a disk sync did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SyncReport {
@@ -441,6 +447,45 @@ impl AnalysisHost {
 
     pub fn analysis(&self) -> Analysis {
         Analysis { db: self.db.clone(), ws: self.ws }
+    }
+
+    /// What [`AnalysisHost::end_overlay`] puts back after files were overlaid in memory: their
+    /// stamps and racy marks as loaded from disk, and the disk sync's identity.
+    pub fn overlay_point(&self, rels: &[String]) -> OverlayPoint {
+        OverlayPoint {
+            stamps: rels
+                .iter()
+                .map(|rel| {
+                    let stamp = self.files.get(rel).and_then(|(_, s)| *s);
+                    (rel.clone(), stamp, self.racy.contains(rel))
+                })
+                .collect(),
+            source_identity: self.source_identity.clone(),
+        }
+    }
+
+    /// After the overlaid files were loaded again from disk (`apply_change`, which knows no
+    /// stamps): their stamps, racy marks and the sync identity as they were, so the host
+    /// stands for the disk as before and nothing is republished for the overlay.
+    pub fn end_overlay(&mut self, point: OverlayPoint) {
+        for (rel, stamp, racy) in point.stamps {
+            let Some((file, slot)) = self.files.get_mut(&rel) else { continue };
+            let file = *file;
+            *slot = stamp;
+            let recorded = stamp.unwrap_or_default();
+            if file.stamp(&self.db) != recorded {
+                file.set_stamp(&mut self.db).with_durability(Durability::LOW).to(recorded);
+            }
+            if file.racy(&self.db) != racy {
+                file.set_racy(&mut self.db).with_durability(Durability::LOW).to(racy);
+            }
+            if racy {
+                self.racy.insert(rel);
+            } else {
+                self.racy.remove(&rel);
+            }
+        }
+        self.source_identity = point.source_identity;
     }
 
     /// The input handle of a loaded file.

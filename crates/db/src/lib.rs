@@ -36,8 +36,8 @@ pub use fields_q::{FieldRef, FieldUse, SelectorUses};
 pub use go_q::{modules_of, Module, Modules};
 pub use graph::{Completeness, Graph, OwnerFragment, Summary};
 pub use host::{
-    build_context, cheap_identity, Analysis, AnalysisHost, Cancellable, Change, FileChange, Progress,
-    SyncReport,
+    build_context, cheap_identity, Analysis, AnalysisHost, Cancellable, Change, FileChange, OverlayPoint,
+    Progress, SyncReport,
 };
 pub use ide::{edge_span_on_line, extent, IdeIndex, Mention, Span};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};

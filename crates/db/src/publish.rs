@@ -255,7 +255,10 @@ impl AnalysisHost {
         let mut mine: Vec<&FileRecord> = snap.files().map(|f| &**f).collect();
         mine.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let stored = index.files().map_err(PublishError::Index)?;
-        if stored.len() != mine.len() || stored.iter().zip(&mine).any(|(s, m)| s != *m) {
+        // Every field but `racy`: whether a stamp was racy when read is timing, not content
+        // (either value is safe to keep; the next publication records this host's).
+        let same = |s: &FileRecord, m: &FileRecord| *s == FileRecord { racy: s.racy, ..m.clone() };
+        if stored.len() != mine.len() || stored.iter().zip(&mine).any(|(s, m)| !same(s, m)) {
             return Ok(false);
         }
         let hashes = all_hashes(&snap);

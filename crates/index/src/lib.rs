@@ -26,7 +26,7 @@
 //! | --- | --- |
 //! | `meta(key, value)` | `schema_version`, `generation`, `source_fingerprint`, `published_at`, `graph_digest`, `previous_generation`, `previous_source_fingerprint`, and the batch meta |
 //! | `owners(id, key, digest, generation, node_lo/hi, edge_lo/hi, diag_lo/hi)` | one row per owner; `generation` is when its rows were last written; an owner's rows occupy one rid range per table, so deleting an owner needs no owner index |
-//! | `nodes(rid, owner, id, kind, title, path, line, col, attrs, text, keys, words)` | `attrs` is a JSON object; `text` whole; `keys`/`words`: for search only (the ID without scheme and the identifier parts of ID and title / of the text) |
+//! | `nodes(rid, owner, id, kind, title, path, line, col, attrs, text, keys, words)` | `attrs` is a JSON object; `text` whole; `keys`/`words`: for search only (see `fts::keys`: the ID without scheme, a Go symbol's package path reduced to its last element, a section's document title, and the identifier parts of ID and title / of the text) |
 //! | `edges(rid, owner, source, relation, class, target, path, line, col)` | `class` from [`classify_relation`] |
 //! | `diagnostics(rid, owner, severity, code, message, node, path, line, col)` | |
 //! | `files(path, size, mtime_ns, ctime_ns, ino, racy, sha256, kind, status)` | the inventory |
@@ -65,7 +65,7 @@ pub use open::Index;
 pub use publish::graph_digest;
 
 /// The schema this build reads and writes. Any other stored version is refused.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Meta keys owned by the index itself; a batch may not set them.
 pub const RESERVED_META_KEYS: &[&str] = &[

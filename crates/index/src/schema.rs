@@ -56,8 +56,9 @@ CREATE TABLE nodes(
     -- Before `text`: a scan that reads a node's attributes does not walk its text.
     attrs TEXT,
     text  TEXT NOT NULL,
-    -- Search only (see `fts::keys`): the ID without its scheme and the identifier parts of
-    -- the ID and title; the identifier parts of `text`.
+    -- Search only (see `fts::keys`; a section's also holds its document's title): the ID
+    -- without its scheme (a Go symbol's package path reduced to its last element) and the
+    -- identifier parts of the ID and title; the identifier parts of `text`.
     keys  TEXT NOT NULL,
     words TEXT NOT NULL
 );

@@ -47,7 +47,8 @@ impl ContextProvider for OutlineFirst {
             }
         }
         if sections.len() >= limits.max_results {
-            stream.push(json!({ "type": "omission", "id": Value::Null, "reason": "result_limit" }));
+            // An omission needs only its reason (the server writes `id: null`).
+            stream.push(json!({ "type": "omission", "reason": "result_limit" }));
         }
         Ok(stream)
     }

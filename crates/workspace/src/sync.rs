@@ -453,12 +453,22 @@ impl Workspace {
         let publish = Instant::now();
         let path = self.settings.index_path.clone();
         let on_disk = file_identity(&path);
-        let mut writer = match self.writer.take().filter(|w| on_disk.is_some() && w.1 == on_disk) {
-            Some((w, _)) => w,
+        let reuse = match self.writer.take() {
+            Some((w, id)) if on_disk.is_some() && id == on_disk => Some(w),
+            // Its file was replaced: its log is not the new file's.
+            Some((w, _)) => {
+                w.close_without_checkpoint();
+                None
+            }
+            None => None,
+        };
+        let mut writer = match reuse {
+            Some(w) => w,
             None => match Index::open(&path) {
                 Ok(i) => i,
                 Err(e @ (IndexError::SchemaMismatch { .. } | IndexError::Corrupt { .. })) => {
                     stats.recreated = Some(e.to_string());
+                    self.stats = None;
                     Index::recreate(&path)?
                 }
                 Err(e) => return Err(e.into()),
@@ -473,6 +483,7 @@ impl Workspace {
             // A file found corrupt only now (overwritten under the connections): built anew.
             Err(docforge_db::PublishError::Index(e @ IndexError::Corrupt { .. })) => {
                 stats.recreated = Some(e.to_string());
+                self.stats = None;
                 drop(writer);
                 writer = Index::recreate(&path)?;
                 host.forget_publication();
@@ -599,9 +610,14 @@ impl Workspace {
             });
         }
         let host = self.host.as_mut().expect("loaded above");
+        let rels: Vec<String> = overlay.iter().map(|(rel, _)| rel.clone()).collect();
+        let point = host.overlay_point(&rels);
         host.apply_change(Change { files: edits, ..Default::default() });
         let out = f(host);
         host.apply_change(Change { files: restore, ..Default::default() });
+        // The files as read from disk again, with the stamps they were loaded with: a file
+        // that changed meanwhile has another stamp now, which the next call sees.
+        host.end_overlay(point);
         Ok(out)
     }
 

@@ -57,10 +57,10 @@ fn extract(
     let kinds = calls.then(|| calls::Kinds::get(root.language()));
     // Matches come in source order; each top-level declaration is handled inside the
     // callback (the captured nodes do not outlive it).
-    let mut docs = DocCache::default();
+    let docs = top_level_docs(root, source);
     let run = go.run("top_level", root, source, Some(1), |_, m| {
         for cap in m.captures() {
-            top_level(names[cap.index as usize], cap.node, source, kinds, &mut docs, &mut facts);
+            top_level(names[cap.index as usize], cap.node, source, kinds, &docs, &mut facts);
         }
     });
     // The query is embedded at build time; a missing query is a build defect, not input.
@@ -144,23 +144,18 @@ pub(crate) fn func_decls(
     run.expect("queries/go/top_level.scm is embedded");
 }
 
-/// The doc comments of one parent's children, kept while the matches (in source order) stay
-/// under the same parent.
-#[derive(Default)]
-struct DocCache {
-    parent: Option<usize>,
-    docs: decls::Docs,
-}
-
-impl DocCache {
-    fn of(&mut self, parent: Option<Node<'_>>, source: &[u8]) -> &decls::Docs {
-        let id = parent.map(|p| p.id());
-        if self.parent != id {
-            self.docs = parent.map(|p| decls::child_docs(p, source)).unwrap_or_default();
-            self.parent = id;
+/// The doc comments of the file's top-level declarations and of those inside a top-level
+/// ERROR node (where the query also finds declarations), by start byte: one pass over each,
+/// no `parent()` per declaration (tree-sitter finds a parent by scanning from the first child).
+fn top_level_docs(root: Node<'_>, source: &[u8]) -> decls::Docs {
+    let mut docs = decls::child_docs(root, source);
+    let mut cursor = root.walk();
+    for child in root.children(&mut cursor).filter(|c| c.is_error()) {
+        for (at, doc) in decls::child_docs(child, source) {
+            docs.entry(at).or_insert(doc);
         }
-        &self.docs
     }
+    docs
 }
 
 /// One top-level declaration; its call sites too when `kinds` is given.
@@ -169,12 +164,9 @@ fn top_level(
     node: Node<'_>,
     source: &[u8],
     kinds: Option<&calls::Kinds>,
-    docs: &mut DocCache,
+    docs: &decls::Docs,
     facts: &mut FileFacts,
 ) {
-    // The doc comments of the declaration's siblings (the file's top level, or an ERROR's).
-    let parent = if capture == "package" { node.parent().and_then(|c| c.parent()) } else { node.parent() };
-    let docs = docs.of(parent, source);
     match capture {
         "package" if facts.package.is_none() => {
             facts.package = Some(text(node, source));

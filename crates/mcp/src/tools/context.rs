@@ -100,15 +100,22 @@ pub fn get_context(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     // A project integration's provider selects the stream itself; it is paginated below.
     if let Some(provider) = call.server.integrations.context.clone() {
         let limits = crate::ContextLimits { max_results: cap, edge_budget: super::graph::EDGE_BUDGET };
-        let stream = provider.context(&focus, &limits, index).map_err(|e| {
+        let mut stream = provider.context(&focus, &limits, index).map_err(|e| {
             ToolError::new("context_provider_failed", format!("the project's context provider failed: {e}"))
         })?;
-        for (i, item) in stream.iter().enumerate() {
+        for (i, item) in stream.iter_mut().enumerate() {
             let ok = match item.get("type").and_then(Value::as_str) {
                 Some("entry") => item.get("id").is_some_and(Value::is_string),
-                Some("omission") => item.get("reason").is_some_and(Value::is_string),
+                // An omission names its item when it can (`id`: a string, else `null`).
+                Some("omission") => {
+                    item.get("reason").is_some_and(Value::is_string)
+                        && item.get("id").is_none_or(|id| id.is_string() || id.is_null())
+                }
                 _ => false,
             };
+            if ok && item.get("id").is_none() {
+                item["id"] = Value::Null;
+            }
             if !ok {
                 return Err(ToolError::new(
                     "context_provider_failed",
