@@ -249,7 +249,7 @@ pub fn external_package(db: &dyn Db, pkg: ExternalPkg<'_>) -> Option<Arc<Externa
     let docs: HashMap<String, String> = fragment
         .nodes
         .iter()
-        .filter_map(|n| Some((n.id.clone(), n.text.split_once("\n\n")?.1.to_string())))
+        .filter_map(|n| Some((n.id.clone(), docforge_go::declaration_and_doc(&n.text).1?.to_string())))
         .collect();
     let mut line_texts = HashMap::new();
     let mut keep_line = |path: &str, line: u32| {

@@ -266,12 +266,7 @@ impl AnalysisHost {
                         Some((file, old_stamp))
                             if file.kind(&self.db) == kind && *file.content(&self.db) == content =>
                         {
-                            if file.stamp(&self.db) != recorded {
-                                file.set_stamp(&mut self.db).with_durability(Durability::LOW).to(recorded);
-                            }
-                            if file.racy(&self.db) != racy {
-                                file.set_racy(&mut self.db).with_durability(Durability::LOW).to(racy);
-                            }
+                            record_stamp(&mut self.db, *file, recorded, racy);
                             *old_stamp = stamp;
                         }
                         Some((file, old_stamp)) => {
@@ -303,15 +298,7 @@ impl AnalysisHost {
                                     .with_durability(Durability::MEDIUM)
                                     .to(entry);
                             }
-                            if file.stamp(&self.db) != recorded {
-                                // LOW like the content: a setter keeps the field's MEDIUM
-                                // durability otherwise, and every disk edit would then
-                                // re-verify the whole project (the shortcut never fires).
-                                file.set_stamp(&mut self.db).with_durability(Durability::LOW).to(recorded);
-                            }
-                            if file.racy(&self.db) != racy {
-                                file.set_racy(&mut self.db).with_durability(Durability::LOW).to(racy);
-                            }
+                            record_stamp(&mut self.db, *file, recorded, racy);
                             *old_stamp = stamp;
                         }
                         None => {
@@ -472,13 +459,7 @@ impl AnalysisHost {
             let Some((file, slot)) = self.files.get_mut(&rel) else { continue };
             let file = *file;
             *slot = stamp;
-            let recorded = stamp.unwrap_or_default();
-            if file.stamp(&self.db) != recorded {
-                file.set_stamp(&mut self.db).with_durability(Durability::LOW).to(recorded);
-            }
-            if file.racy(&self.db) != racy {
-                file.set_racy(&mut self.db).with_durability(Durability::LOW).to(racy);
-            }
+            record_stamp(&mut self.db, file, stamp.unwrap_or_default(), racy);
             if racy {
                 self.racy.insert(rel);
             } else {
@@ -522,6 +503,18 @@ impl AnalysisHost {
     pub fn recheck_racy(&mut self) -> Vec<String> {
         let racy: Vec<String> = self.racy.iter().cloned().collect();
         racy.into_iter().filter(|rel| !self.vouched(rel)).collect()
+    }
+}
+
+/// Set a loaded file's stamp and racy mark where they changed. LOW like the content: a
+/// setter keeps the field's MEDIUM durability otherwise, and every disk edit would then
+/// re-verify the whole project (the shortcut never fires).
+fn record_stamp(db: &mut RootDatabase, file: SourceFile, stamp: FileStamp, racy: bool) {
+    if file.stamp(db) != stamp {
+        file.set_stamp(db).with_durability(Durability::LOW).to(stamp);
+    }
+    if file.racy(db) != racy {
+        file.set_racy(db).with_durability(Durability::LOW).to(racy);
     }
 }
 

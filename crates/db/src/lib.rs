@@ -29,6 +29,8 @@ mod validation;
 
 pub use db::{Db, ExecutionLog, RootDatabase};
 pub use digest::{fragment_digest, sha256_hex};
+/// How a Go node's text holds its declaration and doc comment (for fronts, which read no Go).
+pub use docforge_go::declaration_and_doc;
 pub use external_q::{
     find_goroot, find_module_cache, is_goroot, is_std_import_path, ExternalNode, MAX_EXTERNAL_FILE,
 };
@@ -42,7 +44,7 @@ pub use host::{
 pub use ide::{edge_span_on_line, extent, IdeIndex, Mention, Span};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{
-    published_is_current, published_sources_current, published_summary, PublishError, ENGINE_VERSION,
+    holds, published_is_current, published_sources_current, published_summary, PublishError, ENGINE_VERSION,
 };
 pub use salsa::Cancelled;
 pub use uses_q::UseSite;

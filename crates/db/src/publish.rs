@@ -59,12 +59,13 @@ pub fn file_record(db: &dyn Db, ws: Workspace, file: SourceFile) -> Arc<FileReco
         Content::Unreadable { .. } => (0, String::new()),
     };
     let status = crate::graph::file_status(db, ws, file);
+    let stamp = file.stamp(db);
     Arc::new(FileRecord {
         path: file.rel(db).clone(),
         size,
-        mtime_ns: file.stamp(db).mtime_ns,
-        ctime_ns: file.stamp(db).ctime_ns,
-        ino: file.stamp(db).ino,
+        mtime_ns: stamp.mtime_ns,
+        ctime_ns: stamp.ctime_ns,
+        ino: stamp.ino,
         racy: file.racy(db),
         sha256,
         kind: file.kind(db).as_str().into(),
@@ -559,6 +560,13 @@ pub fn published_is_current(
     published_sources_current(project, inventory, index)
 }
 
+/// Whether the source `rel` of `project` holds, as read now, the bytes whose SHA-256 is
+/// `sha256` (a file whose stamp cannot vouch for it: see `FileRecord::racy`).
+pub fn holds(project: &docforge_project::Project, rel: &str, sha256: &str) -> bool {
+    docforge_project::read_source(&project.root, rel, project.config.limits.max_file_bytes)
+        .is_ok_and(|bytes| crate::sha256_hex(&bytes) == sha256)
+}
+
 /// Whether the published generation was derived from exactly the sources `inventory` saw
 /// (same engine, same `docforge.toml`, every file with the size, times and inode recorded),
 /// whatever its policy and precision: the cheap identity a read checks before trusting the
@@ -593,13 +601,7 @@ pub fn published_sources_current(
                     && record.ctime_ns == stamp.ctime_ns
                     && record.ino == stamp.ino
                     && !record.status.starts_with("refused:")
-                    && (!record.racy
-                        || docforge_project::read_source(
-                            &project.root,
-                            &e.rel,
-                            project.config.limits.max_file_bytes,
-                        )
-                        .is_ok_and(|bytes| crate::sha256_hex(&bytes) == record.sha256))
+                    && (!record.racy || holds(project, &e.rel, &record.sha256))
             }
             (docforge_project::EntryStatus::Selected, None) => false,
             (status, _) => record.status == status.label(),

@@ -17,10 +17,19 @@ pub struct PackageFile<'a> {
 }
 
 /// A Go node's text: its declaration line, then (after a blank line) its doc comment.
-fn with_doc(line: String, doc: Option<&str>) -> String {
+pub(crate) fn with_doc(line: String, doc: Option<&str>) -> String {
     match doc {
         Some(doc) => format!("{line}\n\n{doc}"),
         None => line,
+    }
+}
+
+/// A Go node's text ([`with_doc`]) read back: its declaration and its doc comment. The
+/// declaration holds no blank line (it is normalised).
+pub fn declaration_and_doc(text: &str) -> (&str, Option<&str>) {
+    match text.split_once("\n\n") {
+        Some((declaration, doc)) => (declaration, Some(doc)),
+        None => (text, None),
     }
 }
 

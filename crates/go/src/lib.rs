@@ -49,7 +49,9 @@ pub use facts::{
     CallSite, Callee, Decl, DeclKind, Field, FileFacts, FileUses, IdentUse, Import, LocalUse, MethodSpec,
     Pos, Receiver,
 };
-pub use fragment::{file_fragment, package_fragment, package_node_fragment, PackageFile};
+pub use fragment::{
+    declaration_and_doc, file_fragment, package_fragment, package_node_fragment, PackageFile,
+};
 pub use gomod::{
     go_list_excluded, import_path, is_import_path, parse_go_mod, parse_go_work, GoMod, GoWork, ModuleReplace,
 };

@@ -162,10 +162,9 @@ fn card(node: &Node) -> Vec<HoverSection> {
         HoverSection::Kind { kind: node.kind.clone(), attrs },
     ];
     if node.id.starts_with("go:") && !node.text.is_empty() {
-        // A Go node's text is its declaration line, then its doc comment after a blank line.
-        let (code, doc) = node.text.split_once("\n\n").unwrap_or((&node.text, ""));
+        let (code, doc) = docforge_db::declaration_and_doc(&node.text);
         sections.push(HoverSection::GoCode(code.to_string()));
-        if !doc.is_empty() {
+        if let Some(doc) = doc.filter(|d| !d.is_empty()) {
             sections.push(HoverSection::Documentation(doc.to_string()));
         }
     }

@@ -60,7 +60,7 @@ pub use browse::{
     TraverseLimits, Truncation,
 };
 pub use error::IndexError;
-pub use fts::{fts_query, identifier_parts, keys};
+pub use fts::fts_query;
 pub use open::Index;
 pub use publish::graph_digest;
 

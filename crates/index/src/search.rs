@@ -92,15 +92,18 @@ impl Index {
             return Ok(Vec::new());
         }
         let conn = &self.conn;
-        conn.execute_batch(
+        // Prepared once per connection: after the first query the tables exist and each
+        // `CREATE … IF NOT EXISTS` does nothing.
+        for sql in [
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docforge_query USING fts5(\
-                 w, tokenize = 'porter unicode61 remove_diacritics 2');\
-             CREATE VIRTUAL TABLE IF NOT EXISTS temp.docforge_query_terms \
-                 USING fts5vocab(temp, docforge_query, 'instance');\
-             CREATE VIRTUAL TABLE IF NOT EXISTS temp.docforge_vocab USING fts5vocab(main, nodes_fts, 'row');\
-             DELETE FROM temp.docforge_query;",
-        )
-        .ctx(&self.path)?;
+             w, tokenize = 'porter unicode61 remove_diacritics 2')",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docforge_query_terms \
+             USING fts5vocab(temp, docforge_query, 'instance')",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docforge_vocab USING fts5vocab(main, nodes_fts, 'row')",
+            "DELETE FROM temp.docforge_query",
+        ] {
+            conn.prepare_cached(sql).ctx(&self.path)?.execute([]).ctx(&self.path)?;
+        }
         let mut insert = conn
             .prepare_cached("INSERT INTO temp.docforge_query(rowid, w) VALUES (?1, ?2)")
             .ctx(&self.path)?;

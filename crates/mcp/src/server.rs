@@ -36,7 +36,7 @@ pub struct Handler {
     tools: Arc<Vec<Tool>>,
 }
 
-fn output_schema(result: Option<Value>) -> Arc<Map<String, Value>> {
+fn output_schema(result: Value) -> Arc<Map<String, Value>> {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -47,7 +47,7 @@ fn output_schema(result: Option<Value>) -> Arc<Map<String, Value>> {
             "adapter_version": { "type": "string" },
             "precision": { "type": "string", "enum": ["precise", "precise_fallback", "ast", "none", "unknown"] },
             "staleness": { "type": "string", "enum": ["current", "rebuilt", "stale", "missing", "unsafe", "unverified", "unknown"] },
-            "result": result.unwrap_or_else(|| json!({ "type": "object" })),
+            "result": result,
             "error": {
                 "type": "object",
                 "properties": {
@@ -78,7 +78,7 @@ fn tool(spec: &ToolSpec) -> Tool {
         .idempotent(!spec.mutates)
         .open_world(false);
     Tool::new(spec.name, spec.description, Arc::new(input.as_object().cloned().unwrap_or_default()))
-        .with_raw_output_schema(output_schema(spec.result_schema.map(|f| f())))
+        .with_raw_output_schema(output_schema((spec.result_schema)()))
         .with_annotations(annotations)
 }
 

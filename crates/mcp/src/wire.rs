@@ -82,7 +82,7 @@ async fn next_line<R: AsyncBufRead + Unpin>(input: &mut R) -> std::io::Result<Op
             // End of input: a last line without a newline still counts.
             return Ok((!line.is_empty() || oversized).then(|| (!oversized).then_some(line)));
         }
-        let (take, done) = match memchr(b'\n', buf) {
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
             Some(i) => (i + 1, true),
             None => (buf.len(), false),
         };
@@ -101,10 +101,6 @@ async fn next_line<R: AsyncBufRead + Unpin>(input: &mut R) -> std::io::Result<Op
             return Ok(Some((!oversized).then_some(line)));
         }
     }
-}
-
-fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&b| b == needle)
 }
 
 /// The reply to an input line, or `Ok(line)` to hand it to rmcp unchanged.

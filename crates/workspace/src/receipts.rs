@@ -31,6 +31,16 @@ pub enum ReceiptState {
 }
 
 impl ReceiptState {
+    /// Every state.
+    pub const ALL: [ReceiptState; 6] = [
+        ReceiptState::Current,
+        ReceiptState::Stale,
+        ReceiptState::Missing,
+        ReceiptState::Unsafe,
+        ReceiptState::Unverified,
+        ReceiptState::Unknown,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ReceiptState::Current => "current",

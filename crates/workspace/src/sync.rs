@@ -240,8 +240,8 @@ impl Workspace {
         docforge_project::recover_application(&self.project.root)
             .map_err(|e| WorkspaceError::Recovery(e.to_string()))?;
         let mut stats = SyncStats::default();
-        let index_id = file_identity(self.index_path());
         let index_stamp = index_file_stamp(self.index_path());
+        let index_id = index_stamp.map(|s| (s.dev, s.ino));
         if self.index_stamp.is_some() && index_stamp != self.index_stamp {
             // Written since this binding last did (another publisher, or the file replaced
             // in place): no generation, connection or delta base of before is trusted.
@@ -529,13 +529,9 @@ impl Workspace {
     /// The files of an adopted generation recorded as racy whose content is no longer the one
     /// recorded (or cannot be read).
     fn changed_adopted_racy(&self) -> Vec<String> {
-        let limit = self.project.config.limits.max_file_bytes;
         self.adopted_racy
             .iter()
-            .filter(|(rel, sha256)| {
-                docforge_project::read_source(&self.project.root, rel, limit)
-                    .map_or(true, |bytes| docforge_db::sha256_hex(&bytes) != *sha256)
-            })
+            .filter(|(rel, sha256)| !docforge_db::holds(&self.project, rel, sha256))
             .map(|(rel, _)| rel.clone())
             .collect()
     }

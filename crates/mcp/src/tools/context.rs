@@ -79,7 +79,7 @@ fn entry(node: &docforge_model::Node, relation: Option<(&str, &str)>) -> Value {
 /// not all of it, `text_truncated`, `text_bytes` and `read_rest` (the `docforge_get_node` call
 /// that reads on from the cut) say so.
 pub fn cut_text(item: &mut Value, key: &str, id: &str, text: &str, max: usize) {
-    let end = if text.len() <= max { text.len() } else { super::graph::utf8_window(text.as_bytes(), 0, max) };
+    let end = super::graph::utf8_window(text.as_bytes(), 0, max);
     item[key] = json!(text[..end]);
     if end < text.len() {
         item["text_truncated"] = json!(true);

@@ -45,81 +45,34 @@ pub struct ToolSpec {
     /// Whether the call first proves the index current (re-syncing when stale). Status
     /// tools that must never repair say `false`.
     pub syncs: bool,
-    /// The JSON Schema of the tool's `result`, when it has its own (else any object).
-    pub result_schema: Option<fn() -> Value>,
+    /// The JSON Schema of the tool's `result`.
+    pub result_schema: fn() -> Value,
     /// Whether it writes (below the changeset root): not read-only, not idempotent.
     pub mutates: bool,
 }
 
 macro_rules! spec {
-    ($name:literal, $args:ty, $handler:path, $desc:literal) => {
-        ToolSpec {
-            name: $name,
-            description: $desc,
-            input_schema: schema::<$args>,
-            handler: $handler,
-            syncs: true,
-            result_schema: None,
-            mutates: false,
-        }
-    };
     ($name:literal, $args:ty, $handler:path, result $result:ty, $desc:literal) => {
-        ToolSpec {
-            name: $name,
-            description: $desc,
-            input_schema: schema::<$args>,
-            handler: $handler,
-            syncs: true,
-            result_schema: Some(schemas::of::<$result>),
-            mutates: false,
-        }
+        spec!(@make $name, schema::<$args>, $handler, $result, $desc, true, false)
     };
-    (mutation $name:literal, $schema:expr, $handler:path, $desc:literal) => {
-        spec!(@proposal $name, $schema, $handler, $desc, true)
-    };
-    (read $name:literal, $schema:expr, $handler:path, $desc:literal) => {
-        spec!(@proposal $name, $schema, $handler, $desc, false)
-    };
-    (mutation $name:literal, $schema:expr, $handler:path, result $result:ty, $desc:literal) => {
-        spec!(@proposal $name, $schema, $handler, Some(schemas::of::<$result>), $desc, true)
+    (status $name:literal, $args:ty, $handler:path, result $result:ty, $desc:literal) => {
+        spec!(@make $name, schema::<$args>, $handler, $result, $desc, false, false)
     };
     (read $name:literal, $schema:expr, $handler:path, result $result:ty, $desc:literal) => {
-        spec!(@proposal $name, $schema, $handler, Some(schemas::of::<$result>), $desc, false)
+        spec!(@make $name, $schema, $handler, $result, $desc, true, false)
     };
-    (@proposal $name:literal, $schema:expr, $handler:path, $desc:literal, $mutates:literal) => {
-        spec!(@proposal $name, $schema, $handler, None, $desc, $mutates)
+    (mutation $name:literal, $schema:expr, $handler:path, result $result:ty, $desc:literal) => {
+        spec!(@make $name, $schema, $handler, $result, $desc, true, true)
     };
-    (@proposal $name:literal, $schema:expr, $handler:path, $result:expr, $desc:literal, $mutates:literal) => {
+    (@make $name:literal, $schema:expr, $handler:path, $result:ty, $desc:literal, $syncs:literal, $mutates:literal) => {
         ToolSpec {
             name: $name,
             description: $desc,
             input_schema: $schema,
             handler: $handler,
-            syncs: true,
-            result_schema: $result,
+            syncs: $syncs,
+            result_schema: schemas::of::<$result>,
             mutates: $mutates,
-        }
-    };
-    (status $name:literal, $args:ty, $handler:path, $desc:literal) => {
-        ToolSpec {
-            name: $name,
-            description: $desc,
-            input_schema: schema::<$args>,
-            handler: $handler,
-            syncs: false,
-            result_schema: None,
-            mutates: false,
-        }
-    };
-    (status $name:literal, $args:ty, $handler:path, $result:path, $desc:literal) => {
-        ToolSpec {
-            name: $name,
-            description: $desc,
-            input_schema: schema::<$args>,
-            handler: $handler,
-            syncs: false,
-            result_schema: Some($result),
-            mutates: false,
         }
     };
 }
@@ -154,9 +107,9 @@ pub static SPECS: &[ToolSpec] = &[
         "Evidence for a task (change, implementation, failure, ownership, test, operation, release) from a derived version-1 plan, paged."),
     spec!("docforge_validate_project", project::NoArgs, project::validate_project, result schemas::ValidateProject,
         "Evaluate every [[claims]] entry of the project's documents (gograph.validation.v1 results)."),
-    spec!(status "docforge_render_status", render::RenderStatusArgs, render::render_status, render::result_schema,
+    spec!(status "docforge_render_status", render::RenderStatusArgs, render::render_status, result render::RenderStatusResult,
         "Per declared view, the state of its rendered output: current/stale/missing/unverified/unsafe with the reason, from its publication receipt and file identities (never opens the index, renders or writes). deep=true renders in memory and compares every output's SHA-256."),
-    spec!(status "docforge_get_generation_diff", diff::DiffArgs, diff::get_generation_diff, schemas::of::<schemas::GenerationDiff>,
+    spec!(status "docforge_get_generation_diff", diff::DiffArgs, diff::get_generation_diff, result schemas::GenerationDiff,
         "Pages of the latest version-1 transition receipt (what the last index publication changed). Never synchronises; states current/stale/missing/unsafe/unverified/unknown."),
 ];
 

@@ -62,11 +62,6 @@ pub struct DeepResult {
     pub reason: Option<String>,
 }
 
-/// The schema of the result (see [`super::schemas::of`]).
-pub fn result_schema() -> Value {
-    super::schemas::of::<RenderStatusResult>()
-}
-
 /// The envelope state of several views: `current` only when every one is.
 fn overall(states: &[ReceiptState]) -> ReceiptState {
     use ReceiptState::*;

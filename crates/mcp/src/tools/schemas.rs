@@ -315,22 +315,18 @@ pub struct ValidateProject {
     pub warnings: Vec<Value>,
 }
 
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ReceiptState {
-    Current,
-    Stale,
-    Missing,
-    Unsafe,
-    Unverified,
-    Unknown,
+/// A receipt state: one of [`docforge_workspace::ReceiptState::ALL`].
+fn receipt_state(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let states: Vec<&str> = docforge_workspace::ReceiptState::ALL.iter().map(|s| s.as_str()).collect();
+    schemars::Schema::try_from(serde_json::json!({ "type": "string", "enum": states })).expect("an object")
 }
 
 /// `docforge_get_generation_diff`: a page when `current`, else the state and why.
 #[derive(Serialize, JsonSchema)]
 pub struct GenerationDiff {
     pub page_schema_version: u32,
-    pub receipt_state: ReceiptState,
+    #[schemars(schema_with = "receipt_state")]
+    pub receipt_state: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
