@@ -143,22 +143,20 @@ impl Index {
     }
 
     /// Every node of node kind `kind`, briefly: ID, title, line, and the values of the
-    /// attributes `keys` (names holding `"` are never matched); one row per ID as
+    /// attributes `keys`; one row per ID as
     /// [`Index::nodes_of_kinds`] reads it, ordered by ID. What an outline of many documents'
     /// sections needs, without the allocations of whole summaries.
     pub fn node_briefs(&self, kind: &str, keys: &[&str]) -> Result<Vec<NodeBrief>, IndexError> {
-        let values: String = keys
-            .iter()
-            .map(|k| match k.contains('"') {
-                true => ", NULL".to_string(),
-                false => format!(", json_extract(n.attrs, '$.\"{}\"')", k.replace('\'', "''")),
-            })
-            .collect();
-        let sql =
-            format!("SELECT n.owner, n.rid, n.id, n.title, n.line{values} FROM nodes n WHERE n.kind = ?1");
-        let rows = self.owned_rows(&sql, &[kind], |r| {
-            let values =
-                (0..keys.len()).map(|i| r.get::<_, Option<String>>(5 + i)).collect::<Result<_, _>>()?;
+        // The attributes are picked from their JSON here: one parse per row, keeping only
+        // `keys` (SQLite's `json_extract` parses the text again for each key).
+        let sql = "SELECT n.owner, n.rid, n.id, n.title, n.line, n.attrs FROM nodes n WHERE n.kind = ?1";
+        let rows = self.owned_rows(sql, &[kind], |r| {
+            let values = match r.get_ref(5)?.as_str_or_null()? {
+                None => vec![None; keys.len()],
+                Some(json) => picked_attrs(json, keys).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Text, Box::new(e))
+                })?,
+            };
             Ok(NodeBrief { id: r.get(2)?, title: r.get(3)?, line: r.get(4)?, values })
         })?;
         self.first_per_id(rows, |n| &n.id)
@@ -405,6 +403,28 @@ impl Index {
             .ctx(&self.path)
     }
 
+    /// One node by exact ID without its text or edges (the lexically first owner's row).
+    pub fn node_summary(&self, id: &str) -> Result<Option<NodeSummary>, IndexError> {
+        use rusqlite::OptionalExtension;
+        self.conn
+            .prepare_cached(
+                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, n.attrs \
+                 FROM nodes n JOIN owners o ON o.id = n.owner WHERE n.id = ?1 ORDER BY o.key, n.rid LIMIT 1",
+            )
+            .ctx(&self.path)?
+            .query_row([id], |r| {
+                Ok(NodeSummary {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    title: r.get(2)?,
+                    location: location_at(r, 3)?,
+                    attrs: attrs_at(r, 6)?,
+                })
+            })
+            .optional()
+            .ctx(&self.path)
+    }
+
     /// One node row by exact ID without its edges (the lexically first owner's row).
     pub fn node_only(&self, id: &str) -> Result<Option<docforge_model::Node>, IndexError> {
         self.node_where(
@@ -488,4 +508,39 @@ impl Index {
             &[key, id],
         )
     }
+}
+
+/// The values of `keys` in a node's attributes (a JSON object of strings), in their order;
+/// the other attributes are skipped without being kept.
+fn picked_attrs(json: &str, keys: &[&str]) -> Result<Vec<Option<String>>, serde_json::Error> {
+    struct Picker<'k>(&'k [&'k str]);
+    impl<'de> serde::de::DeserializeSeed<'de> for Picker<'_> {
+        type Value = Vec<Option<String>>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> serde::de::Visitor<'de> for Picker<'_> {
+        type Value = Vec<Option<String>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object of attributes")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut values = vec![None; self.0.len()];
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match self.0.iter().position(|k| *k == key) {
+                    Some(i) => values[i] = Some(map.next_value::<String>()?),
+                    None => {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(values)
+        }
+    }
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(json);
+    let values = Picker(keys).deserialize(&mut de)?;
+    de.end()?;
+    Ok(values)
 }

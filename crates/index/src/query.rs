@@ -37,6 +37,24 @@ pub(crate) fn location_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Loca
 }
 
 /// A JSON attribute object column (`NULL` = none); malformed JSON is a conversion error.
+/// An edge from the columns `source, relation, target, path, line, col, owner key, attrs`
+/// starting at `i`; `outgoing` says which end is the other one.
+fn edge_at(r: &Row<'_>, i: usize, outgoing: bool) -> rusqlite::Result<EdgeRecord> {
+    let source: String = r.get(i)?;
+    let relation: String = r.get(i + 1)?;
+    let target: String = r.get(i + 2)?;
+    Ok(EdgeRecord {
+        class: relation_class(&relation),
+        other: if outgoing { target.clone() } else { source.clone() },
+        source,
+        relation,
+        target,
+        location: location_at(r, i + 3)?,
+        attrs: attrs_at(r, i + 7)?,
+        owner: r.get(i + 6)?,
+    })
+}
+
 pub(crate) fn attrs_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Attrs> {
     match r.get::<_, Option<String>>(i)? {
         None => Ok(Attrs::new()),
@@ -154,21 +172,60 @@ impl Index {
     /// edges (by source), incoming ones (by target), diagnostics (by node). Tree edges
     /// (`contains`, `defines`: they place a node, see `is_tree_relation`) are left out.
     pub fn references_within(&self, id: &str) -> Result<References, IndexError> {
+        Ok(self.references_within_each(&[id])?.remove(id).unwrap_or_default())
+    }
+
+    /// [`Index::references_within`] of each of `ids` (each once), in three reads whatever
+    /// their number: what a page of every document of a view needs.
+    pub fn references_within_each(&self, ids: &[&str]) -> Result<BTreeMap<String, References>, IndexError> {
+        let ids: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+        let list = serde_json::to_string(&ids).map_err(|e| IndexError::Malformed {
+            path: self.path.clone(),
+            detail: format!("node IDs: {e}"),
+        })?;
+        let mut out: BTreeMap<String, References> =
+            ids.iter().map(|id| (id.to_string(), References::default())).collect();
+        // [id, id + "$") holds `id` and every `id#…` ('$' follows '#'), and some other IDs
+        // (`id!…`), left out here.
+        let inside =
+            |id: &str, other: &str| other == id || other.strip_prefix(id).is_some_and(|r| r.starts_with('#'));
         self.read_snapshot(|ix| {
-            // [id, id + "$") holds `id` and every `id#…` ('$' follows '#'), and some other
-            // IDs (`id!…`), left out here.
-            let end = format!("{id}$");
-            let inside =
-                |other: &str| other == id || other.strip_prefix(id).is_some_and(|r| r.starts_with('#'));
-            let mut refs = References {
-                outgoing: ix.edges_where_range("source", id, &end)?,
-                incoming: ix.edges_where_range("target", id, &end)?,
-                diagnostics: ix.diagnostics_range(id, &end)?,
-            };
-            refs.outgoing.retain(|e| inside(&e.source));
-            refs.incoming.retain(|e| inside(&e.target));
-            refs.diagnostics.retain(|d| d.node.as_deref().is_some_and(inside));
-            Ok(refs)
+            for (column, other) in [("source", "target"), ("target", "source")] {
+                let tree = docforge_model::TREE_RELATIONS.map(|r| format!("'{r}'")).join(", ");
+                let sql = format!(
+                    "SELECT d.value, e.source, e.relation, e.target, e.path, e.line, e.col, o.key, e.attrs \
+                     FROM json_each(?1) d JOIN edges e ON e.{column} >= d.value AND e.{column} < d.value || '$' \
+                     JOIN owners o ON o.id = e.owner WHERE e.relation NOT IN ({tree}) \
+                     ORDER BY d.key, e.relation, e.{other}, e.rid"
+                );
+                let mut stmt = ix.conn.prepare_cached(&sql).ctx(&ix.path)?;
+                let outgoing = column == "source";
+                let rows = stmt
+                    .query_map([&list], |r| Ok((r.get::<_, String>(0)?, edge_at(r, 1, outgoing)?)))
+                    .ctx(&ix.path)?;
+                for row in rows {
+                    let (id, edge) = row.ctx(&ix.path)?;
+                    let refs = out.get_mut(&id).expect("an ID asked for");
+                    if outgoing && inside(&id, &edge.source) {
+                        refs.outgoing.push(edge);
+                    } else if !outgoing && inside(&id, &edge.target) {
+                        refs.incoming.push(edge);
+                    }
+                }
+            }
+            let diagnostics = ix.diagnostics_with(
+                "SELECT g.severity, g.code, g.message, g.node, g.path, g.line, g.col, d.value \
+                     FROM json_each(?1) d JOIN diagnostics g ON g.node >= d.value AND g.node < d.value || '$' \
+                     ORDER BY d.key, g.path, g.line, g.col, g.code, g.rid",
+                &[&list],
+                |r| r.get::<_, String>(7),
+            )?;
+            for (d, id) in diagnostics {
+                if d.node.as_deref().is_some_and(|n| inside(&id, n)) {
+                    out.get_mut(&id).expect("an ID asked for").diagnostics.push(d);
+                }
+            }
+            Ok(out)
         })
     }
 
@@ -243,13 +300,6 @@ impl Index {
         self.edges_sql(column, &format!("e.{column} = ?1"), &[id])
     }
 
-    /// The edges whose `column` is in [`start`, `end`), tree edges left out.
-    fn edges_where_range(&self, column: &str, start: &str, end: &str) -> Result<Vec<EdgeRecord>, IndexError> {
-        let tree = docforge_model::TREE_RELATIONS.map(|r| format!("'{r}'")).join(", ");
-        let condition = format!("e.{column} >= ?1 AND e.{column} < ?2 AND e.relation NOT IN ({tree})");
-        self.edges_sql(column, &condition, &[start, end])
-    }
-
     fn edges_sql(
         &self,
         column: &str,
@@ -265,37 +315,23 @@ impl Index {
         );
         let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.path)?;
         let rows = stmt
-            .query_map(rusqlite::params_from_iter(params), |r| {
-                let source: String = r.get(0)?;
-                let relation: String = r.get(1)?;
-                let target: String = r.get(2)?;
-                Ok(EdgeRecord {
-                    class: relation_class(&relation),
-                    other: if outgoing { target.clone() } else { source.clone() },
-                    source,
-                    relation,
-                    target,
-                    location: location_at(r, 3)?,
-                    attrs: attrs_at(r, 7)?,
-                    owner: r.get(6)?,
-                })
-            })
+            .query_map(rusqlite::params_from_iter(params), |r| edge_at(r, 0, outgoing))
             .ctx(&self.path)?;
         rows.collect::<Result<_, _>>().ctx(&self.path)
     }
 
-    /// The diagnostics whose node is in [`start`, `end`).
-    fn diagnostics_range(&self, start: &str, end: &str) -> Result<Vec<Diagnostic>, IndexError> {
-        self.diagnostics_sql(
-            &format!(
-                "SELECT {DIAG_COLUMNS} FROM diagnostics WHERE node >= ?1 AND node < ?2 \
-                 ORDER BY path, line, col, code, rid"
-            ),
-            &[start, end],
-        )
+    fn diagnostics_sql(&self, sql: &str, params: &[&str]) -> Result<Vec<Diagnostic>, IndexError> {
+        Ok(self.diagnostics_with(sql, params, |_| Ok(()))?.into_iter().map(|(d, ())| d).collect())
     }
 
-    fn diagnostics_sql(&self, sql: &str, params: &[&str]) -> Result<Vec<Diagnostic>, IndexError> {
+    /// The diagnostics of `sql` (the columns of [`DIAG_COLUMNS`] first), each with what
+    /// `extra` reads of its row.
+    fn diagnostics_with<T>(
+        &self,
+        sql: &str,
+        params: &[&str],
+        extra: impl Fn(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<(Diagnostic, T)>, IndexError> {
         let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path)?;
         let map = |r: &Row<'_>| {
             Ok((
@@ -307,20 +343,21 @@ impl Index {
                     node: r.get(3)?,
                     location: location_at(r, 4)?,
                 },
+                extra(r)?,
             ))
         };
-        let rows: Vec<(String, Diagnostic)> = stmt
+        let rows: Vec<(String, Diagnostic, T)> = stmt
             .query_map(rusqlite::params_from_iter(params), map)
             .ctx(&self.path)?
             .collect::<Result<_, _>>()
             .ctx(&self.path)?;
         rows.into_iter()
-            .map(|(sev, mut d)| {
+            .map(|(sev, mut d, t)| {
                 d.severity = severity_from(&sev).ok_or_else(|| IndexError::Malformed {
                     path: self.path.clone(),
                     detail: format!("diagnostic severity `{sev}`"),
                 })?;
-                Ok(d)
+                Ok((d, t))
             })
             .collect()
     }

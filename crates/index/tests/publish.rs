@@ -288,6 +288,7 @@ fn nodes_of_kinds_and_references_within_a_document() {
     let mut near = common::node("doc.d1!x", "document", "Near", "");
     near.attrs.insert("span.heading".into(), "3..9".into());
     near.attrs.insert("other".into(), "x".into());
+    near.attrs.insert("sp\"an".into(), "quoted \"key\"".into());
     let edges = vec![
         Edge::new("doc.d0#s1", "refines", "doc.d1#s0").at(Location::new("docs/d0.md", 5, 3)),
         Edge::new("doc.d1!x", "refines", "doc.d1"),
@@ -319,7 +320,7 @@ fn nodes_of_kinds_and_references_within_a_document() {
     let briefs = index.node_briefs("document", &["span.heading", "absent", "sp\"an"]).unwrap();
     let near = briefs.iter().find(|n| n.id == "doc.d1!x").unwrap();
     assert_eq!((near.title.as_str(), near.line), ("Near", Some(3)));
-    assert_eq!(near.values, [Some("3..9".to_string()), None, None]);
+    assert_eq!(near.values, [Some("3..9".to_string()), None, Some("quoted \"key\"".to_string())]);
     let d1 = briefs.iter().find(|n| n.id == "doc.d1").unwrap();
     assert_eq!(
         (d1.title.as_str(), &d1.values),
@@ -349,4 +350,12 @@ fn nodes_of_kinds_and_references_within_a_document() {
         ]
     );
     assert!(index.references_within("nope").unwrap().outgoing.is_empty());
+    // Several at once (each once) are each what it alone is; `doc.d1!x`'s are its own.
+    let each = index.references_within_each(&["doc.d1", "doc.d0", "doc.d1!x", "doc.d1", "nope"]).unwrap();
+    assert_eq!(each.keys().collect::<Vec<_>>(), ["doc.d0", "doc.d1", "doc.d1!x", "nope"]);
+    for (id, refs) in &each {
+        assert_eq!(refs, &index.references_within(id).unwrap(), "{id}");
+    }
+    assert_eq!(each["doc.d1!x"].outgoing.iter().map(edge).collect::<Vec<_>>(), ["doc.d1!x refines doc.d1"]);
+    assert_eq!(each["doc.d1!x"].incoming.iter().map(edge).collect::<Vec<_>>(), ["doc.d0 refines doc.d1!x"]);
 }

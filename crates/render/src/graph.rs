@@ -1,8 +1,8 @@
 //! What the graph knows about a document, gathered from the published index: its fields, its
 //! relations both ways, its backlinks and diagnostics, and the targets' titles and places.
 
-use docforge_index::{EdgeRecord, Index, IndexError};
-use docforge_model::{Diagnostic, Node, RelationClass};
+use docforge_index::{EdgeRecord, Index, IndexError, NodeSummary, References};
+use docforge_model::{Diagnostic, RelationClass};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The graph around one document: the references of the document and its sections.
@@ -15,9 +15,14 @@ pub struct DocGraph {
 }
 
 impl DocGraph {
-    /// The document `id` and its sections (the nodes `id#…`).
-    pub fn load(index: &Index, id: &str) -> Result<DocGraph, IndexError> {
-        let refs = index.references_within(id)?;
+    /// The graphs of the documents `ids` and their sections (the nodes `id#…`), by ID.
+    pub fn load_each(index: &Index, ids: &[&str]) -> Result<HashMap<String, DocGraph>, IndexError> {
+        let refs = index.references_within_each(ids)?;
+        Ok(refs.into_iter().map(|(id, refs)| (id.clone(), DocGraph::of(&id, refs))).collect())
+    }
+
+    /// The graph of the document `id` from its references (and its sections').
+    fn of(id: &str, refs: References) -> DocGraph {
         let own = |other: &str| other == id || other.strip_prefix(id).is_some_and(|r| r.starts_with('#'));
         let mut g = DocGraph {
             outgoing: refs.outgoing,
@@ -32,7 +37,7 @@ impl DocGraph {
         g.diagnostics
             .sort_by(|a, b| (&a.location, &a.code, &a.message).cmp(&(&b.location, &b.code, &b.message)));
         g.diagnostics.dedup();
-        Ok(g)
+        g
     }
 
     /// Edges by the place they were stated (file line, column): how a link of the text is
@@ -78,16 +83,16 @@ fn order(c: RelationClass) -> u8 {
     CLASSES.iter().position(|x| *x == c).unwrap_or(CLASSES.len() - 1) as u8
 }
 
-/// Titles and places of the nodes a render mentions, read once each.
+/// Titles and places of the nodes a render mentions, read once each (without their text).
 #[derive(Default)]
 pub struct Nodes {
-    cache: HashMap<String, Option<Node>>,
+    cache: HashMap<String, Option<NodeSummary>>,
 }
 
 impl Nodes {
-    pub fn get(&mut self, index: &Index, id: &str) -> Result<Option<&Node>, IndexError> {
+    pub fn get(&mut self, index: &Index, id: &str) -> Result<Option<&NodeSummary>, IndexError> {
         if !self.cache.contains_key(id) {
-            let node = index.node_only(id)?;
+            let node = index.node_summary(id)?;
             self.cache.insert(id.to_string(), node);
         }
         Ok(self.cache[id].as_ref())

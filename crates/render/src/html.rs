@@ -31,17 +31,22 @@ pub fn encode_path(path: &str) -> String {
 /// [`relative`] between two paths already encoded by [`encode_path`] (`..` and `/` are as
 /// they were).
 pub fn relative_encoded(from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(to.len() + 12);
+    relative_encoded_into(from, to, &mut out);
+    out
+}
+
+/// [`relative_encoded`], written to the end of `out`.
+pub fn relative_encoded_into(from: &str, to: &str, out: &mut String) {
     let from_dir = from.rfind('/').map_or("", |i| &from[..=i]);
     // The directories both share: the common prefix, to its last `/`.
     let same = from_dir.bytes().zip(to.bytes()).take_while(|(a, b)| a == b).count();
     let common = from_dir[..same].rfind('/').map_or(0, |i| i + 1);
     let up = from_dir[common..].bytes().filter(|&b| b == b'/').count();
-    let mut out = String::with_capacity(3 * up + to.len() - common);
     for _ in 0..up {
         out.push_str("../");
     }
     out.push_str(&to[common..]);
-    out
 }
 
 /// A fragment identifier (or a path component) as it may stand in a URL: unreserved

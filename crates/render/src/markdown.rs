@@ -129,19 +129,26 @@ fn wrap<'a>(arena: &'a Arena<'a>, node: &'a AstNode<'a>, open: String, close: St
 /// nothing clickable), heading `id`s the engine's slugs. Only the raw HTML goes through the
 /// sanitiser.
 pub fn body_html(body: &Body<'_>, resolve: &mut Resolver<'_>) -> String {
+    let mut html = String::with_capacity(body.file.len() + body.file.len() / 4);
+    body_html_into(body, resolve, &mut html);
+    html
+}
+
+/// [`body_html`], written to the end of `html`.
+pub fn body_html_into(body: &Body<'_>, resolve: &mut Resolver<'_>, html: &mut String) {
     let arena = Arena::new();
     let options = comrak_options();
     let text = &body.file[body.start..];
     let root = comrak::parse_document(&arena, text, &options);
-    // The document's own raw HTML, before DocForge adds any.
-    crate::sanitize::raw_html(root, text);
     // Positions in the file: each line's offset, and a (line, column) of the parser's there.
     let lines: Vec<usize> = line_starts(text).into_iter().map(|l| l + body.start).collect();
     let at = |p: LineColumn| {
         lines.get(p.line.saturating_sub(1)).map_or(body.file.len(), |l| l + p.column.saturating_sub(1))
     };
+    // One walk: the links and images, each heading's slug, the raw HTML.
     let mut links: Vec<&AstNode<'_>> = Vec::new();
     let mut slugs = Vec::new();
+    let mut raw = Vec::new();
     for node in root.descendants() {
         let ast = node.data.borrow();
         match ast.value {
@@ -150,9 +157,12 @@ pub fn body_html(body: &Body<'_>, resolve: &mut Resolver<'_>) -> String {
                 let line = lines.get(ast.sourcepos.start.line.saturating_sub(1));
                 slugs.push(line.and_then(|l| body.slugs.get(l)).cloned());
             }
+            NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_) => raw.push(node),
             _ => {}
         }
     }
+    // The document's own raw HTML, before DocForge adds any.
+    crate::sanitize::raw_html(raw, text);
     for node in links {
         let (offset, url, kind) = {
             let ast = node.data.borrow();
@@ -188,7 +198,5 @@ pub fn body_html(body: &Body<'_>, resolve: &mut Resolver<'_>) -> String {
     let headings = Headings { slugs, next: Default::default() };
     let mut plugins = comrak::options::Plugins::default();
     plugins.render.heading_adapter = Some(&headings);
-    let mut html = String::with_capacity(text.len() + text.len() / 4);
-    comrak::format_html_with_plugins(root, &options, &mut html, &plugins).expect("writing to a String");
-    html
+    comrak::format_html_with_plugins(root, &options, html, &plugins).expect("writing to a String");
 }

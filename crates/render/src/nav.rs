@@ -5,7 +5,7 @@
 //! its list on the site's index page, with its count), and of the current page's own kind the
 //! [`NAV_WINDOW`] documents around it.
 
-use crate::html::{encode_path, esc, relative, relative_encoded};
+use crate::html::{encode_path, esc, relative, relative_encoded_into};
 use crate::page::Site;
 use crate::view::Doc;
 use std::collections::HashMap;
@@ -23,8 +23,9 @@ pub struct Nav<'a> {
     pub groups: Vec<(String, String, Vec<&'a Doc>)>,
     /// Document ID → (group, position in it).
     at: HashMap<String, (usize, usize)>,
-    /// Document ID → its page, encoded as a URL path, and its title, escaped.
-    links: HashMap<String, (String, String)>,
+    /// Each group's documents' pages, encoded as URL paths, and titles, escaped (in the
+    /// groups' order).
+    links: Vec<Vec<(String, String)>>,
     /// The navigation's pieces for pages of one directory (its links are relative to it):
     /// made once per directory, not once per page.
     cache: std::cell::RefCell<HashMap<String, Rc<Vec<Piece>>>>,
@@ -46,12 +47,12 @@ pub fn group_anchor(group: usize) -> String {
 impl<'a> Nav<'a> {
     pub fn new(groups: Vec<(String, String, Vec<&'a Doc>)>) -> Nav<'a> {
         let mut at = HashMap::new();
-        let mut links = HashMap::new();
+        let mut links = Vec::with_capacity(groups.len());
         for (g, (_, _, docs)) in groups.iter().enumerate() {
             for (i, d) in docs.iter().enumerate() {
                 at.insert(d.id.clone(), (g, i));
-                links.insert(d.id.clone(), (encode_path(&d.page), esc(&d.title)));
             }
+            links.push(docs.iter().map(|d| (encode_path(&d.page), esc(&d.title))).collect());
         }
         Nav { groups, at, links, cache: Default::default() }
     }
@@ -81,12 +82,13 @@ pub fn nav_html(site: &Site<'_>, current: &Doc) -> String {
     h
 }
 
-/// The item of `d` on a page at `from` (encoded, see `encode_path`), `current` marked.
-fn item(nav: &Nav<'_>, from: &str, d: &Doc, current: bool, h: &mut String) {
-    let (page, title) = &nav.links[&d.id];
+/// The item of the `i`th document of group `g` on a page at `from` (encoded, see
+/// `encode_path`), `current` marked.
+fn item(nav: &Nav<'_>, from: &str, (g, i): (usize, usize), current: bool, h: &mut String) {
+    let (page, title) = &nav.links[g][i];
     h.push_str(if current { "<li class=\"current\"><a href=\"" } else { "<li><a href=\"" });
     // An encoded path needs no escaping in an attribute.
-    h.push_str(&relative_encoded(from, page));
+    relative_encoded_into(from, page, h);
     h.push_str("\">");
     h.push_str(title);
     h.push_str("</a></li>\n");
@@ -113,9 +115,9 @@ fn pieces(site: &Site<'_>, from: &Doc) -> Vec<Piece> {
         if all {
             let _ = writeln!(m, "<h3>{}</h3>\n<ul>", esc(kind));
             out.push(Piece::Markup(m));
-            out.extend(docs.iter().map(|d| {
+            out.extend(docs.iter().enumerate().map(|(i, d)| {
                 let mut li = String::new();
-                item(&site.nav, &from_page, d, false, &mut li);
+                item(&site.nav, &from_page, (g, i), false, &mut li);
                 Piece::Item { id: d.id.clone(), li }
             }));
             out.push(Piece::Markup("</ul>\n".into()));
@@ -160,8 +162,8 @@ fn window(site: &Site<'_>, g: usize, current: &Doc, h: &mut String) {
     if start > 0 {
         more(start, h);
     }
-    for (k, d) in docs[start..end].iter().enumerate() {
-        item(&site.nav, &from_page, d, start + k == i, h);
+    for k in start..end {
+        item(&site.nav, &from_page, (g, k), k == i, h);
     }
     if end < docs.len() {
         more(docs.len() - end, h);

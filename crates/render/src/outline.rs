@@ -60,6 +60,8 @@ impl Outline {
 pub fn sections_by_document(index: &Index) -> Result<BTreeMap<String, Vec<OutlineSection>>, IndexError> {
     let nodes = index.node_briefs(docforge_docs::SECTION_KIND, &["level", NodeSpan::HEADING])?;
     let mut by: BTreeMap<String, Vec<(usize, OutlineSection)>> = BTreeMap::new();
+    // Ordered by ID, so each document's sections (`<doc>#…`) come one after the other.
+    let mut current: Option<(String, Vec<(usize, OutlineSection)>)> = None;
     for n in nodes {
         let Some((doc, slug)) = n.id.split_once('#') else { continue };
         let [level, heading] = &n.values[..] else { continue };
@@ -75,12 +77,21 @@ pub fn sections_by_document(index: &Index) -> Result<BTreeMap<String, Vec<Outlin
             parent: None,
             heading_start,
         };
-        by.entry(doc.to_string()).or_default().push((order, section));
+        if current.as_ref().is_none_or(|(d, _)| d != doc) {
+            if let Some((d, list)) = current.take() {
+                by.entry(d).or_default().extend(list);
+            }
+            current = Some((doc.to_string(), Vec::new()));
+        }
+        current.as_mut().expect("set above").1.push((order, section));
+    }
+    if let Some((d, list)) = current {
+        by.entry(d).or_default().extend(list);
     }
     Ok(by
         .into_iter()
         .map(|(doc, mut list)| {
-            list.sort_by_key(|(order, s)| (*order, s.id.clone()));
+            list.sort_by(|(a, x), (b, y)| a.cmp(b).then_with(|| x.id.cmp(&y.id)));
             let mut sections: Vec<OutlineSection> = list.into_iter().map(|(_, s)| s).collect();
             let mut open: Vec<usize> = Vec::new();
             for i in 0..sections.len() {

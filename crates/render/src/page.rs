@@ -4,7 +4,7 @@
 
 use crate::graph::{grouped, DocGraph, Nodes};
 use crate::html::{esc, fragment, relative};
-use crate::markdown::{body_html, Body, LinkKind, LinkTo};
+use crate::markdown::{body_html_into, Body, LinkKind, LinkTo};
 use crate::nav::{group_anchor, nav_html, Nav};
 use crate::outline::Outline;
 use crate::view::Doc;
@@ -57,22 +57,21 @@ fn node_ref(
     from: &Doc,
     id: &str,
 ) -> Result<String, RenderError> {
-    let node = nodes.get(index, id)?.cloned();
-    let title =
-        node.as_ref().map(|n| n.title.clone()).filter(|t| !t.is_empty()).unwrap_or_else(|| id.to_string());
+    // A document of the view is known without a read.
+    let node = match site.docs.get(id) {
+        Some(doc) => Some((doc.title.as_str(), None)),
+        None => nodes.get(index, id)?.map(|n| (n.title.as_str(), n.location.as_ref())),
+    };
+    let title = node.map(|n| n.0).filter(|t| !t.is_empty()).unwrap_or(id);
     if let Some(href) = site.href_to(from, id) {
-        return Ok(format!("<a href=\"{}\" title=\"{}\">{}</a>", esc(&href), esc(id), esc(&title)));
+        return Ok(format!("<a href=\"{}\" title=\"{}\">{}</a>", esc(&href), esc(id), esc(title)));
     }
     if id.starts_with("go:") || id.starts_with("file:") {
-        let place = node.as_ref().and_then(|n| n.location.as_ref()).map(place_of);
+        let place = node.and_then(|n| n.1).map(place_of);
         let place = place.map(|p| format!(" <small class=\"place\">{}</small>", esc(&p))).unwrap_or_default();
-        return Ok(format!("<code class=\"go-symbol\" title=\"{}\">{}</code>{place}", esc(id), esc(&title)));
+        return Ok(format!("<code class=\"go-symbol\" title=\"{}\">{}</code>{place}", esc(id), esc(title)));
     }
-    Ok(format!(
-        "<span class=\"out-of-view\" title=\"{} is not in this view\">{}</span>",
-        esc(id),
-        esc(&title)
-    ))
+    Ok(format!("<span class=\"out-of-view\" title=\"{} is not in this view\">{}</span>", esc(id), esc(title)))
 }
 
 fn place_of(l: &docforge_model::Location) -> String {
@@ -112,8 +111,8 @@ pub fn page(
     graph: &DocGraph,
     claims: &Claims,
 ) -> Result<String, RenderError> {
-    let content = content_html(site, index, nodes, doc, bytes, outline, graph)?;
-    let mut h = String::with_capacity(content.len() + 8192);
+    // One buffer for the page: the document's HTML is written into it where it stands.
+    let mut h = String::with_capacity(bytes.len() + bytes.len() / 2 + 8192);
     let css = relative(&doc.page, CSS_PATH);
     h.push_str(&head(site, &doc.title, &css));
     let site_mode = site.renderer == docforge_project::Renderer::HtmlSite1;
@@ -142,14 +141,16 @@ pub fn page(
         h.push_str(&toc_html(outline));
     }
     h.push_str("<article class=\"document\">\n");
-    h.push_str(&content);
+    content_html(site, index, nodes, doc, bytes, outline, graph, &mut h)?;
     h.push_str("</article>\n</main>\n");
     h.push_str(&panel_html(site, index, nodes, doc, outline, graph, claims)?);
     h.push_str("</div>\n</body>\n</html>\n");
     Ok(h)
 }
 
-/// The document's own text as HTML, its links resolved as the engine resolved them.
+/// The document's own text as HTML, its links resolved as the engine resolved them, written
+/// to `out`.
+#[allow(clippy::too_many_arguments)]
 fn content_html(
     site: &Site<'_>,
     index: &Index,
@@ -158,7 +159,8 @@ fn content_html(
     bytes: &[u8],
     outline: &Outline,
     graph: &DocGraph,
-) -> Result<String, RenderError> {
+    out: &mut String,
+) -> Result<(), RenderError> {
     // The engine's positions: offsets into the file read as text, lines ended by LF only.
     let (file, start, slugs) = match &outline.toml_text {
         Some(text) => (std::borrow::Cow::Borrowed(text.as_str()), 0, HashMap::new()),
@@ -177,9 +179,12 @@ fn content_html(
             (file, start, slugs)
         }
     };
-    let lf_starts: Vec<usize> =
-        std::iter::once(0).chain(memchr::memchr_iter(b'\n', file.as_bytes()).map(|i| i + 1)).collect();
+    // Made at the first link (many documents have none).
+    let lf_starts = std::cell::OnceCell::new();
     let place_at = |offset: usize| -> (u32, u32) {
+        let lf_starts: &Vec<usize> = lf_starts.get_or_init(|| {
+            std::iter::once(0).chain(memchr::memchr_iter(b'\n', file.as_bytes()).map(|i| i + 1)).collect()
+        });
         let line = lf_starts.partition_point(|&s| s <= offset);
         (line as u32, (offset - lf_starts[line - 1] + 1) as u32)
     };
@@ -231,10 +236,10 @@ fn content_html(
             }
         }
     };
-    let html = body_html(&Body { file: &file, start, slugs: &slugs }, &mut resolve);
+    body_html_into(&Body { file: &file, start, slugs: &slugs }, &mut resolve, out);
     match failed {
         Some(e) => Err(e),
-        None => Ok(html),
+        None => Ok(()),
     }
 }
 

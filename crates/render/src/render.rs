@@ -72,6 +72,8 @@ fn render_in_snapshot(
         nav: crate::nav::Nav::new(nav),
         documents,
     };
+    let ids: Vec<&str> = selected.keys().map(String::as_str).collect();
+    let mut graphs = DocGraph::load_each(index, &ids)?;
     let mut nodes = Nodes::default();
     let mut files = Vec::with_capacity(selected.len() + 2);
     let mut inputs = Vec::with_capacity(selected.len());
@@ -92,7 +94,7 @@ fn render_in_snapshot(
             sha256,
         });
         let outline = Outline::of(doc, sections.remove(&doc.id).unwrap_or_default(), &bytes);
-        let graph = DocGraph::load(index, &doc.id)?;
+        let graph = graphs.remove(&doc.id).expect("every selected document's graph");
         let html = page(&site, index, &mut nodes, doc, &bytes, &outline, &graph, claims)?;
         files.push((doc.page.clone(), html.into_bytes()));
     }

@@ -64,13 +64,10 @@ fn cleaner() -> ammonia::Builder<'static> {
     b
 }
 
-/// Replace the literal of every raw HTML node (block and inline) under `root` by its cleaned
-/// form. `text` is the Markdown the tree was parsed from (the placeholders are absent from it).
-pub(crate) fn raw_html<'a>(root: &'a AstNode<'a>, text: &str) {
-    let raw: Vec<&AstNode<'_>> = root
-        .descendants()
-        .filter(|n| matches!(n.data.borrow().value, NodeValue::HtmlBlock(_) | NodeValue::HtmlInline(_)))
-        .collect();
+/// Replace the literal of every raw HTML node (block and inline) of a document, `raw` in
+/// document order, by its cleaned form. `text` is the Markdown the tree was parsed from (the
+/// placeholders are absent from it).
+pub(crate) fn raw_html<'a>(raw: Vec<&'a AstNode<'a>>, text: &str) {
     if raw.is_empty() {
         return;
     }
