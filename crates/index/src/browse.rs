@@ -57,6 +57,17 @@ pub struct Neighbour {
     pub attrs: Attrs,
 }
 
+/// A node summary from the columns `id, kind, title, path, line, col, attrs` starting at `i`.
+fn summary_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<NodeSummary> {
+    Ok(NodeSummary {
+        id: r.get(i)?,
+        kind: r.get(i + 1)?,
+        title: r.get(i + 2)?,
+        location: location_at(r, i + 3)?,
+        attrs: attrs_at(r, i + 6)?,
+    })
+}
+
 fn like_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 1);
     for c in s.chars() {
@@ -108,15 +119,7 @@ impl Index {
         sql.push_str(&format!(" GROUP BY id ORDER BY id LIMIT CAST(?{} AS INTEGER)", params.len()));
         let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.path)?;
         let rows = stmt
-            .query_map(rusqlite::params_from_iter(params.iter()), |r| {
-                Ok(NodeSummary {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    title: r.get(2)?,
-                    location: location_at(r, 3)?,
-                    attrs: attrs_at(r, 6)?,
-                })
-            })
+            .query_map(rusqlite::params_from_iter(params.iter()), |r| summary_at(r, 0))
             .ctx(&self.path)?;
         rows.collect::<Result<_, _>>().ctx(&self.path)
     }
@@ -130,15 +133,7 @@ impl Index {
             "SELECT n.owner, n.rid, n.id, n.kind, n.title, n.path, n.line, n.col, n.attrs \
              FROM nodes n WHERE n.kind IN ({marks})"
         );
-        let rows = self.owned_rows(&sql, kinds, |r| {
-            Ok(NodeSummary {
-                id: r.get(2)?,
-                kind: r.get(3)?,
-                title: r.get(4)?,
-                location: location_at(r, 5)?,
-                attrs: attrs_at(r, 8)?,
-            })
-        })?;
+        let rows = self.owned_rows(&sql, kinds, |r| summary_at(r, 2))?;
         self.first_per_id(rows, |n| &n.id)
     }
 
@@ -412,15 +407,7 @@ impl Index {
                  FROM nodes n JOIN owners o ON o.id = n.owner WHERE n.id = ?1 ORDER BY o.key, n.rid LIMIT 1",
             )
             .ctx(&self.path)?
-            .query_row([id], |r| {
-                Ok(NodeSummary {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    title: r.get(2)?,
-                    location: location_at(r, 3)?,
-                    attrs: attrs_at(r, 6)?,
-                })
-            })
+            .query_row([id], |r| summary_at(r, 0))
             .optional()
             .ctx(&self.path)
     }
