@@ -242,8 +242,9 @@ pub struct SearchHit {
     pub kind: String,
     pub title: String,
     pub location: Option<Location>,
-    /// FTS5 bm25 rank: lower (more negative) is better; 0 for an exact ID match that no
-    /// word of the query matched.
+    /// FTS5 bm25 rank times the node's prior (unexported Go symbols and tests rank lower):
+    /// lower (more negative) is better; 0 for an exact ID match that no word of the query
+    /// matched.
     pub rank: f64,
     /// The node's ID is exactly the query: listed first, whatever its rank.
     pub exact_id: bool,

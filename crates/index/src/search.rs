@@ -17,7 +17,8 @@ impl Index {
     /// Lexical search over node titles, IDs and text, ranked by bm25 over the query's words
     /// joined by OR ([`QueryWords::fts`]: stems, identifier parts, a prefix for the last
     /// word, stop words left out, neighbouring words as a phrase and joined; see [`COMMON_SHARE`]
-    /// for the words left out), a title word weighing twice. A node whose ID is exactly the
+    /// for the words left out), a title word weighing twice, an unexported Go symbol or a
+    /// test's ranked lower ([`prior`]). A node whose ID is exactly the
     /// query (trimmed) comes first, marked [`SearchHit::exact_id`]. `query` is data, never FTS5
     /// syntax; an empty query or `limit == 0` returns nothing.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
@@ -59,12 +60,16 @@ impl Index {
         Ok(out)
     }
 
-    /// The first `fetch` nodes `fts` matches, best first. Column weights (title, text, keys,
-    /// words): a title word counts twice; identifier parts of the text half, as they repeat
-    /// what the text's identifiers already say. The best rows are found in the FTS index
-    /// alone; only they are joined with their nodes. Ties are ordered by row, in the cut and
-    /// after it alike, so a longer list starts with a shorter one (pages of the same query
-    /// never repeat or skip a hit).
+    /// The first `fetch` nodes `fts` matches, best first: by bm25 times the node's
+    /// [`prior`]. Column weights (title, text, keys, words): a title word counts twice;
+    /// identifier parts of the text half, as they repeat what the text's identifiers already
+    /// say. Ties are ordered by row, so a longer list starts with a shorter one (pages of the
+    /// same query never repeat or skip a hit).
+    ///
+    /// The best rows by bm25 alone are found in the FTS index and only they are joined with
+    /// their nodes. A prior only lowers a rank, so a row ranked after the last one read
+    /// cannot come before a row read whose rank beats that last bm25: the rows read are
+    /// ranked, and more are read until `fetch` of them are certain (or none is left).
     fn ranked(&self, fts: &str, fetch: usize) -> Result<Vec<SearchHit>, IndexError> {
         let mut stmt = self
             .conn
@@ -75,9 +80,31 @@ impl Index {
                  JOIN nodes n ON n.rid = t.rowid ORDER BY t.rank, t.rowid",
             )
             .ctx(&self.path)?;
-        let fetch = i64::try_from(fetch).unwrap_or(i64::MAX);
-        let rows = stmt.query_map(rusqlite::params![fts, fetch], hit_of).ctx(&self.path)?;
-        rows.collect::<Result<_, _>>().ctx(&self.path)
+        let mut read = fetch.saturating_mul(4).saturating_add(40);
+        loop {
+            let limit = i64::try_from(read).unwrap_or(i64::MAX);
+            let rows = stmt.query_map(rusqlite::params![fts, limit], hit_of).ctx(&self.path)?;
+            // (hit, its order among the rows read: the row order of equal bm25 ranks).
+            let mut hits: Vec<(SearchHit, usize)> = Vec::new();
+            for (i, h) in rows.enumerate() {
+                hits.push((h.ctx(&self.path)?, i));
+            }
+            let all = hits.len() < read;
+            let last = hits.last().map(|(h, _)| h.rank);
+            for (h, _) in &mut hits {
+                h.rank *= prior(h);
+            }
+            hits.sort_by(|(a, i), (b, j)| a.rank.total_cmp(&b.rank).then(i.cmp(j)));
+            let certain = match (all, last) {
+                (true, _) | (_, None) => hits.len(),
+                (false, Some(last)) => hits.iter().take_while(|(h, _)| h.rank < last).count(),
+            };
+            if certain >= fetch || all {
+                hits.truncate(fetch.min(certain));
+                return Ok(hits.into_iter().map(|(h, _)| h).collect());
+            }
+            read = read.saturating_mul(4);
+        }
     }
 
     /// The `tokens` (lower-case) found in more than [`COMMON_SHARE`] of the nodes, as the FTS
@@ -162,6 +189,36 @@ impl Index {
             .ctx(&self.path)?;
         Ok(block.map_or(0, |b| varint(&b)))
     }
+}
+
+/// What a node's bm25 rank is multiplied by (ranks are negative: a factor below 1 ranks it
+/// lower). What a question about a module looks for is its API and its documentation, so:
+/// a Go symbol that is not exported (or a method of a type that is not) 0.7; a node declared
+/// in a `_test.go` file 0.5, unless it is an example (`ExampleX`: documentation). Everything
+/// else 1.
+fn prior(hit: &SearchHit) -> f64 {
+    let mut f = 1.0;
+    if let Some(symbol) = hit.id.strip_prefix("go:").and_then(|s| s.split_once("::")).map(|(_, s)| s) {
+        // `Name`, `T.M` or `(*T).M` (a generic receiver's parameters after `[`).
+        let (receiver, name) = match symbol.rsplit_once(").") {
+            Some((r, m)) => (Some(r.trim_start_matches(['(', '*'])), m),
+            None => match symbol.split_once('.') {
+                Some((r, m)) => (Some(r), m),
+                None => (None, symbol),
+            },
+        };
+        let exported = |n: &str| n.chars().next().is_some_and(char::is_uppercase);
+        if !exported(name) || receiver.is_some_and(|r| !exported(r)) {
+            f *= 0.7;
+        }
+        let in_test = hit.location.as_ref().is_some_and(|l| l.path.ends_with("_test.go"));
+        if in_test && !name.starts_with("Example") {
+            f *= 0.5;
+        }
+    } else if hit.location.as_ref().is_some_and(|l| l.path.ends_with("_test.go")) {
+        f *= 0.5;
+    }
+    f
 }
 
 /// A hit from a row `(id, kind, title, path, line, col, rank)`.

@@ -219,6 +219,68 @@ fn tied_hits_page_without_repeats_or_gaps() {
     }
 }
 
+/// What a question about a module looks for is its API and documentation: with the same
+/// words, an exported Go symbol ranks above an unexported one (or a method of an unexported
+/// type), and above a test's symbol; an example is documentation and is not ranked lower.
+/// Still, the best match wins: a test that matches much better comes first.
+#[test]
+fn exported_api_ranks_above_unexported_symbols_and_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(&dir.path().join("i.sqlite")).unwrap();
+    let go = |id: &str, path: &str| {
+        let mut n = node(&format!("go:example.com/m/out::{id}"), "func", id, "draws a page");
+        n.location = Some(docforge_model::Location::new(path, 1, 1));
+        n
+    };
+    let nodes = vec![
+        go("renderBody", "render.go"),
+        go("(*pager).Body", "render.go"),
+        go("TestBody", "render_test.go"),
+        go("ExampleBody", "example_test.go"),
+        go("Body", "render.go"),
+        go("(*Pager).Body", "render.go"),
+    ];
+    index
+        .publish(batch(vec![owner("file:render.go", Fragment { nodes, ..Default::default() })], "fp"))
+        .unwrap();
+    let ids = |q: &str, n: usize| -> Vec<String> {
+        index
+            .search(q, n)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id.rsplit("::").next().unwrap().to_string())
+            .collect()
+    };
+    // The same words in every text (ties in row order, the IDs' order): exported first (the
+    // example with them), then unexported, then the test (0.5, below 0.7).
+    assert_eq!(
+        ids("draws page", 10),
+        ["(*Pager).Body", "Body", "ExampleBody", "(*pager).Body", "renderBody", "TestBody"]
+    );
+    // A much better match is still first.
+    assert_eq!(ids("TestBody", 1), ["TestBody"]);
+    // Reranked pages still page: a longer list starts with a shorter one.
+    let all = ids("draws page", 10);
+    for n in 1..all.len() {
+        assert_eq!(ids("draws page", n), all[..n], "limit {n}");
+    }
+
+    // Many ties: the rows bm25 puts first (methods of an unexported type, `(*t…` sorts before
+    // letters) rank after every exported function, whatever the limit.
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(&dir.path().join("i.sqlite")).unwrap();
+    let mut nodes: Vec<_> = (0..150).map(|i| go(&format!("(*t{i:03}).Draw"), "t.go")).collect();
+    nodes.extend((0..50).map(|i| go(&format!("D{i:03}"), "d.go")));
+    index.publish(batch(vec![owner("file:t.go", Fragment { nodes, ..Default::default() })], "fp")).unwrap();
+    let all: Vec<String> = index.search("draws page", 200).unwrap().into_iter().map(|h| h.id).collect();
+    assert_eq!(all.len(), 200);
+    assert!(all[..50].iter().all(|id| id.contains("::D")) && all[50..].iter().all(|id| id.contains("(*t")));
+    for n in [1, 20, 49, 50, 51, 120, 199] {
+        let prefix: Vec<String> = index.search("draws page", n).unwrap().into_iter().map(|h| h.id).collect();
+        assert_eq!(prefix, all[..n], "limit {n}");
+    }
+}
+
 fn bulk_owners(count: usize, salt: &str) -> Vec<docforge_index::Owner> {
     (0..count).map(|i| doc_owner(&format!("bulk{i}"), 60, salt)).collect()
 }
