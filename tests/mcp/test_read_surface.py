@@ -701,6 +701,11 @@ def test_text_is_whole_in_pages_searchable_to_the_last_word_and_cut_entries_say_
             for query, want in [("zanzibar", "big#tail"), ("wireUpQuux", "big"), ("Paragraph 3999", "big")]:
                 err, c, _ = await call(s, "docforge_search", {"query": query})
                 assert not err and want in [i["id"] for i in c["result"]["items"]], (query, c)
+                # Each hit says where: words of its text around the query's, on one line.
+                item = next(i for i in c["result"]["items"] if i["id"] == want)
+                snippet = item["snippet"]
+                assert query.split()[-1] in snippet and "\n" not in snippet, (query, snippet)
+                assert len(snippet.encode()) <= 300 + len("…".encode()), snippet
             # A Go symbol's doc comment is its text, searchable.
             err, c, _ = await call(s, "docforge_get_node", {"node_id": "go:example.com/shop/service::New"})
             assert c["result"]["node"]["text"].endswith("\n\nNew returns a service backed by repo."), c

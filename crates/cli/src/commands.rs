@@ -174,13 +174,14 @@ pub fn search(root: &Path, no_ast: bool, query: &str, limit: usize, json: bool) 
     let (index, current) = open_for_read(root, no_ast)?;
     let hits = index.search(query, limit).map_err(|e| e.to_string())?;
     if json {
+        let snippets = index.snippets(query, &hits).map_err(|e| e.to_string())?;
         print_json(&json!({
             "schema_version": "docforge.search.v1",
             "query": query,
             "limit": limit,
             "count": hits.len(),
             "index_current": current,
-            "results": hits.iter().map(output::hit_json).collect::<Vec<_>>(),
+            "results": hits.iter().zip(&snippets).map(|(h, s)| output::hit_json(h, s)).collect::<Vec<_>>(),
         }));
     } else if hits.is_empty() {
         eprintln!("docforge: no node matches {query:?} (no word of it, or of its stems and identifier parts, is in a node's ID, title or text)");

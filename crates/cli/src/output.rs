@@ -18,10 +18,10 @@ fn location_json(l: &Option<Location>) -> Value {
     }
 }
 
-pub fn hit_json(h: &SearchHit) -> Value {
+pub fn hit_json(h: &SearchHit, snippet: &str) -> Value {
     json!({
         "id": h.id, "kind": h.kind, "title": h.title, "location": location_json(&h.location), "rank": h.rank,
-        "exact_id": h.exact_id,
+        "exact_id": h.exact_id, "snippet": snippet,
     })
 }
 

@@ -46,6 +46,13 @@ fn index_stats_search_node_on_the_shop_fixture() {
     let ids: Vec<&str> =
         hits["results"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
     assert!(ids.contains(&"go:example.com/shop/storage::Repository"), "{ids:?}");
+    let repository = hits["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["id"] == "go:example.com/shop/storage::Repository");
+    let snippet = repository.unwrap()["snippet"].as_str().unwrap();
+    assert!(snippet.contains("Repository") && !snippet.contains('\n'), "{snippet}");
 
     let node = json(&run(root, &["node", "go:example.com/shop/storage::Repository", "--json"]));
     assert_eq!(node["node"]["kind"], "interface");

@@ -107,6 +107,61 @@ impl Index {
         }
     }
 
+    /// A short excerpt of each hit's text, in order: the words of its text around where the
+    /// query's words are (as [`Index::search`] matches them), else its text's start; lines
+    /// joined by spaces, at most [`SNIPPET_BYTES`] bytes. Asked for the hits a page shows,
+    /// not for every hit ranked.
+    pub fn snippets(&self, query: &str, hits: &[SearchHit]) -> Result<Vec<String>, IndexError> {
+        let mut ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let list = serde_json::to_string(&ids).map_err(|e| IndexError::Malformed {
+            path: self.path.clone(),
+            detail: format!("node IDs: {e}"),
+        })?;
+        let mut found: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+        if let Some(fts) = QueryWords::of(query).fts(&[]) {
+            self.texts_by_id(
+                "SELECT n.id, snippet(nodes_fts, 1, '', '', '…', 24) FROM nodes_fts \
+                 JOIN nodes n ON n.rid = nodes_fts.rowid WHERE nodes_fts MATCH ?1 \
+                 AND nodes_fts.rowid IN (SELECT rid FROM nodes WHERE id IN (SELECT value FROM json_each(?2))) \
+                 ORDER BY n.rid",
+                &[&fts, &list],
+                &mut found,
+            )?;
+        }
+        if ids.iter().any(|id| !found.contains_key(*id)) {
+            // A hit no word of the query is in the text of (an exact ID, a title match).
+            self.texts_by_id(
+                "SELECT id, substr(text, 1, 400) FROM nodes WHERE id IN (SELECT value FROM json_each(?1)) ORDER BY rid",
+                &[&list],
+                &mut found,
+            )?;
+        }
+        Ok(hits.iter().map(|h| found.get(&h.id).map(|t| excerpt(t)).unwrap_or_default()).collect())
+    }
+
+    /// The `(id, text)` rows of `sql`, the first of each ID kept in `found` (with what it
+    /// held before).
+    fn texts_by_id(
+        &self,
+        sql: &str,
+        params: &[&str],
+        found: &mut std::collections::HashMap<String, String>,
+    ) -> Result<(), IndexError> {
+        let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path)?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params), |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
+            .ctx(&self.path)?;
+        for row in rows {
+            let (id, text) = row.ctx(&self.path)?;
+            found.entry(id).or_insert(text);
+        }
+        Ok(())
+    }
+
     /// The `tokens` (lower-case) found in more than [`COMMON_SHARE`] of the nodes, as the FTS
     /// index stems them; none when every token is (the query is then searched as it is).
     fn common_tokens(&self, tokens: &[String]) -> Result<Vec<String>, IndexError> {
@@ -219,6 +274,31 @@ fn prior(hit: &SearchHit) -> f64 {
         f *= 0.5;
     }
     f
+}
+
+/// The longest [`Index::snippets`] excerpt, in bytes (before its closing `…`).
+pub const SNIPPET_BYTES: usize = 300;
+
+/// `text` with each run of white space one space, cut to [`SNIPPET_BYTES`] at a character
+/// boundary (and then marked `…`).
+fn excerpt(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(SNIPPET_BYTES + 4));
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > SNIPPET_BYTES {
+            let mut cut = SNIPPET_BYTES;
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.truncate(cut);
+            out.push('…');
+            break;
+        }
+    }
+    out
 }
 
 /// A hit from a row `(id, kind, title, path, line, col, rank)`.

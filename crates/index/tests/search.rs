@@ -281,6 +281,39 @@ fn exported_api_ranks_above_unexported_symbols_and_tests() {
     }
 }
 
+/// A hit's snippet: the words of its text around the query's (the last word of a long text
+/// too), one line, at most `SNIPPET_BYTES` bytes cut at a character boundary; the start of
+/// the text when no word of the query is in it (an exact ID, a title match).
+#[test]
+fn snippets_show_the_words_around_the_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(&dir.path().join("i.sqlite")).unwrap();
+    let long: String =
+        (0..3000).map(|i| format!("filler {i} é\n")).collect::<String>() + "the zanzibar\n\n  tail";
+    let nodes = vec![
+        node("doc.long", "document", "Long", &long),
+        node("doc.title", "section", "Zanzibar", "Nothing\n\nabout it."),
+        node("doc.wide", "section", "Wide", &"ééé ".repeat(400)),
+    ];
+    index
+        .publish(batch(vec![owner("file:docs/a.md", Fragment { nodes, ..Default::default() })], "fp"))
+        .unwrap();
+    let hits = index.search("zanzibar", 10).unwrap();
+    let snippets = index.snippets("zanzibar", &hits).unwrap();
+    let by: std::collections::HashMap<&str, &str> =
+        hits.iter().map(|h| h.id.as_str()).zip(snippets.iter().map(String::as_str)).collect();
+    assert!(by["doc.long"].contains("the zanzibar tail"), "{}", by["doc.long"]);
+    assert!(by["doc.long"].starts_with('…') && !by["doc.long"].contains('\n'));
+    assert_eq!(by["doc.title"], "Nothing about it.");
+    // An exact ID no word of whose text is the query: the text's start.
+    let exact = index.search("doc.wide", 1).unwrap();
+    assert!(exact[0].exact_id);
+    let wide = &index.snippets("doc.wide", &exact).unwrap()[0];
+    assert!(wide.ends_with('…') && wide.starts_with("ééé ééé"), "{wide}");
+    assert!(wide.len() <= docforge_index::SNIPPET_BYTES + '…'.len_utf8());
+    assert!(index.snippets("zanzibar", &[]).unwrap().is_empty());
+}
+
 fn bulk_owners(count: usize, salt: &str) -> Vec<docforge_index::Owner> {
     (0..count).map(|i| doc_owner(&format!("bulk{i}"), 60, salt)).collect()
 }

@@ -246,12 +246,16 @@ pub fn search(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let want = (pos + page + 1).min(MAX_SEARCH_POSITION + 1);
     let hits = call.engine.index().search(&a.query, want).map_err(index_err)?;
     call.diag.count("rows_read", hits.len() as u64);
-    let mut items: Vec<Value> = hits
+    let shown = &hits[pos.min(hits.len())..(pos + page).min(hits.len())];
+    let snippets = call.engine.index().snippets(&a.query, shown).map_err(index_err)?;
+    let mut items: Vec<Value> = shown
         .iter()
-        .skip(pos)
-        .take(page)
-        .map(|h| {
-            let mut item = json!({ "id": h.id, "kind": h.kind, "title": h.title, "path": h.location.as_ref().map(|l| &l.path) });
+        .zip(snippets)
+        .map(|(h, snippet)| {
+            let mut item = json!({
+                "id": h.id, "kind": h.kind, "title": h.title,
+                "path": h.location.as_ref().map(|l| &l.path), "snippet": snippet,
+            });
             if h.exact_id {
                 item["exact_id"] = json!(true);
             }

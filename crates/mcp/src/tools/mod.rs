@@ -92,7 +92,7 @@ pub static SPECS: &[ToolSpec] = &[
     spec!("docforge_get_logic", graph::NodeArgs, graph::get_logic, result schemas::GetLogic,
         "The stored Logic projection (possible static control paths) of one function or method, by exact node ID."),
     spec!("docforge_search", graph::SearchArgs, graph::search, result schemas::Search,
-        "Search node IDs, titles and whole texts (Go doc comments included) with plain words or a question: bm25 over the words joined by OR, stems, identifier parts (`serve http` finds ServeHTTP), the last word also a prefix, a node whose ID is the query first (`exact_id`), unexported Go symbols and tests ranked lower. Paginated with an opaque cursor."),
+        "Search node IDs, titles and whole texts (Go doc comments included) with plain words or a question: bm25 over the words joined by OR, stems, identifier parts (`serve http` finds ServeHTTP), the last word also a prefix, a node whose ID is the query first (`exact_id`), unexported Go symbols and tests ranked lower; each hit with a snippet of its text around the query's words. Paginated with an opaque cursor."),
     spec!("docforge_filter_nodes", graph::FilterArgs, graph::filter_nodes, result schemas::FilterNodes,
         "Nodes matching exact kind/family/status/authority/tag/path-prefix filters, ordered by ID, paginated."),
     spec!("docforge_backlinks", graph::BacklinkArgs, graph::backlinks, result schemas::Backlinks,

@@ -106,6 +106,9 @@ pub struct SearchItem {
     pub kind: String,
     pub title: String,
     pub path: Nullable<String>,
+    /// A short excerpt of the node's text around the query's words (else its start), white
+    /// space collapsed, at most 300 bytes and a closing `…`; empty when the node has no text.
+    pub snippet: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact_id: Option<bool>,
 }
