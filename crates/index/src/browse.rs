@@ -514,11 +514,23 @@ fn picked_attrs(json: &str, keys: &[&str]) -> Result<Vec<Option<String>>, serde_
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut values = vec![None; self.0.len()];
-            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                match self.0.iter().position(|k| *k == key) {
-                    Some(i) => values[i] = Some(map.next_value::<String>()?),
-                    None => {
-                        map.next_value::<serde::de::IgnoredAny>()?;
+            // As `json_extract` reads: a key's first value; a string as it is, `null` as
+            // none, any other value as its JSON text.
+            let mut seen = vec![false; self.0.len()];
+            while let Some(key) = map.next_key::<String>()? {
+                if !self.0.iter().enumerate().any(|(i, k)| *k == key && !seen[i]) {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+                let value = match map.next_value::<serde_json::Value>()? {
+                    serde_json::Value::String(s) => Some(s),
+                    serde_json::Value::Null => None,
+                    other => Some(other.to_string()),
+                };
+                for (i, k) in self.0.iter().enumerate() {
+                    if *k == key && !seen[i] {
+                        seen[i] = true;
+                        values[i] = value.clone();
                     }
                 }
             }

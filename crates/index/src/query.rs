@@ -36,7 +36,6 @@ pub(crate) fn location_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Option<Loca
     })
 }
 
-/// A JSON attribute object column (`NULL` = none); malformed JSON is a conversion error.
 /// An edge from the columns `source, relation, target, path, line, col, owner key, attrs`
 /// starting at `i`; `outgoing` says which end is the other one.
 fn edge_at(r: &Row<'_>, i: usize, outgoing: bool) -> rusqlite::Result<EdgeRecord> {
@@ -55,6 +54,7 @@ fn edge_at(r: &Row<'_>, i: usize, outgoing: bool) -> rusqlite::Result<EdgeRecord
     })
 }
 
+/// A JSON attribute object column (`NULL` = none); malformed JSON is a conversion error.
 pub(crate) fn attrs_at(r: &Row<'_>, i: usize) -> rusqlite::Result<Attrs> {
     match r.get::<_, Option<String>>(i)? {
         None => Ok(Attrs::new()),

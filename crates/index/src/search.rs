@@ -67,9 +67,10 @@ impl Index {
     /// same query never repeat or skip a hit).
     ///
     /// The best rows by bm25 alone are found in the FTS index and only they are joined with
-    /// their nodes. A prior only lowers a rank, so a row ranked after the last one read
-    /// cannot come before a row read whose rank beats that last bm25: the rows read are
-    /// ranked, and more are read until `fetch` of them are certain (or none is left).
+    /// their nodes. A prior only lowers a rank, so a row after the last one read cannot come
+    /// before a row read whose rank is at most that last bm25 (on a tie, the row read comes
+    /// first: ties keep the bm25 order): the rows read are ranked, and more are read until
+    /// `fetch` of them are certain (or none is left).
     fn ranked(&self, fts: &str, fetch: usize) -> Result<Vec<SearchHit>, IndexError> {
         let mut stmt = self
             .conn
@@ -97,7 +98,7 @@ impl Index {
             hits.sort_by(|(a, i), (b, j)| a.rank.total_cmp(&b.rank).then(i.cmp(j)));
             let certain = match (all, last) {
                 (true, _) | (_, None) => hits.len(),
-                (false, Some(last)) => hits.iter().take_while(|(h, _)| h.rank < last).count(),
+                (false, Some(last)) => hits.iter().take_while(|(h, _)| h.rank <= last).count(),
             };
             if certain >= fetch || all {
                 hits.truncate(fetch.min(certain));

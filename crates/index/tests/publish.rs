@@ -317,14 +317,16 @@ fn nodes_of_kinds_and_references_within_a_document() {
     assert_eq!(index.node("doc.d1").unwrap().unwrap().node.title, "Document d1", "as `node` reads it");
     assert!(index.nodes_of_kinds(&["struct"]).unwrap().is_empty());
     // Briefly: the values of some attributes, `None` where a node has none.
-    let briefs = index.node_briefs("document", &["span.heading", "absent", "sp\"an"]).unwrap();
+    let briefs =
+        index.node_briefs("document", &["span.heading", "absent", "sp\"an", "span.heading"]).unwrap();
     let near = briefs.iter().find(|n| n.id == "doc.d1!x").unwrap();
     assert_eq!((near.title.as_str(), near.line), ("Near", Some(3)));
-    assert_eq!(near.values, [Some("3..9".to_string()), None, Some("quoted \"key\"".to_string())]);
+    let heading = Some("3..9".to_string());
+    assert_eq!(near.values, [heading.clone(), None, Some("quoted \"key\"".to_string()), heading]);
     let d1 = briefs.iter().find(|n| n.id == "doc.d1").unwrap();
     assert_eq!(
         (d1.title.as_str(), &d1.values),
-        ("Document d1", &vec![None, None, None]),
+        ("Document d1", &vec![None, None, None, None]),
         "as `node` reads it"
     );
     assert_eq!(briefs.len(), 3);
