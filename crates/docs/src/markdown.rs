@@ -400,16 +400,55 @@ fn scan_body(
     Body { sections, anchors: doc_anchors, links, summary: doc_summary.into_string() }
 }
 
-/// A code block's text as written: a fenced block's content without its fences (and without
-/// the trailing newline), an indented block's lines; CRLF line ends read as LF, as in prose.
+/// A code block's text, its code as CommonMark reads it: a fenced block's content without
+/// its fences (and without the trailing newline), an indented block's lines; without the
+/// prefixes of the blocks around it (a quote's `>`, a list item's indentation) and the
+/// indentation of the block's own (an indented block's four columns, up to a fence's own
+/// indentation); CRLF line ends read as LF, as in prose.
 fn code_text(block: TsNode<'_>, src: &str) -> String {
+    let fenced = block.kind() == "fenced_code_block";
     let mut cursor = block.walk();
-    let content = if block.kind() == "fenced_code_block" {
+    let content = if fenced {
         block.named_children(&mut cursor).find(|c| c.kind() == "code_fence_content")
     } else {
         Some(block)
     };
-    content.map_or(String::new(), |c| node_text(c, src).replace("\r\n", "\n").trim_end().to_string())
+    let Some(content) = content else { return String::new() };
+    // The block starts where the blocks around it leave its line: their prefix's width. The
+    // content's first line starts there too; the others carry the prefix.
+    let container = block.start_position().column;
+    let own = if fenced { src[block.start_byte()..].bytes().take_while(|&b| b == b' ').count() } else { 4 };
+    let text = node_text(content, src).replace("\r\n", "\n");
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        let line = if i == 0 { line } else { strip_columns(line, container, true) };
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(strip_columns(line, own, false));
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// `line` without up to `width` columns of leading white space (a tab reaching the next
+/// multiple of four), and of `>` too when `quotes`.
+fn strip_columns(line: &str, width: usize, quotes: bool) -> &str {
+    let mut col = 0;
+    let mut at = 0;
+    for b in line.bytes() {
+        if col >= width {
+            break;
+        }
+        match b {
+            b' ' => col += 1,
+            b'>' if quotes => col += 1,
+            b'\t' => col = (col / 4 + 1) * 4,
+            _ => break,
+        }
+        at += 1;
+    }
+    &line[at..]
 }
 
 /// One link match of `inline.scm` → a link with its byte offset (source/location filled

@@ -218,13 +218,12 @@ fn node_text_is_whole_plain_text_with_code_blocks() {
     text.push_str("```go\nfunc LastWord() {}\n```\n\n    indented := true\n\n## B\n\nclosing words\n");
     let f = parse_markdown_document("d.md", &text);
     assert!(f.node.text.starts_with("A\nSome bold link code."), "{}", &f.node.text[..60]);
-    let tail =
-        "Paragraph 499 with some words in it.\nfunc LastWord() {}\n    indented := true\nB\nclosing words";
+    let tail = "Paragraph 499 with some words in it.\nfunc LastWord() {}\nindented := true\nB\nclosing words";
     assert!(f.node.text.ends_with(tail), "{}", &f.node.text[f.node.text.len() - 120..]);
     assert!(f.sections[0].text.starts_with("Some bold link code.\nParagraph 0"));
     assert!(f.sections[0]
         .text
-        .ends_with("Paragraph 499 with some words in it.\nfunc LastWord() {}\n    indented := true"));
+        .ends_with("Paragraph 499 with some words in it.\nfunc LastWord() {}\nindented := true"));
     assert_eq!(f.sections[1].text, "closing words", "a section's text leaves out its heading");
     assert!(!f.node.text.contains("title"), "front matter is not prose");
     let crlf = parse_markdown_document("c.md", "# A\r\n\r\n```\r\nx = 1\r\ny = 2\r\n```\r\n");
@@ -309,5 +308,26 @@ fn generated_markup_never_panics() {
         // Resolved against itself: its fragments name its own slugs and anchors.
         let index = docforge_docs::DocIndex::new(&[&f]);
         let _ = docforge_docs::document_fragment(&f, &index, &|_| false);
+    }
+}
+
+/// A code block's text is its code: without the prefixes of the blocks around it (a quote's
+/// `>`, a list item's indentation), the indentation that marks an indented block, or the
+/// fence's own indentation (up to its width, as CommonMark reads it).
+#[test]
+fn code_blocks_inside_containers_are_their_code() {
+    let cases: &[(&str, &str)] = &[
+        ("> ```\n> a\n>   b\n> ```\n", "a\n  b"),
+        ("- item\n\n  ```sh\n  run x\n    nested\n\n  last\n  ```\n", "item\nrun x\n  nested\n\nlast"),
+        ("    x := 1\n      y := 2\n", "x := 1\n  y := 2"),
+        (">     code\n>     more\n", "code\nmore"),
+        ("  ```\n  a\n    b\n c\n  ```\n", "a\n  b\nc"),
+        ("> - ```\n>   in\n>   both\n>   ```\n", "in\nboth"),
+        ("```\n> not a quote\n```\n", "> not a quote"),
+        ("1. step\n\n       indented code\n", "step\nindented code"),
+    ];
+    for (body, want) in cases {
+        let f = parse_markdown_document("d.md", &format!("# T\n\n{body}"));
+        assert_eq!(f.sections[0].text, *want, "{body:?}");
     }
 }

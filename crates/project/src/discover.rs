@@ -180,13 +180,16 @@ pub struct FileStamp {
 }
 
 impl FileStamp {
+    /// The stamp of `m`. Times beyond what nanoseconds since the epoch hold in an `i64`
+    /// (before 1677, after 2262: a file's mtime can be set to anything) saturate.
     pub fn of(m: &fs::Metadata) -> FileStamp {
+        let ns = |secs: i64, nanos: i64| secs.saturating_mul(1_000_000_000).saturating_add(nanos);
         FileStamp {
             size: m.len(),
-            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            mtime_ns: ns(m.mtime(), m.mtime_nsec()),
             dev: m.dev(),
             ino: m.ino(),
-            ctime_ns: m.ctime() * 1_000_000_000 + m.ctime_nsec(),
+            ctime_ns: ns(m.ctime(), m.ctime_nsec()),
         }
     }
 
@@ -653,5 +656,22 @@ mod tests {
             let general: Vec<_> = general.components().map(|c| c.as_os_str().to_string_lossy()).collect();
             assert_eq!((got.as_str(), general.join("/").as_str()), (want, want), "{root} {path}");
         }
+    }
+
+    /// A modification time past 2262 (nanoseconds no longer fit an `i64`) saturates instead
+    /// of overflowing; a time within range is exact.
+    #[test]
+    fn far_future_times_saturate() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let file = std::fs::File::create(&path).unwrap();
+        let year_2300 = std::time::UNIX_EPOCH + std::time::Duration::from_secs(10_413_792_000);
+        file.set_modified(year_2300).unwrap();
+        let stamp = super::FileStamp::of(&std::fs::metadata(&path).unwrap());
+        assert_eq!(stamp.mtime_ns, i64::MAX);
+        let year_2100 = std::time::UNIX_EPOCH + std::time::Duration::new(4_102_444_800, 5);
+        file.set_modified(year_2100).unwrap();
+        let stamp = super::FileStamp::of(&std::fs::metadata(&path).unwrap());
+        assert_eq!(stamp.mtime_ns, 4_102_444_800_000_000_005);
     }
 }

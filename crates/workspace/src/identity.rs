@@ -82,7 +82,8 @@ fn stamp_of(path: &Path) -> String {
     use std::os::unix::fs::MetadataExt;
     match std::fs::metadata(path) {
         Ok(m) => {
-            format!("{}:{}:{}:{}", m.dev(), m.ino(), m.size(), m.mtime_nsec() + m.mtime() * 1_000_000_000)
+            // Seconds and nanoseconds apart: any time fits (`s * 1e9` overflows after 2262).
+            format!("{}:{}:{}:{}.{:09}", m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec())
         }
         Err(_) => "missing".into(),
     }
