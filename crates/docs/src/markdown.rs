@@ -402,9 +402,10 @@ fn scan_body(
 
 /// A code block's text, its code as CommonMark reads it: a fenced block's content without
 /// its fences (and without the trailing newline), an indented block's lines; without the
-/// prefixes of the blocks around it (a quote's `>`, a list item's indentation) and the
-/// indentation of the block's own (an indented block's four columns, up to a fence's own
-/// indentation); CRLF line ends read as LF, as in prose.
+/// prefixes of the blocks around it (a quote's `>`, a list item's indentation: the parser's
+/// `block_continuation` of each line) and the indentation of the block's own (an indented
+/// block's four columns, up to a fence's own indentation); CRLF line ends read as LF, as in
+/// prose.
 fn code_text(block: TsNode<'_>, src: &str) -> String {
     let fenced = block.kind() == "fenced_code_block";
     let mut cursor = block.walk();
@@ -414,26 +415,44 @@ fn code_text(block: TsNode<'_>, src: &str) -> String {
         Some(block)
     };
     let Some(content) = content else { return String::new() };
-    // The block starts where the blocks around it leave its line: their prefix's width. The
-    // content's first line starts there too; the others carry the prefix.
-    let container = block.start_position().column;
+    // The content without each line's continuation (the first line's prefix is before it;
+    // an indented block's continuation holds its four columns too).
+    let mut text = String::with_capacity(content.byte_range().len());
+    let mut at = content.start_byte();
+    let mut stack = vec![content];
+    let mut prefixes = Vec::new();
+    while let Some(node) = stack.pop() {
+        let mut c = node.walk();
+        for child in node.children(&mut c) {
+            match child.kind() {
+                "block_continuation" => prefixes.push(child.byte_range()),
+                _ => stack.push(child),
+            }
+        }
+    }
+    prefixes.sort_by_key(|r| r.start);
+    for prefix in prefixes {
+        text.push_str(src.get(at..prefix.start).unwrap_or(""));
+        at = at.max(prefix.end);
+    }
+    text.push_str(src.get(at..content.end_byte()).unwrap_or(""));
+    let text = text.replace("\r\n", "\n");
     let own = if fenced { src[block.start_byte()..].bytes().take_while(|&b| b == b' ').count() } else { 4 };
-    let text = node_text(content, src).replace("\r\n", "\n");
     let mut out = String::with_capacity(text.len());
     for (i, line) in text.split('\n').enumerate() {
-        let line = if i == 0 { line } else { strip_columns(line, container, true) };
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(strip_columns(line, own, false));
+        // A fence's indentation on every line; an indented block's on the first only.
+        out.push_str(if fenced || i == 0 { strip_columns(line, own) } else { line });
     }
     out.truncate(out.trim_end().len());
     out
 }
 
 /// `line` without up to `width` columns of leading white space (a tab reaching the next
-/// multiple of four), and of `>` too when `quotes`.
-fn strip_columns(line: &str, width: usize, quotes: bool) -> &str {
+/// multiple of four).
+fn strip_columns(line: &str, width: usize) -> &str {
     let mut col = 0;
     let mut at = 0;
     for b in line.bytes() {
@@ -442,7 +461,6 @@ fn strip_columns(line: &str, width: usize, quotes: bool) -> &str {
         }
         match b {
             b' ' => col += 1,
-            b'>' if quotes => col += 1,
             b'\t' => col = (col / 4 + 1) * 4,
             _ => break,
         }

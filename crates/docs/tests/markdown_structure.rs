@@ -312,8 +312,9 @@ fn generated_markup_never_panics() {
 }
 
 /// A code block's text is its code: without the prefixes of the blocks around it (a quote's
-/// `>`, a list item's indentation), the indentation that marks an indented block, or the
-/// fence's own indentation (up to its width, as CommonMark reads it).
+/// `>`, however written; a list item's indentation), the indentation that marks an indented
+/// block, or the fence's own indentation (up to its width, as CommonMark reads it). A `>`
+/// that is code stays.
 #[test]
 fn code_blocks_inside_containers_are_their_code() {
     let cases: &[(&str, &str)] = &[
@@ -325,6 +326,12 @@ fn code_blocks_inside_containers_are_their_code() {
         ("> - ```\n>   in\n>   both\n>   ```\n", "in\nboth"),
         ("```\n> not a quote\n```\n", "> not a quote"),
         ("1. step\n\n       indented code\n", "step\nindented code"),
+        ("> ```\n>> x\n> ```\n", "> x"),
+        (">>```\n> > code\n>>```\n", "code"),
+        (">```\n> code\n>```\n", "code"),
+        ("   > ```\n   > a\n   > ```\n", "a"),
+        (">     code\n>       more\n", "code\n  more"),
+        ("> ```\r\n> a\r\n>   b\r\n> ```\r\n", "a\n  b"),
     ];
     for (body, want) in cases {
         let f = parse_markdown_document("d.md", &format!("# T\n\n{body}"));

@@ -249,6 +249,9 @@ pub struct SearchHit {
     pub rank: f64,
     /// The node's ID is exactly the query: listed first, whatever its rank.
     pub exact_id: bool,
+    /// The node's row (one of an ID's rows when several owners declare it): what
+    /// [`Index::snippets`] reads.
+    pub(crate) row: i64,
 }
 
 /// How one owner changed in the latest generation (see [`Index::last_transition`]).

@@ -31,7 +31,7 @@ impl Index {
             let mut stmt = self
                 .conn
                 .prepare_cached(
-                    "SELECT id, kind, title, path, line, col, 0.0 FROM nodes WHERE id = ?1 ORDER BY rid LIMIT 1",
+                    "SELECT id, kind, title, path, line, col, 0.0, rid FROM nodes WHERE id = ?1 ORDER BY rid LIMIT 1",
                 )
                 .ctx(&self.path)?;
             let rows = stmt.query_map([exact], hit_of).ctx(&self.path)?;
@@ -75,7 +75,7 @@ impl Index {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, t.rank FROM \
+                "SELECT n.id, n.kind, n.title, n.path, n.line, n.col, t.rank, t.rowid FROM \
                  (SELECT rowid, bm25(nodes_fts, 2.0, 1.0, 1.0, 0.5) AS rank FROM nodes_fts \
                   WHERE nodes_fts MATCH ?1 ORDER BY rank, rowid LIMIT ?2) t \
                  JOIN nodes n ON n.rid = t.rowid ORDER BY t.rank, t.rowid",
@@ -109,58 +109,61 @@ impl Index {
     }
 
     /// A short excerpt of each hit's text, in order: the words of its text around where the
-    /// query's words are (as [`Index::search`] matches them), else its text's start; lines
-    /// joined by spaces, at most [`SNIPPET_BYTES`] bytes. Asked for the hits a page shows,
-    /// not for every hit ranked.
+    /// query's words are (as [`Index::search`] matches them, the common words it leaves out
+    /// left out), else around the first of the query's words or identifier parts the text
+    /// holds (`parser` in `BlockParser`), else its text's start; lines joined by spaces, at
+    /// most [`SNIPPET_BYTES`] bytes, `…` where text is left out. Asked for the hits a page
+    /// shows, not for every hit ranked; each from the hit's own row.
     pub fn snippets(&self, query: &str, hits: &[SearchHit]) -> Result<Vec<String>, IndexError> {
-        let mut ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let list = serde_json::to_string(&ids).map_err(|e| IndexError::Malformed {
+        let rows: Vec<i64> = hits.iter().map(|h| h.row).collect();
+        let list = serde_json::to_string(&rows).map_err(|e| IndexError::Malformed {
             path: self.path.clone(),
-            detail: format!("node IDs: {e}"),
+            detail: format!("node rows: {e}"),
         })?;
-        let mut found: std::collections::HashMap<String, String> = std::collections::HashMap::new();
-        if let Some(fts) = QueryWords::of(query).fts(&[]) {
-            self.texts_by_id(
-                "SELECT n.id, snippet(nodes_fts, 1, '', '', '…', 24) FROM nodes_fts \
-                 JOIN nodes n ON n.rid = nodes_fts.rowid WHERE nodes_fts MATCH ?1 \
-                 AND nodes_fts.rowid IN (SELECT rid FROM nodes WHERE id IN (SELECT value FROM json_each(?2))) \
-                 ORDER BY n.rid",
-                &[&fts, &list],
-                &mut found,
-            )?;
+        let words = QueryWords::of(query);
+        let tokens = words.tokens();
+        let common = self.common_tokens(&tokens)?;
+        let mut found: std::collections::HashMap<i64, String> = std::collections::HashMap::new();
+        if let Some(fts) = words.fts(&common) {
+            // The matches marked (\u{1} … \u{2}): a window without one matched elsewhere
+            // than in the text (its title, ID or identifier parts).
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT rowid, snippet(nodes_fts, 1, char(1), char(2), '…', 24) FROM nodes_fts \
+                     WHERE nodes_fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
+                )
+                .ctx(&self.path)?;
+            let got = stmt
+                .query_map(rusqlite::params![fts, list], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+                })
+                .ctx(&self.path)?;
+            for row in got {
+                let (rid, snippet) = row.ctx(&self.path)?;
+                if snippet.contains('\u{1}') {
+                    found.insert(rid, snippet.replace(['\u{1}', '\u{2}'], ""));
+                }
+            }
         }
-        if ids.iter().any(|id| !found.contains_key(*id)) {
-            // A hit no word of the query is in the text of (an exact ID, a title match).
-            self.texts_by_id(
-                "SELECT id, substr(text, 1, 400) FROM nodes WHERE id IN (SELECT value FROM json_each(?1)) ORDER BY rid",
-                &[&list],
-                &mut found,
-            )?;
+        let rest: Vec<i64> = rows.iter().copied().filter(|r| !found.contains_key(r)).collect();
+        if !rest.is_empty() {
+            let rest = serde_json::to_string(&rest).expect("integers");
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT rid, text FROM nodes WHERE rid IN (SELECT value FROM json_each(?1))")
+                .ctx(&self.path)?;
+            let got = stmt
+                .query_map([rest], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+                .ctx(&self.path)?;
+            let wanted: Vec<&String> =
+                tokens.iter().filter(|t| t.len() >= 2 && !common.contains(t)).collect();
+            for row in got {
+                let (rid, text) = row.ctx(&self.path)?;
+                found.insert(rid, window(&text, &wanted));
+            }
         }
-        Ok(hits.iter().map(|h| found.get(&h.id).map(|t| excerpt(t)).unwrap_or_default()).collect())
-    }
-
-    /// The `(id, text)` rows of `sql`, the first of each ID kept in `found` (with what it
-    /// held before).
-    fn texts_by_id(
-        &self,
-        sql: &str,
-        params: &[&str],
-        found: &mut std::collections::HashMap<String, String>,
-    ) -> Result<(), IndexError> {
-        let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path)?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(params), |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-            })
-            .ctx(&self.path)?;
-        for row in rows {
-            let (id, text) = row.ctx(&self.path)?;
-            found.entry(id).or_insert(text);
-        }
-        Ok(())
+        Ok(hits.iter().map(|h| found.get(&h.row).map(|t| excerpt(t)).unwrap_or_default()).collect())
     }
 
     /// The `tokens` (lower-case) found in more than [`COMMON_SHARE`] of the nodes, as the FTS
@@ -295,6 +298,7 @@ fn excerpt(text: &str) -> String {
                 cut -= 1;
             }
             out.truncate(cut);
+            out.truncate(out.trim_end().len());
             out.push('…');
             break;
         }
@@ -302,7 +306,26 @@ fn excerpt(text: &str) -> String {
     out
 }
 
-/// A hit from a row `(id, kind, title, path, line, col, rank)`.
+/// The part of `text` around the first place it holds one of `words` (lower-case, matched
+/// without regard to ASCII case, inside identifiers too), or its start: from a word's start,
+/// `…` where text is left out before it ([`excerpt`] marks what is left out after it).
+fn window(text: &str, words: &[&String]) -> String {
+    let lower = text.to_ascii_lowercase();
+    let at = words.iter().filter_map(|w| lower.find(w.as_str())).min().unwrap_or(0);
+    // About a third of the room before the word.
+    let mut start = at.saturating_sub(SNIPPET_BYTES / 3);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    if start == 0 {
+        return text.to_string();
+    }
+    // From the next word's start (the word found itself at the latest).
+    let from = text[start..at].find(char::is_whitespace).map_or(at, |i| start + i);
+    format!("…{}", text[from..].trim_start())
+}
+
+/// A hit from a row `(id, kind, title, path, line, col, rank, rid)`.
 fn hit_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<SearchHit> {
     Ok(SearchHit {
         id: r.get(0)?,
@@ -311,6 +334,7 @@ fn hit_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<SearchHit> {
         location: location_at(r, 3)?,
         rank: r.get(6)?,
         exact_id: false,
+        row: r.get(7)?,
     })
 }
 

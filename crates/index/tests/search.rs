@@ -312,6 +312,44 @@ fn snippets_show_the_words_around_the_match() {
     assert!(wide.ends_with('…') && wide.starts_with("ééé ééé"), "{wide}");
     assert!(wide.len() <= docforge_index::SNIPPET_BYTES + '…'.len_utf8());
     assert!(index.snippets("zanzibar", &[]).unwrap().is_empty());
+
+    // A word found only as an identifier's part (`parser` in `BlockParser`): the text around
+    // the identifier. Two owners' rows of one ID: each hit's own text.
+    let filler: String = (0..200).map(|i| format!("word{i} ")).collect();
+    let mut second = node("doc.twice", "section", "Twice", "the second owner's parser");
+    second.location = Some(docforge_model::Location::new("docs/b.md", 1, 1));
+    let owners = vec![
+        owner(
+            "file:docs/a.md",
+            Fragment {
+                nodes: vec![
+                    node(
+                        "doc.ident",
+                        "section",
+                        "Ident",
+                        &format!("{filler}a BlockParser reads blocks. {filler}"),
+                    ),
+                    node("doc.twice", "section", "Twice", "the first owner's parser"),
+                ],
+                ..Default::default()
+            },
+        ),
+        owner("file:docs/b.md", Fragment { nodes: vec![second], ..Default::default() }),
+    ];
+    index.publish(batch(owners, "fp2")).unwrap();
+    let hits = index.search("parser", 10).unwrap();
+    let snippets = index.snippets("parser", &hits).unwrap();
+    let pairs: Vec<(&str, &str)> =
+        hits.iter().map(|h| h.id.as_str()).zip(snippets.iter().map(String::as_str)).collect();
+    let ident = pairs.iter().find(|(id, _)| *id == "doc.ident").unwrap().1;
+    assert!(
+        ident.starts_with('…') && ident.contains("a BlockParser reads blocks.") && ident.ends_with('…'),
+        "{ident}"
+    );
+    assert!(ident.len() <= docforge_index::SNIPPET_BYTES + 2 * '…'.len_utf8(), "{ident}");
+    let mut twice: Vec<&str> = pairs.iter().filter(|(id, _)| *id == "doc.twice").map(|p| p.1).collect();
+    twice.sort();
+    assert_eq!(twice, ["the first owner's parser", "the second owner's parser"]);
 }
 
 fn bulk_owners(count: usize, salt: &str) -> Vec<docforge_index::Owner> {

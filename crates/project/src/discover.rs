@@ -183,7 +183,7 @@ impl FileStamp {
     /// The stamp of `m`. Times beyond what nanoseconds since the epoch hold in an `i64`
     /// (before 1677, after 2262: a file's mtime can be set to anything) saturate.
     pub fn of(m: &fs::Metadata) -> FileStamp {
-        let ns = |secs: i64, nanos: i64| secs.saturating_mul(1_000_000_000).saturating_add(nanos);
+        let ns = |secs: i64, nanos: i64| crate::stamp::nanos_i64(crate::stamp::nanos(secs, nanos));
         FileStamp {
             size: m.len(),
             mtime_ns: ns(m.mtime(), m.mtime_nsec()),
@@ -669,6 +669,9 @@ mod tests {
         file.set_modified(year_2300).unwrap();
         let stamp = super::FileStamp::of(&std::fs::metadata(&path).unwrap());
         assert_eq!(stamp.mtime_ns, i64::MAX);
+        // A stamp taken when reading agrees with the walk's.
+        let read = crate::ReadStamp::of(&std::fs::metadata(&path).unwrap()).unwrap();
+        assert_eq!(read.file_stamp(), stamp);
         let year_2100 = std::time::UNIX_EPOCH + std::time::Duration::new(4_102_444_800, 5);
         file.set_modified(year_2100).unwrap();
         let stamp = super::FileStamp::of(&std::fs::metadata(&path).unwrap());

@@ -53,8 +53,15 @@ impl From<ReadStamp> for StampFields {
     }
 }
 
-fn nanos(sec: i64, nsec: i64) -> i128 {
+pub(crate) fn nanos(sec: i64, nsec: i64) -> i128 {
     i128::from(sec) * 1_000_000_000 + i128::from(nsec)
+}
+
+/// Nanoseconds since the epoch as a walk's [`crate::FileStamp`] keeps them: an `i64`, times
+/// before 1677 or after 2262 (a file's mtime can be set to anything) saturated, the same way
+/// wherever a stamp is made.
+pub(crate) fn nanos_i64(n: i128) -> i64 {
+    n.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 impl ReadStamp {
@@ -95,10 +102,10 @@ impl ReadStamp {
     pub fn file_stamp(&self) -> crate::FileStamp {
         crate::FileStamp {
             size: self.size,
-            mtime_ns: self.mtime as i64,
+            mtime_ns: nanos_i64(self.mtime),
             dev: self.dev,
             ino: self.ino,
-            ctime_ns: self.ctime as i64,
+            ctime_ns: nanos_i64(self.ctime),
         }
     }
 
