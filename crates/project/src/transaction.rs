@@ -18,7 +18,7 @@
 //! journal and every backup); in `committed` it only cleans up. So after `kill -9` at any
 //! point the targets hold every old file or every new one, never a mix, once recovery ran.
 
-use crate::write::{create_synced, read_at, ProjectWriter, WriteError};
+use crate::write::{create_synced, mode_at, read_at, ProjectWriter, WriteError};
 use rustix::fs::{fsync, renameat, unlinkat, AtFlags};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -203,8 +203,11 @@ impl ProjectWriter {
         let id = new_id();
         let mut entries = Vec::with_capacity(changes.len());
         let mut befores = Vec::with_capacity(changes.len());
+        // Each target's permission bits: its new bytes and its backup keep them.
+        let mut modes = Vec::with_capacity(changes.len());
         for c in changes {
             let before = self.read_target(&c.path)?;
+            modes.push(self.target_mode(&c.path));
             let before_sha256 = before.as_deref().map(sha);
             if let Some(expected) = &c.expect {
                 if *expected != before_sha256 {
@@ -237,14 +240,14 @@ impl ProjectWriter {
         step()?;
         self.write_journal(journal, &j)?;
         let staged = (|| -> Result<(), TransactionError> {
-            for ((e, c), before) in j.entries.iter().zip(changes).zip(&befores) {
+            for (((e, c), before), mode) in j.entries.iter().zip(changes).zip(&befores).zip(&modes) {
                 if let (Some(b), Some(bytes)) = (&e.backup, before) {
                     step()?;
-                    self.create_beside(b, bytes)?;
+                    self.create_beside(b, bytes, *mode)?;
                 }
                 if let (Some(s), Some(bytes)) = (&e.staged, &c.after) {
                     step()?;
-                    self.create_beside(s, bytes)?;
+                    self.create_beside(s, bytes, *mode)?;
                 }
             }
             Ok(())
@@ -288,10 +291,17 @@ impl ProjectWriter {
         Ok(())
     }
 
-    fn create_beside(&self, rel: &str, bytes: &[u8]) -> Result<(), WriteError> {
+    fn create_beside(&self, rel: &str, bytes: &[u8], mode: Option<u32>) -> Result<(), WriteError> {
         let parts = self.components(rel)?;
         let dir = self.parent(rel, &parts, true)?;
-        create_synced(&dir, parts[parts.len() - 1], bytes).map_err(|e| self.io(rel, e))
+        create_synced(&dir, parts[parts.len() - 1], bytes, mode).map_err(|e| self.io(rel, e))
+    }
+
+    /// The permission bits of the regular file `rel` (`None`: none there).
+    fn target_mode(&self, rel: &str) -> Option<u32> {
+        let parts = self.components(rel).ok()?;
+        let dir = self.parent(rel, &parts, false).ok()?;
+        mode_at(&dir, parts[parts.len() - 1])
     }
 
     /// Put one entry in place after checking its target still holds the old bytes.

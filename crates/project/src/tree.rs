@@ -87,7 +87,7 @@ impl ProjectWriter {
                     None => ("", path),
                 };
                 let at = if dir.is_empty() { &root } else { open_dirs(&root, dir, &mut dirs)? };
-                create_synced(at, file, bytes)?;
+                create_synced(at, file, bytes, None)?;
             }
             for (_, d) in &dirs {
                 fsync(d)?;

@@ -9,7 +9,7 @@
 
 use rustix::fd::OwnedFd;
 use rustix::fs::{
-    fstat, fsync, mkdirat, openat, renameat, statat, unlinkat, AtFlags, FileType, Mode, OFlags,
+    fchmod, fstat, fsync, mkdirat, openat, renameat, statat, unlinkat, AtFlags, FileType, Mode, OFlags,
 };
 use rustix::io::Errno;
 use std::io::Write;
@@ -140,9 +140,14 @@ impl ProjectWriter {
         self.check_target(&dir, rel, name)?;
         let tmp = temporary_name(name);
         let file_flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        // A replaced file keeps its permissions (a new one: 0644 less the umask).
+        let mode = mode_at(&dir, name);
         let fd = openat(&dir, tmp.as_str(), file_flags, Mode::from_raw_mode(0o644))
             .map_err(|e| self.io(rel, e))?;
         let placed = (|| -> std::io::Result<()> {
+            if let Some(mode) = mode {
+                fchmod(&fd, Mode::from_raw_mode(mode))?;
+            }
             let mut file = std::fs::File::from(fd);
             let meta = file.metadata()?;
             file.write_all(&make((
@@ -289,12 +294,29 @@ pub(crate) fn read_at(dir: &OwnedFd, name: &str) -> std::io::Result<Option<Vec<u
     Ok(Some(bytes))
 }
 
-/// Create `name` in `dir` exclusively with `bytes`, fsynced.
-pub(crate) fn create_synced(dir: &OwnedFd, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+/// Create `name` in `dir` exclusively with `bytes`, fsynced; with the permission bits `mode`
+/// when given (a file that will replace one keeps that one's), else 0644 less the umask.
+pub(crate) fn create_synced(
+    dir: &OwnedFd,
+    name: &str,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> std::io::Result<()> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let mut file = std::fs::File::from(openat(dir, name, flags, Mode::from_raw_mode(0o644))?);
+    let fd = openat(dir, name, flags, Mode::from_raw_mode(0o644))?;
+    if let Some(mode) = mode {
+        fchmod(&fd, Mode::from_raw_mode(mode))?;
+    }
+    let mut file = std::fs::File::from(fd);
     file.write_all(bytes)?;
     file.sync_all()
+}
+
+/// The permission bits of the regular file `name` in `dir` (`None`: none there, or not a
+/// regular file).
+pub(crate) fn mode_at(dir: &OwnedFd, name: &str) -> Option<u32> {
+    let st = statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then_some(st.st_mode & 0o7777)
 }
 
 /// A name no other writer uses: hidden, in the target's directory, unique per process and call.
