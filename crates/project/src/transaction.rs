@@ -89,6 +89,10 @@ struct Journal {
     id: String,
     state: State,
     entries: Vec<Entry>,
+    /// The directories the commit creates for new files (none of them was there when it
+    /// began), parents first: removed again, when empty, if the commit is undone.
+    #[serde(default)]
+    created_dirs: Vec<String>,
 }
 
 /// What [`ProjectWriter::recover`] found and did.
@@ -227,7 +231,8 @@ impl ProjectWriter {
             });
             befores.push(before);
         }
-        let mut j = Journal { version: JOURNAL_VERSION, id, state: State::Staging, entries };
+        let created_dirs = self.missing_dirs(changes);
+        let mut j = Journal { version: JOURNAL_VERSION, id, state: State::Staging, entries, created_dirs };
         let mut steps = 0usize;
         let mut step = || {
             steps += 1;
@@ -383,7 +388,43 @@ impl ProjectWriter {
             }
         };
         self.clean_up(journal, &j);
+        if outcome != Recovery::Completed {
+            self.remove_created_dirs(&j);
+        }
         Ok(outcome)
+    }
+
+    /// The directories above the new files of `changes` that are not there yet, parents first.
+    fn missing_dirs(&self, changes: &[Change]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for c in changes.iter().filter(|c| c.after.is_some()) {
+            let mut dir = String::new();
+            let parents = c.path.rsplit_once('/').map_or("", |(d, _)| d);
+            for part in parents.split('/').filter(|p| !p.is_empty()) {
+                if !dir.is_empty() {
+                    dir.push('/');
+                }
+                dir.push_str(part);
+                let there = std::fs::symlink_metadata(self.root.join(&dir)).is_ok();
+                if !there && !out.contains(&dir) {
+                    out.push(dir.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Remove the directories an undone commit created, deepest first, each only if empty
+    /// (what another writer put there meanwhile stays, with its directory).
+    fn remove_created_dirs(&self, j: &Journal) {
+        for dir in j.created_dirs.iter().rev() {
+            let Ok(parts) = self.components(dir) else { continue };
+            if let Ok(parent) = self.parent(dir, &parts, false) {
+                if unlinkat(&parent, parts[parts.len() - 1], AtFlags::REMOVEDIR).is_ok() {
+                    let _ = fsync(&parent);
+                }
+            }
+        }
     }
 
     /// Whether an entry of an interrupted commit was placed (and must go back). One whose

@@ -544,3 +544,39 @@ fn replaced_files_keep_their_permissions() {
         assert_eq!(mode(&a), 0o600, "step {steps}");
     }
 }
+
+/// A transaction undone (a failed verification, a crash before it completed) takes away the
+/// directories it created for new files; one completed keeps them; a directory another
+/// writer put a file in meanwhile stays.
+#[test]
+fn an_undone_transaction_leaves_no_directory_it_created() {
+    let new_dir = |root: &Path| root.join("docs/new").exists();
+    let (dir, changes) = project();
+    let w = ProjectWriter::new(dir.path());
+    w.commit_verified(JOURNAL, &changes, &|| Err("no".into())).unwrap_err();
+    assert_eq!(documents(dir.path()), old());
+    assert!(!new_dir(dir.path()) && dir.path().join("docs").is_dir());
+    for steps in 0..=11 {
+        let (dir, changes) = project();
+        let w = ProjectWriter::new(dir.path());
+        w.commit_interrupted(JOURNAL, &changes, steps, &|| Ok(())).unwrap_err();
+        let recovery = w.recover(JOURNAL).unwrap();
+        assert_eq!(new_dir(dir.path()), recovery == Recovery::Completed, "step {steps} ({recovery:?})");
+    }
+    // Deeper: every level created goes; a level holding another writer's file stays.
+    let (dir, _) = project();
+    let w = ProjectWriter::new(dir.path());
+    let deep = [Change { path: "docs/x/y/z.md".into(), after: Some(b"z".to_vec()), expect: Some(None) }];
+    w.commit_verified(JOURNAL, &deep, &|| Err("no".into())).unwrap_err();
+    assert!(!dir.path().join("docs/x").exists());
+    let other = std::cell::Cell::new(false);
+    w.commit_verified(JOURNAL, &deep, &|| {
+        fs::write(dir.path().join("docs/x/mine.md"), "kept").unwrap();
+        other.set(true);
+        Err("no".into())
+    })
+    .unwrap_err();
+    assert!(other.get());
+    assert_eq!(fs::read_to_string(dir.path().join("docs/x/mine.md")).unwrap(), "kept");
+    assert!(!dir.path().join("docs/x/y").exists());
+}
