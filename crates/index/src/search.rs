@@ -52,7 +52,7 @@ impl Index {
         }
         for h in ranked {
             match out.first_mut() {
-                Some(first) if first.exact_id && first.id == h.id => first.rank = h.rank,
+                Some(first) if first.exact_id && first.row == h.row => first.rank = h.rank,
                 _ => out.push(h),
             }
         }
@@ -124,7 +124,13 @@ impl Index {
         let tokens = words.tokens();
         let common = self.common_tokens(&tokens)?;
         let mut found: std::collections::HashMap<i64, String> = std::collections::HashMap::new();
-        if let Some(fts) = words.fts(&common) {
+        // As the search: without the common words, then (for what that finds nothing in, as
+        // the search does when the other words find nothing) with them.
+        let forms: &[&[String]] = if common.is_empty() { &[&[]] } else { &[&common, &[]] };
+        for fts in forms.iter().filter_map(|c| words.fts(c)) {
+            if rows.iter().all(|r| found.contains_key(r)) {
+                break;
+            }
             // The matches marked (\u{1} … \u{2}): a window without one matched elsewhere
             // than in the text (its title, ID or identifier parts).
             let mut stmt = self
@@ -141,7 +147,7 @@ impl Index {
                 .ctx(&self.path)?;
             for row in got {
                 let (rid, snippet) = row.ctx(&self.path)?;
-                if snippet.contains('\u{1}') {
+                if snippet.contains('\u{1}') && !found.contains_key(&rid) {
                     found.insert(rid, snippet.replace(['\u{1}', '\u{2}'], ""));
                 }
             }
@@ -156,11 +162,12 @@ impl Index {
             let got = stmt
                 .query_map([rest], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
                 .ctx(&self.path)?;
-            let wanted: Vec<&String> =
-                tokens.iter().filter(|t| t.len() >= 2 && !common.contains(t)).collect();
+            // The words the search ranked by first, then the common ones.
+            let (rare, usual): (Vec<&String>, Vec<&String>) =
+                tokens.iter().filter(|t| t.len() >= 2).partition(|t| !common.contains(t));
             for row in got {
                 let (rid, text) = row.ctx(&self.path)?;
-                found.insert(rid, window(&text, &wanted));
+                found.insert(rid, window(&text, &rare, &usual));
             }
         }
         Ok(hits.iter().map(|h| found.get(&h.row).map(|t| excerpt(t)).unwrap_or_default()).collect())
@@ -307,11 +314,13 @@ fn excerpt(text: &str) -> String {
 }
 
 /// The part of `text` around the first place it holds one of `words` (lower-case, matched
-/// without regard to ASCII case, inside identifiers too), or its start: from a word's start,
-/// `…` where text is left out before it ([`excerpt`] marks what is left out after it).
-fn window(text: &str, words: &[&String]) -> String {
+/// without regard to ASCII case, inside identifiers too), else one of `then`, else its start:
+/// from a word's start, `…` where text is left out before it ([`excerpt`] marks what is left
+/// out after it).
+fn window(text: &str, words: &[&String], then: &[&String]) -> String {
     let lower = text.to_ascii_lowercase();
-    let at = words.iter().filter_map(|w| lower.find(w.as_str())).min().unwrap_or(0);
+    let first = |ws: &[&String]| ws.iter().filter_map(|w| lower.find(w.as_str())).min();
+    let at = first(words).or_else(|| first(then)).unwrap_or(0);
     // About a third of the room before the word.
     let mut start = at.saturating_sub(SNIPPET_BYTES / 3);
     while !text.is_char_boundary(start) {

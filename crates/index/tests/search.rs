@@ -198,6 +198,15 @@ fn very_common_words_are_left_out_of_a_large_index_unless_nothing_else_is_found(
     // Nothing without it: the common word is searched after all.
     let hits = reader.search("zzqx typing", 10).unwrap();
     assert_eq!(hits.len(), 10, "{hits:?}");
+    // Its snippets show it too.
+    for s in reader.snippets("zzqx typing", &hits).unwrap() {
+        assert!(s.contains("typing"), "{s}");
+    }
+    let rare = reader.search("zanzibar typing", 2).unwrap();
+    assert_eq!(
+        reader.snippets("zanzibar typing", &rare).unwrap(),
+        ["zanzibar again", "the zanzibar typing guide"]
+    );
     // Alone, a common word is searched.
     assert_eq!(reader.search("typing", 5).unwrap().len(), 5);
 }

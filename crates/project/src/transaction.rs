@@ -292,7 +292,7 @@ impl ProjectWriter {
             return Err(e.into());
         }
         step()?;
-        self.clean_up(journal, &j);
+        self.clean_up(journal, &j, false);
         Ok(())
     }
 
@@ -324,8 +324,13 @@ impl ProjectWriter {
                 found: show(&now),
             });
         }
+        if e.staged.is_none() && e.before_sha256.is_none() {
+            // Nothing to remove, nothing to place.
+            return Ok(());
+        }
+        // The directory is there: the staged file is beside the target, or the target is.
         let parts = self.components(&e.target)?;
-        let dir = self.parent(&e.target, &parts, true)?;
+        let dir = self.parent(&e.target, &parts, false)?;
         let name = parts[parts.len() - 1];
         let io = |err: rustix::io::Errno| self.io(&e.target, err);
         match &e.staged {
@@ -337,13 +342,17 @@ impl ProjectWriter {
         Ok(())
     }
 
-    /// Remove the journal's staged files and backups, then the journal (best effort: what
-    /// cannot be removed is a hidden file beside its target).
-    fn clean_up(&self, journal: &str, j: &Journal) {
+    /// Remove the journal's staged files and backups, then (when `undone`) the directories
+    /// the commit created, then the journal (best effort: what cannot be removed is a hidden
+    /// file beside its target, or a directory someone else's file is in).
+    fn clean_up(&self, journal: &str, j: &Journal, undone: bool) {
         for e in &j.entries {
             for f in [&e.staged, &e.backup].into_iter().flatten() {
                 self.remove(f);
             }
+        }
+        if undone {
+            self.remove_created_dirs(j);
         }
         self.remove(journal);
     }
@@ -387,10 +396,9 @@ impl ProjectWriter {
                 Recovery::RolledBack
             }
         };
-        self.clean_up(journal, &j);
-        if outcome != Recovery::Completed {
-            self.remove_created_dirs(&j);
-        }
+        // The directories before the journal: a crash in between leaves the journal, and the
+        // next recovery removes them.
+        self.clean_up(journal, &j, outcome != Recovery::Completed);
         Ok(outcome)
     }
 
@@ -405,8 +413,11 @@ impl ProjectWriter {
                     dir.push('/');
                 }
                 dir.push_str(part);
-                let there = std::fs::symlink_metadata(self.root.join(&dir)).is_ok();
-                if !there && !out.contains(&dir) {
+                let missing = matches!(
+                    std::fs::symlink_metadata(self.root.join(&dir)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound
+                );
+                if missing && !out.contains(&dir) {
                     out.push(dir.clone());
                 }
             }
@@ -447,8 +458,9 @@ impl ProjectWriter {
     }
 
     fn roll_back(&self, e: &Entry) -> Result<(), TransactionError> {
+        // The directory is there: the backup is beside the target, or the placed target is.
         let parts = self.components(&e.target)?;
-        let dir = self.parent(&e.target, &parts, true)?;
+        let dir = self.parent(&e.target, &parts, false)?;
         let name = parts[parts.len() - 1];
         let io = |err: rustix::io::Errno| self.io(&e.target, err);
         match &e.backup {

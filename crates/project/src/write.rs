@@ -312,11 +312,13 @@ pub(crate) fn create_synced(
     file.sync_all()
 }
 
-/// The permission bits of the regular file `name` in `dir` (`None`: none there, or not a
-/// regular file).
+/// The permission bits a file replacing the regular file `name` in `dir` gets: that file's
+/// read, write and execute bits (never set-user-ID, set-group-ID or sticky), and always the
+/// owner's read and write, so that the writer can read back and replace what it wrote
+/// (`None`: no regular file there).
 pub(crate) fn mode_at(dir: &OwnedFd, name: &str) -> Option<u32> {
     let st = statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
-    (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then_some(st.st_mode & 0o7777)
+    (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then_some((st.st_mode & 0o777) | 0o600)
 }
 
 /// A name no other writer uses: hidden, in the target's directory, unique per process and call.

@@ -522,6 +522,17 @@ fn replaced_files_keep_their_permissions() {
     }
     w.write("fresh.md", b"x", Durability::Durable).unwrap();
     assert_eq!(mode(&dir.path().join("fresh.md")) & 0o644, mode(&dir.path().join("fresh.md")));
+    // Never set-user-ID (or set-group-ID, or sticky); always readable and writable by the
+    // writer, which reads back what it wrote.
+    for (before, after) in [(0o4755, 0o755), (0o2640, 0o640), (0o1644, 0o644), (0o064, 0o664), (0o444, 0o644)]
+    {
+        let p = dir.path().join("odd.md");
+        let _ = fs::remove_file(&p);
+        fs::write(&p, "old").unwrap();
+        set_mode(&p, before);
+        w.write("odd.md", b"new", Durability::Durable).unwrap();
+        assert_eq!(mode(&p), after, "{before:o}");
+    }
 
     // A transaction: the rewritten file keeps 0600, committed or rolled back.
     let (dir, changes) = project();
@@ -579,4 +590,8 @@ fn an_undone_transaction_leaves_no_directory_it_created() {
     assert!(other.get());
     assert_eq!(fs::read_to_string(dir.path().join("docs/x/mine.md")).unwrap(), "kept");
     assert!(!dir.path().join("docs/x/y").exists());
+    // Removing a file that is not there creates no directory.
+    let gone = [Change { path: "docs/gone/x.md".into(), after: None, expect: None }];
+    w.commit(JOURNAL, &gone).unwrap();
+    assert!(!dir.path().join("docs/gone").exists());
 }
