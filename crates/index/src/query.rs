@@ -189,9 +189,9 @@ impl Index {
         // (`id!…`), left out here.
         let inside =
             |id: &str, other: &str| other == id || other.strip_prefix(id).is_some_and(|r| r.starts_with('#'));
+        let tree = docforge_model::TREE_RELATIONS.map(|r| format!("'{r}'")).join(", ");
         self.read_snapshot(|ix| {
             for (column, other) in [("source", "target"), ("target", "source")] {
-                let tree = docforge_model::TREE_RELATIONS.map(|r| format!("'{r}'")).join(", ");
                 let sql = format!(
                     "SELECT d.value, e.source, e.relation, e.target, e.path, e.line, e.col, o.key, e.attrs \
                      FROM json_each(?1) d JOIN edges e ON e.{column} >= d.value AND e.{column} < d.value || '$' \

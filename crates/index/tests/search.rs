@@ -220,12 +220,25 @@ fn tied_hits_page_without_repeats_or_gaps() {
     // Inserted in the reverse of their ID order; all rank the same.
     let nodes = (0..200).rev().map(|i| node(&format!("t{i:03}"), "const", "Same", "same words")).collect();
     index.publish(batch(vec![owner("file:t", Fragment { nodes, ..Default::default() })], "fp")).unwrap();
-    let all: Vec<String> = index.search("same", 200).unwrap().into_iter().map(|h| h.id).collect();
+    let all = ids_paged(&index, "same", 200, [1, 20, 33, 100, 199]);
     assert_eq!(all.len(), 200);
-    for n in [1, 20, 33, 100, 199] {
-        let prefix: Vec<String> = index.search("same", n).unwrap().into_iter().map(|h| h.id).collect();
-        assert_eq!(prefix, all[..n], "limit {n}");
+}
+
+/// The IDs `query` finds (at most `limit`), after checking that each shorter list of `limits`
+/// is their start.
+fn ids_paged(
+    index: &Index,
+    query: &str,
+    limit: usize,
+    limits: impl IntoIterator<Item = usize>,
+) -> Vec<String> {
+    let ids =
+        |n: usize| -> Vec<String> { index.search(query, n).unwrap().into_iter().map(|h| h.id).collect() };
+    let all = ids(limit);
+    for n in limits {
+        assert_eq!(ids(n), all[..n.min(all.len())], "{query:?}, limit {n}");
     }
+    all
 }
 
 /// What a question about a module looks for is its API and documentation: with the same
@@ -269,10 +282,7 @@ fn exported_api_ranks_above_unexported_symbols_and_tests() {
     // A much better match is still first.
     assert_eq!(ids("TestBody", 1), ["TestBody"]);
     // Reranked pages still page: a longer list starts with a shorter one.
-    let all = ids("draws page", 10);
-    for n in 1..all.len() {
-        assert_eq!(ids("draws page", n), all[..n], "limit {n}");
-    }
+    ids_paged(&index, "draws page", 10, 1..6);
 
     // Many ties: the rows bm25 puts first (methods of an unexported type, `(*t…` sorts before
     // letters) rank after every exported function, whatever the limit.
@@ -281,13 +291,9 @@ fn exported_api_ranks_above_unexported_symbols_and_tests() {
     let mut nodes: Vec<_> = (0..150).map(|i| go(&format!("(*t{i:03}).Draw"), "t.go")).collect();
     nodes.extend((0..50).map(|i| go(&format!("D{i:03}"), "d.go")));
     index.publish(batch(vec![owner("file:t.go", Fragment { nodes, ..Default::default() })], "fp")).unwrap();
-    let all: Vec<String> = index.search("draws page", 200).unwrap().into_iter().map(|h| h.id).collect();
+    let all = ids_paged(&index, "draws page", 200, [1, 20, 49, 50, 51, 120, 199]);
     assert_eq!(all.len(), 200);
     assert!(all[..50].iter().all(|id| id.contains("::D")) && all[50..].iter().all(|id| id.contains("(*t")));
-    for n in [1, 20, 49, 50, 51, 120, 199] {
-        let prefix: Vec<String> = index.search("draws page", n).unwrap().into_iter().map(|h| h.id).collect();
-        assert_eq!(prefix, all[..n], "limit {n}");
-    }
 }
 
 /// A hit's snippet: the words of its text around the query's (the last word of a long text

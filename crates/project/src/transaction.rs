@@ -18,7 +18,7 @@
 //! journal and every backup); in `committed` it only cleans up. So after `kill -9` at any
 //! point the targets hold every old file or every new one, never a mix, once recovery ran.
 
-use crate::write::{create_synced, mode_at, read_at, ProjectWriter, WriteError};
+use crate::write::{create_synced, read_with_mode_at, ProjectWriter, WriteError};
 use rustix::fs::{fsync, renameat, unlinkat, AtFlags};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -169,6 +169,11 @@ impl ProjectWriter {
     }
 
     fn read_target(&self, rel: &str) -> Result<Option<Vec<u8>>, WriteError> {
+        Ok(self.read_target_with_mode(rel)?.map(|(bytes, _)| bytes))
+    }
+
+    /// [`ProjectWriter::read_target`], with the permission bits a file replacing it gets.
+    fn read_target_with_mode(&self, rel: &str) -> Result<Option<(Vec<u8>, u32)>, WriteError> {
         let parts = self.components(rel)?;
         let dir = self.parent(rel, &parts, false);
         let dir = match dir {
@@ -180,7 +185,7 @@ impl ProjectWriter {
         };
         let name = parts[parts.len() - 1];
         self.check_target(&dir, rel, name)?;
-        read_at(&dir, name).map_err(|e| self.io(rel, e))
+        read_with_mode_at(&dir, name).map_err(|e| self.io(rel, e))
     }
 
     fn write_journal(&self, rel: &str, j: &Journal) -> Result<(), WriteError> {
@@ -210,8 +215,8 @@ impl ProjectWriter {
         // Each target's permission bits: its new bytes and its backup keep them.
         let mut modes = Vec::with_capacity(changes.len());
         for c in changes {
-            let before = self.read_target(&c.path)?;
-            modes.push(self.target_mode(&c.path));
+            let (before, mode) = self.read_target_with_mode(&c.path)?.unzip();
+            modes.push(mode);
             let before_sha256 = before.as_deref().map(sha);
             if let Some(expected) = &c.expect {
                 if *expected != before_sha256 {
@@ -300,13 +305,6 @@ impl ProjectWriter {
         let parts = self.components(rel)?;
         let dir = self.parent(rel, &parts, true)?;
         create_synced(&dir, parts[parts.len() - 1], bytes, mode).map_err(|e| self.io(rel, e))
-    }
-
-    /// The permission bits of the regular file `rel` (`None`: none there).
-    fn target_mode(&self, rel: &str) -> Option<u32> {
-        let parts = self.components(rel).ok()?;
-        let dir = self.parent(rel, &parts, false).ok()?;
-        mode_at(&dir, parts[parts.len() - 1])
     }
 
     /// Put one entry in place after checking its target still holds the old bytes.

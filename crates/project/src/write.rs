@@ -279,6 +279,11 @@ pub(crate) fn sweep_left_behind(
 
 /// The bytes of the regular file `name` in `dir` (`None`: nothing there).
 pub(crate) fn read_at(dir: &OwnedFd, name: &str) -> std::io::Result<Option<Vec<u8>>> {
+    Ok(read_with_mode_at(dir, name)?.map(|(bytes, _)| bytes))
+}
+
+/// [`read_at`], with the [`replacement_mode`] of the file read (from the same open file).
+pub(crate) fn read_with_mode_at(dir: &OwnedFd, name: &str) -> std::io::Result<Option<(Vec<u8>, u32)>> {
     use std::io::Read;
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let fd = match openat(dir, name, flags, Mode::empty()) {
@@ -286,12 +291,13 @@ pub(crate) fn read_at(dir: &OwnedFd, name: &str) -> std::io::Result<Option<Vec<u
         Err(Errno::NOENT) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    if FileType::from_raw_mode(fstat(&fd)?.st_mode) != FileType::RegularFile {
+    let st_mode = fstat(&fd)?.st_mode;
+    if FileType::from_raw_mode(st_mode) != FileType::RegularFile {
         return Err(std::io::Error::other(format!("{name} is not a regular file")));
     }
     let mut bytes = Vec::new();
     std::fs::File::from(fd).read_to_end(&mut bytes)?;
-    Ok(Some(bytes))
+    Ok(Some((bytes, replacement_mode(st_mode))))
 }
 
 /// Create `name` in `dir` exclusively with `bytes`, fsynced; with the permission bits `mode`
@@ -312,13 +318,18 @@ pub(crate) fn create_synced(
     file.sync_all()
 }
 
-/// The permission bits a file replacing the regular file `name` in `dir` gets: that file's
-/// read, write and execute bits (never set-user-ID, set-group-ID or sticky), and always the
-/// owner's read and write, so that the writer can read back and replace what it wrote
-/// (`None`: no regular file there).
-pub(crate) fn mode_at(dir: &OwnedFd, name: &str) -> Option<u32> {
+/// The [`replacement_mode`] of the regular file `name` in `dir` (`None`: no regular file
+/// there).
+fn mode_at(dir: &OwnedFd, name: &str) -> Option<u32> {
     let st = statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
-    (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then_some((st.st_mode & 0o777) | 0o600)
+    (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| replacement_mode(st.st_mode))
+}
+
+/// The permission bits a file replacing one of mode `st_mode` gets: its read, write and
+/// execute bits (never set-user-ID, set-group-ID or sticky), and always the owner's read and
+/// write, so that the writer can read back and replace what it wrote.
+fn replacement_mode(st_mode: u32) -> u32 {
+    (st_mode & 0o777) | 0o600
 }
 
 /// A name no other writer uses: hidden, in the target's directory, unique per process and call.

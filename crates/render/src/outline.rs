@@ -60,8 +60,6 @@ impl Outline {
 pub fn sections_by_document(index: &Index) -> Result<BTreeMap<String, Vec<OutlineSection>>, IndexError> {
     let nodes = index.node_briefs(docforge_docs::SECTION_KIND, &["level", NodeSpan::HEADING])?;
     let mut by: BTreeMap<String, Vec<(usize, OutlineSection)>> = BTreeMap::new();
-    // Ordered by ID, so each document's sections (`<doc>#…`) come one after the other.
-    let mut current: Option<(String, Vec<(usize, OutlineSection)>)> = None;
     for n in nodes {
         let Some((doc, slug)) = n.id.split_once('#') else { continue };
         let [level, heading] = &n.values[..] else { continue };
@@ -77,16 +75,13 @@ pub fn sections_by_document(index: &Index) -> Result<BTreeMap<String, Vec<Outlin
             parent: None,
             heading_start,
         };
-        if current.as_ref().is_none_or(|(d, _)| d != doc) {
-            if let Some((d, list)) = current.take() {
-                by.entry(d).or_default().extend(list);
-            }
-            current = Some((doc.to_string(), Vec::new()));
-        }
-        current.as_mut().expect("set above").1.push((order, section));
-    }
-    if let Some((d, list)) = current {
-        by.entry(d).or_default().extend(list);
+        // Ordered by ID, a document's sections (`<doc>#…`) come one after the other: its
+        // list is the last one, and a key is made once per document.
+        let list = match by.last_key_value() {
+            Some((last, _)) if last == doc => by.last_entry().expect("a last entry").into_mut(),
+            _ => by.entry(doc.to_string()).or_default(),
+        };
+        list.push((order, section));
     }
     Ok(by
         .into_iter()
