@@ -44,7 +44,8 @@ pub use host::{
 pub use ide::{edge_span_on_line, extent, IdeIndex, Mention, Span};
 pub use inputs::{Content, InventoryInfo, SourceFile, Workspace};
 pub use publish::{
-    holds, published_is_current, published_sources_current, published_summary, PublishError, ENGINE_VERSION,
+    holds, published_is_current, published_sources_current, published_summary, PublishError, DERIVATION,
+    ENGINE_VERSION,
 };
 pub use salsa::Cancelled;
 pub use uses_q::UseSite;

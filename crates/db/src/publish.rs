@@ -15,6 +15,12 @@ use std::sync::Arc;
 /// The engine version recorded in every publication.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The fingerprint of the code that derives the graph (see `build.rs`), recorded in every
+/// publication: two builds of one version may derive different graphs from the same files,
+/// and a reader trusts a generation by its sources' stamps only when it was derived by code
+/// with the same fingerprint.
+pub const DERIVATION: &str = env!("DOCFORGE_DERIVATION");
+
 #[derive(Debug)]
 pub enum PublishError {
     Cancelled,
@@ -121,6 +127,7 @@ impl AnalysisHost {
         let s = &graph.summary;
         let mut meta = BTreeMap::new();
         meta.insert("engine_version".into(), ENGINE_VERSION.into());
+        meta.insert("derivation".into(), DERIVATION.into());
         meta.insert("project_id".into(), self.project().id.clone());
         meta.insert("ast_policy".into(), if s.precision.is_some() { "allow" } else { "no_ast" }.into());
         meta.insert("precision".into(), s.precision.map_or("none", |p| p.as_str()).into());
@@ -531,7 +538,8 @@ pub fn published_summary(meta: &BTreeMap<String, String>) -> Option<crate::Summa
 }
 
 /// Whether `index` already holds the graph of the sources on disk, judged without reading
-/// any source: same engine version, AST policy and `docforge.toml`, the same inventory (paths,
+/// any source: same engine version and derivation, AST policy and `docforge.toml`, the same
+/// inventory (paths,
 /// kinds, refusals) and every loaded file with the same size and modification time — the
 /// cheap identity `make` and `git status` use. Any doubt answers `false`.
 pub fn published_is_current(
@@ -568,9 +576,9 @@ pub fn holds(project: &docforge_project::Project, rel: &str, sha256: &str) -> bo
 }
 
 /// Whether the published generation was derived from exactly the sources `inventory` saw
-/// (same engine, same `docforge.toml`, every file with the size, times and inode recorded),
-/// whatever its policy and precision: the cheap identity a read checks before trusting the
-/// index. A file recorded as racy (its stamp was within [`docforge_project::RACY_WINDOW`] of
+/// (same engine version and [`DERIVATION`], same `docforge.toml`, every file with the size,
+/// times and inode recorded), whatever its policy and precision: the cheap identity a read
+/// checks before trusting the index. A file recorded as racy (its stamp was within [`docforge_project::RACY_WINDOW`] of
 /// when the publisher read it: a write in the same clock tick can leave it equal) is read and
 /// compared with the recorded SHA-256, as Git does with racily clean entries.
 pub fn published_sources_current(
@@ -581,6 +589,7 @@ pub fn published_sources_current(
     let meta = index.meta()?;
     let config = crate::sha256_hex(project.config_text.as_bytes());
     if meta.get("engine_version").map(String::as_str) != Some(ENGINE_VERSION)
+        || meta.get("derivation").map(String::as_str) != Some(DERIVATION)
         || meta.get("config_sha256") != Some(&config)
         || !inventory.errors.is_empty()
     {

@@ -117,6 +117,37 @@ fn the_index_is_published_adopted_and_republished_only_when_the_sources_move() {
     assert!(fourth.ensure_current(true).unwrap().stats.publish.is_none(), "adopted, not re-analysed");
 }
 
+/// Two builds of one version may derive different graphs from the same files: a generation
+/// published by code with another derivation fingerprint is not trusted by its stamps. The
+/// next process analyses and republishes it; the one after adopts that.
+#[test]
+fn an_index_derived_by_other_code_is_rederived_not_adopted() {
+    let dir = project("");
+    let root = dir.path();
+    let synced = bind(root, Options::default()).ensure_current(false).unwrap();
+    let index = root.join(".docforge/index.sqlite");
+    let derivation = |value: Option<&str>| {
+        let db = rusqlite::Connection::open(&index).unwrap();
+        if let Some(v) = value {
+            db.execute("UPDATE meta SET value = ?1 WHERE key = 'derivation'", [v]).unwrap();
+        }
+        db.query_row("SELECT value FROM meta WHERE key = 'derivation'", [], |r| r.get::<_, String>(0))
+            .unwrap()
+    };
+    assert_eq!(derivation(None), docforge_db::DERIVATION);
+    derivation(Some("another build"));
+
+    let mut second = bind(root, Options::default());
+    let rederived = second.ensure_current(true).unwrap();
+    assert_eq!(rederived.staleness, Staleness::Rebuilt);
+    assert!(rederived.stats.publish.is_some() && rederived.stats.files_read > 0, "{:?}", rederived.stats);
+    assert_eq!(rederived.generation.graph_digest, synced.generation.graph_digest, "the same graph");
+    drop(second);
+    assert_eq!(derivation(None), docforge_db::DERIVATION);
+    let mut third = bind(root, Options::default());
+    assert!(third.ensure_current(true).unwrap().stats.publish.is_none(), "adopted, not re-analysed");
+}
+
 /// A restricted process never writes the project's index: `--no-ast` binds an index of its
 /// own, and the project's keeps its precision, inode and bytes.
 #[test]
