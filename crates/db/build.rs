@@ -26,6 +26,7 @@ fn main() {
     let mut files = Vec::new();
     for input in INPUTS {
         let path = here.join(input);
+        assert!(path.exists(), "derivation fingerprint: {} is missing", path.display());
         if path.is_file() {
             println!("cargo:rerun-if-changed={}", path.display());
         }
@@ -42,20 +43,29 @@ fn main() {
     for (name, path) in &files {
         feed(name.as_bytes());
         feed(&[0]);
-        feed(&std::fs::read(path).unwrap_or_default());
+        let bytes = std::fs::read(path)
+            .unwrap_or_else(|e| panic!("derivation fingerprint: cannot read {}: {e}", path.display()));
+        feed(&bytes);
         feed(&[0]);
     }
     println!("cargo:rustc-env=DOCFORGE_DERIVATION={h:016x}");
 }
 
-/// The files under `path` that a build reads: `src/`, `build.rs`, `Cargo.toml` of a crate,
-/// every file of another directory, or the file itself.
+/// The files under `path` that a build reads: a crate's `src/`, `build.rs` and `Cargo.toml`,
+/// a directory's Rust, TOML and query files, or the file itself.
 fn collect(path: &Path, name: &str, out: &mut Vec<(String, PathBuf)>) {
     if path.is_file() {
-        out.push((name.to_string(), path.to_path_buf()));
+        // Sources, manifests and queries only: an editor's swap file changes nothing built.
+        let read = name.ends_with(".rs") || name.ends_with(".toml") || name.ends_with(".scm");
+        if read || name.ends_with("Cargo.lock") {
+            out.push((name.to_string(), path.to_path_buf()));
+        }
         return;
     }
-    let Ok(entries) = std::fs::read_dir(path) else { return };
+    // A fingerprint over less than the derivation's code would vouch for what it did not
+    // see: a build outside this repository's layout fails here instead.
+    let entries = std::fs::read_dir(path)
+        .unwrap_or_else(|e| panic!("derivation fingerprint: cannot read {}: {e}", path.display()));
     let is_crate = path.join("Cargo.toml").is_file();
     if !is_crate {
         // A directory: cargo reruns this script when anything under it changes.
