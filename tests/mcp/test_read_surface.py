@@ -595,13 +595,22 @@ def test_filter_pages_cover_the_collection_once_in_order(shop):
     run(go())
 
 
-def test_every_limit_argument_says_its_minimum_and_unregistered_contract_tools_answer_why(shop):
+def test_every_bounded_argument_says_its_bounds_and_unregistered_contract_tools_answer_why(shop):
     async def go():
         async with session(shop) as s:
+            depths = 0
             for t in (await s.list_tools()).tools:
                 limit = t.inputSchema.get("properties", {}).get("limit")
                 if limit is not None:
                     assert limit.get("minimum") == 1, (t.name, limit)
+                depth = t.inputSchema.get("properties", {}).get("depth")
+                if depth is not None:
+                    depths += 1
+                    assert (depth.get("minimum"), depth.get("maximum")) == (1, 5), (t.name, depth)
+                    for d, ok in [(0, False), (1, True), (5, True), (6, False)]:
+                        err, c, _ = await call(s, t.name, {"node_id": "arch.storage", "depth": d})
+                        assert err != ok and (ok or c["error"]["code"] == "invalid_arguments"), (t.name, d, c)
+            assert depths == 2, "dependencies and impact"
             # A tool of the contract this server does not register: a structured refusal.
             err, c, _ = await call(s, "docforge_visualize", {})
             assert err and c["error"]["code"] == "tool_not_registered", c
@@ -758,6 +767,50 @@ def test_a_small_response_limit_gives_smaller_pages_not_failures(shop):
     run(go())
 
 
+def test_an_answer_too_large_for_any_page_names_the_limit_that_holds_it(shop):
+    """Near the 1,024-byte minimum some answers cannot fit at all. Their remediation is the one
+    that works: a smaller page while the tool pages and the call asked for more than one item,
+    else the `max_response_bytes` that holds the answer; set, it does."""
+    import re
+
+    cfg = shop / "docforge.toml"
+    base = cfg.read_text()
+    cfg.write_text(base + "\n[limits]\nmax_response_bytes = 2000\n")
+    calls = [
+        ("docforge_get_node", {"node_id": "arch.storage"}),
+        ("docforge_project_info", {}),
+        ("docforge_search", {"query": "storage", "limit": 1}),
+        ("docforge_filter_nodes", {"kind": "section", "limit": 1}),
+        ("docforge_get_task_context", {"task": "change", "description": "order storage", "limit": 1}),
+    ]
+
+    async def first():
+        needs = []
+        async with session(shop) as s:
+            # A tool that pages, asked for several: a smaller page first.
+            err, c, _ = await call(s, "docforge_filter_nodes", {"kind": "section", "limit": 5})
+            assert err and c["error"]["code"] == "result_too_large", c
+            assert "smaller limit" in c["error"]["remediation"], c["error"]
+            for tool, args in calls:
+                err, c, _ = await call(s, tool, args)
+                assert err and c["error"]["code"] == "result_too_large", (tool, c)
+                m = re.fullmatch(r"raise \[limits\] max_response_bytes in docforge.toml to at least (\d+)",
+                                 c["error"]["remediation"])
+                assert m, (tool, c["error"])
+                needs.append(int(m.group(1)))
+        return needs
+
+    needs = run(first())
+    for (tool, args), need in zip(calls, needs):
+        cfg.write_text(base + f"\n[limits]\nmax_response_bytes = {need}\n")
+
+        async def again():
+            async with session(shop) as s:
+                err, c, _ = await call(s, tool, args)
+                assert not err, (tool, need, c.get("error"))
+        run(again())
+
+
 def test_malformed_json_rpc_gets_the_specified_error_codes_and_the_session_goes_on(shop):
     """Below any SDK: raw lines on stdin. A line that is not JSON is -32700, a message that is
     not an object -32600, a tools/call whose `arguments` is not an object -32602 (with its
@@ -772,6 +825,7 @@ def test_malformed_json_rpc_gets_the_specified_error_codes_and_the_session_goes_
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         "{this is not json",
         "[1, 2, 3]",
+        "{}",
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                     "params": {"name": "docforge_search", "arguments": "query=x"}}),
         json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -779,15 +833,16 @@ def test_malformed_json_rpc_gets_the_specified_error_codes_and_the_session_goes_
         json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
                     "params": {"name": "docforge_search", "arguments": {"query": "order"}}}),
     ]
-    raw = [l.encode() for l in lines[:4]]
+    raw = [l.encode() for l in lines[:5]]
     raw.append(b'{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"x": "caf\xe9"}}')  # not UTF-8
     raw.append("\ufeff".encode() + json.dumps({"jsonrpc": "2.0", "id": 10, "method": "ping"}).encode())  # a BOM
-    raw += [l.encode() for l in lines[4:]]
+    raw += [l.encode() for l in lines[5:]]
     p = subprocess.run([str(BIN), "--project-root", str(shop), "mcp"],
                        input=b"\n".join(raw) + b"\n", capture_output=True, timeout=120)
     replies = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
     errors = [(r.get("id"), r["error"]["code"]) for r in replies if "error" in r]
-    assert errors == [(None, -32700), (None, -32600), (None, -32700), (2, -32602), (3, -32602)], replies
+    assert errors == [(None, -32700), (None, -32600), (None, -32600), (None, -32700), (2, -32602), (3, -32602)], replies
+    assert all("id" in r for r in replies), "an error whose id cannot be told still has `id: null`"
     assert any(r.get("id") == 10 and "result" in r for r in replies), "a line with a BOM is served"
     last = [r for r in replies if r.get("id") == 4]
     assert last and last[0]["result"]["structuredContent"]["result"]["items"], replies

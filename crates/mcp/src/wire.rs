@@ -3,7 +3,9 @@
 //! names instead of silence or a misleading code:
 //!
 //! - a line that is not JSON: `-32700` (parse error, `id: null`);
-//! - JSON that is not a JSON-RPC object: `-32600` (invalid request, `id: null`);
+//! - JSON that is not a JSON-RPC 2.0 message (not an object, no `"jsonrpc": "2.0"`, neither
+//!   a string `method` nor a response's `id` with `result` or `error`): `-32600` (invalid
+//!   request, with its `id` when that is a string or number, else `id: null`);
 //! - a `tools/call` whose `params` or `params.arguments` is not an object: `-32602` (invalid
 //!   params, with the request's `id`).
 //!
@@ -35,6 +37,20 @@ pub fn check(line: &str) -> Option<Value> {
     let Some(obj) = msg.as_object() else {
         return error(Value::Null, -32600, "Invalid Request: a JSON-RPC message is a JSON object".into());
     };
+    // A request or notification names its method; a client's response (to a server request)
+    // carries the id it answers and a result or an error.
+    let method = obj.get("method").is_some_and(Value::is_string);
+    let response = obj.contains_key("id") && (obj.contains_key("result") || obj.contains_key("error"));
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") || !(method || response) {
+        let id = obj.get("id").filter(|v| v.is_string() || v.is_number()).cloned().unwrap_or(Value::Null);
+        return error(
+            id,
+            -32600,
+            "Invalid Request: a JSON-RPC 2.0 message has \"jsonrpc\": \"2.0\" and a string \"method\" \
+             (a response: its \"id\" and a \"result\" or \"error\")"
+                .into(),
+        );
+    }
     if obj.get("method").and_then(Value::as_str) != Some("tools/call") {
         return None;
     }
@@ -229,6 +245,14 @@ mod tests {
                 None,
             ),
             (r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, None),
+            ("{}", Some((json!(null), -32600))),
+            (r#"{"jsonrpc":"2.0","id":3}"#, Some((json!(3), -32600))),
+            (r#"{"jsonrpc":"2.0","id":[1],"method":5}"#, Some((json!(null), -32600))),
+            (r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#, Some((json!(4), -32600))),
+            (r#"{"id":5,"method":"ping"}"#, Some((json!(5), -32600))),
+            (r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":6,"result":{}}"#, None),
+            (r#"{"jsonrpc":"2.0","id":6,"error":{"code":1,"message":"m"}}"#, None),
         ];
         for (line, want) in cases {
             let got = check(line).map(|r| (r["id"].clone(), r["error"]["code"].as_i64().unwrap()));

@@ -395,6 +395,7 @@ pub fn backlinks(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
 pub struct TraverseArgs {
     pub node_id: String,
     /// Depth, 1..=5 (default 2).
+    #[schemars(range(min = 1, max = 5))]
     pub depth: Option<u32>,
     /// Follow only these relations (exact names).
     pub relations: Option<Vec<String>>,
