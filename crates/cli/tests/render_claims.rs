@@ -81,6 +81,23 @@ fn pages_show_recorded_outcomes_only_while_they_apply() {
             3
         ]
     );
+
+    // Outcomes another build of the same version recorded (its receipt verifies) are not used:
+    // its validation or graph may differ.
+    assert_eq!(run(root, &["validate"]).status.code(), Some(1));
+    let mut r: docforge_render::claims::ClaimsReceipt =
+        serde_json::from_slice(&fs::read(receipt(root)).unwrap()).unwrap();
+    assert_eq!(r.build, docforge_render::receipt::build_id());
+    r.build = "0123456789abcdef.0123456789abcdef".into();
+    r.receipt_hash = docforge_db::receipt::canonical_hash(&mut r, |r| &mut r.receipt_hash);
+    fs::write(receipt(root), serde_json::to_vec(&r).unwrap()).unwrap();
+    assert_eq!(
+        claims(root),
+        vec![
+            "not evaluated the recorded outcomes are of another project, DocForge version or build, or docforge.toml";
+            3
+        ]
+    );
 }
 
 /// The outcomes receipt is an input of the render: recording new outcomes after a render makes

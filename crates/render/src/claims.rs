@@ -87,6 +87,10 @@ pub struct ClaimsReceipt {
     pub project_id: String,
     pub root: String,
     pub adapter_version: String,
+    /// The code that evaluated the outcomes ([`crate::receipt::build_id`]); absent in
+    /// receipts of earlier builds.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub build: String,
     pub config_sha256: String,
     pub go_sources: Vec<SourceHash>,
     pub claims: Vec<RecordedClaim>,
@@ -148,6 +152,7 @@ pub fn record<'o>(
         project_id: project.id.clone(),
         root: project.root.display().to_string(),
         adapter_version: docforge_db::ENGINE_VERSION.into(),
+        build: crate::receipt::build_id(),
         config_sha256: config_sha256(project),
         go_sources: go_sources
             .iter()
@@ -230,10 +235,11 @@ impl Claims {
         if receipt.project_id != project.id
             || receipt.root != project.root.display().to_string()
             || receipt.adapter_version != docforge_db::ENGINE_VERSION
+            || receipt.build != crate::receipt::build_id()
             || receipt.config_sha256 != config_sha256(project)
         {
             return Claims::none(
-                "the recorded outcomes are of another project, DocForge version or docforge.toml",
+                "the recorded outcomes are of another project, DocForge version or build, or docforge.toml",
             );
         }
         let Ok(files) = index.files() else { return Claims::none("the index's file records cannot be read") };

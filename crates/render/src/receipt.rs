@@ -100,6 +100,13 @@ impl IndexStamp {
     }
 }
 
+/// The code a receipt's pages or outcomes come from: the engine's derivation fingerprint (the
+/// graph pages are made of) and this crate's (the pages, and the validation whose outcomes
+/// they show; see `build.rs`). Two builds of one version may differ in either.
+pub fn build_id() -> String {
+    format!("{}.{}", docforge_db::DERIVATION, env!("DOCFORGE_RENDER_CODE"))
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RenderReceipt {
@@ -108,6 +115,9 @@ pub struct RenderReceipt {
     pub project_id: String,
     pub root: String,
     pub adapter_version: String,
+    /// The code that rendered it ([`build_id`]); absent in receipts of earlier builds.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub build: String,
     pub view: ViewStamp,
     pub index: IndexStamp,
     /// The cheap identity (paths, sizes, modification times) of every source of the project

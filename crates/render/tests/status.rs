@@ -33,6 +33,18 @@ fn append(path: &Path, text: &str) {
     fs::write(path, bytes).unwrap();
 }
 
+/// Rewrite the architecture view's receipt as one written by the build `build` (`""`: a
+/// build from before receipts recorded it), its hash made anew so that it verifies.
+fn receipt_of_build(root: &Path, build: &str) {
+    let path = receipt_path(root, "architecture");
+    let mut receipt: docforge_render::RenderReceipt =
+        serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    assert_eq!(receipt.build, docforge_render::receipt::build_id());
+    receipt.build = build.into();
+    receipt.receipt_hash = docforge_db::receipt::canonical_hash(&mut receipt, |r| &mut r.receipt_hash);
+    fs::write(&path, serde_json::to_vec(&receipt).unwrap()).unwrap();
+}
+
 /// Replace `path` by a new file (another inode) with the same bytes.
 fn rewrite_as_new_file(path: &Path) {
     let bytes = fs::read(path).unwrap();
@@ -220,6 +232,18 @@ fn cases() -> &'static [(&'static str, Change, ReceiptState, &'static str)] {
             },
             ReceiptState::Unsafe,
             "symlink",
+        ),
+        (
+            "the pages of another build of the same version",
+            |r| receipt_of_build(r, "0123456789abcdef.0123456789abcdef"),
+            ReceiptState::Stale,
+            "written by another build of DocForge",
+        ),
+        (
+            "the pages of a build from before builds were recorded",
+            |r| receipt_of_build(r, ""),
+            ReceiptState::Stale,
+            "written by another build of DocForge",
         ),
         (
             "the view's declaration changed",
