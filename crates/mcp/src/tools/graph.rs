@@ -170,7 +170,9 @@ pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     node["text"] = json!(n.text[offset..end]);
     node["text_bytes"] = json!(text.len());
     node["text_offset"] = json!(offset);
-    node["text_truncated"] = json!(offset > 0 || end < text.len());
+    // As `source.truncated` and a context entry's: more of the text follows this page (a
+    // client reading on while it is true stops at the last page).
+    node["text_truncated"] = json!(end < text.len());
     node["text_next_offset"] = json!((end < text.len()).then_some(end));
     if let Some(bytes) = source {
         let room = call.budget.saturating_sub(out.to_string().len() + 512);

@@ -67,6 +67,7 @@ pub struct NodeCard {
     pub text: String,
     pub text_bytes: u64,
     pub text_offset: u64,
+    /// More of the text follows this page (read on from `text_next_offset`).
     pub text_truncated: bool,
     pub text_next_offset: Nullable<u64>,
     pub content_hash: String,
