@@ -295,8 +295,18 @@ def test_a_result_that_does_not_fit_is_a_compact_receipt_and_an_impossible_one_i
             err, c, _ = await call(s, "docforge_register_changes", {"title": "t", "operations": [HOOKS_BODY]})
             e = error(c)
             assert e["code"] == "result_too_large" and e["details"] == {"stage": "preflight", "mutation_committed": False}
-    run(refused())
+            return int(e["remediation"].rsplit(" ", 1)[1])
+    need = run(refused())
     assert not list((tiny / ".docforge").glob("changesets/cs-*")), "a preflight refusal wrote nothing"
+
+    # The remediation names the limit that holds the receipt; set, the registration goes through.
+    cfg.write_text(cfg.read_text().replace("max_response_bytes = 1024", f"max_response_bytes = {need}"))
+
+    async def registered():
+        async with session(tiny, *WRITER) as s:
+            err, c, _ = await call(s, "docforge_register_changes", {"title": "t", "operations": [HOOKS_BODY]})
+            assert not err and result(c)["outcome"] == "registered", c
+    run(registered())
 
 
 def test_an_oversized_diff_travels_as_canonical_json_chunks_that_reassemble_exactly(shop):

@@ -611,6 +611,13 @@ def test_every_bounded_argument_says_its_bounds_and_unregistered_contract_tools_
                         err, c, _ = await call(s, t.name, {"node_id": "arch.storage", "depth": d})
                         assert err != ok and (ok or c["error"]["code"] == "invalid_arguments"), (t.name, d, c)
             assert depths == 2, "dependencies and impact"
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            budget = tools["docforge_get_task_context"].inputSchema["properties"]["budget"]
+            assert (budget.get("minimum"), budget.get("maximum")) == (1, 200000), budget
+            for b, ok in [(0, False), (1, True), (200000, True), (200001, False)]:
+                args = {"task": "change", "description": "order storage", "budget": b}
+                err, c, _ = await call(s, "docforge_get_task_context", args)
+                assert err != ok and (ok or c["error"]["code"] == "invalid_arguments"), (b, c)
             # A tool of the contract this server does not register: a structured refusal.
             err, c, _ = await call(s, "docforge_visualize", {})
             assert err and c["error"]["code"] == "tool_not_registered", c
@@ -771,8 +778,8 @@ def test_a_small_response_limit_gives_smaller_pages_not_failures(shop):
 
 def test_an_answer_too_large_for_any_page_names_the_limit_that_holds_it(shop):
     """Near the 1,024-byte minimum some answers cannot fit at all. Their remediation is the one
-    that works: a smaller page while the tool pages and the call asked for more than one item,
-    else the `max_response_bytes` that holds the answer; set, it does."""
+    that works: a smaller page when the page that did not fit held more than one item, else
+    the `max_response_bytes` that holds the answer; set, it does."""
     import re
 
     cfg = shop / "docforge.toml"
@@ -781,18 +788,21 @@ def test_an_answer_too_large_for_any_page_names_the_limit_that_holds_it(shop):
     calls = [
         ("docforge_get_node", {"node_id": "arch.storage"}),
         ("docforge_project_info", {}),
-        ("docforge_search", {"query": "storage", "limit": 1}),
-        ("docforge_filter_nodes", {"kind": "section", "limit": 1}),
-        ("docforge_get_task_context", {"task": "change", "description": "order storage", "limit": 1}),
+        # These pack their pages to the limit: a page too large holds one item already.
+        ("docforge_search", {"query": "storage"}),
+        ("docforge_filter_nodes", {"kind": "section", "limit": 5}),
+        ("docforge_get_task_context", {"task": "change", "description": "order storage"}),
     ]
 
     async def first():
         needs = []
         async with session(shop) as s:
-            # A tool that pages, asked for several: a smaller page first.
-            err, c, _ = await call(s, "docforge_filter_nodes", {"kind": "section", "limit": 5})
+            # A page of several items that does not fit: a smaller page first.
+            err, c, _ = await call(s, "docforge_dependencies", {"node_id": "go:example.com/shop/service", "limit": 5})
             assert err and c["error"]["code"] == "result_too_large", c
-            assert "smaller limit" in c["error"]["remediation"], c["error"]
+            assert c["error"]["remediation"] == "request a smaller limit or page with the cursor", c["error"]
+            err, c, _ = await call(s, "docforge_dependencies", {"node_id": "go:example.com/shop/service", "limit": 1})
+            assert not err and c["result"]["returned"] == 1, c
             for tool, args in calls:
                 err, c, _ = await call(s, tool, args)
                 assert err and c["error"]["code"] == "result_too_large", (tool, c)

@@ -87,8 +87,8 @@ fn pages_show_recorded_outcomes_only_while_they_apply() {
     assert_eq!(run(root, &["validate"]).status.code(), Some(1));
     let mut r: docforge_render::claims::ClaimsReceipt =
         serde_json::from_slice(&fs::read(receipt(root)).unwrap()).unwrap();
-    assert_eq!(r.build, docforge_render::receipt::build_id());
-    r.build = "0123456789abcdef.0123456789abcdef".into();
+    assert_eq!(r.code, docforge_render::receipt::code_fingerprint());
+    r.code = "0123456789abcdef.0123456789abcdef".into();
     r.receipt_hash = docforge_db::receipt::canonical_hash(&mut r, |r| &mut r.receipt_hash);
     fs::write(receipt(root), serde_json::to_vec(&r).unwrap()).unwrap();
     assert_eq!(

@@ -101,6 +101,14 @@ fn round(ms: f64) -> f64 {
 
 /// Serialise `body` within `limit` bytes: drop `diagnostics` first; return `None` when it
 /// still does not fit (the caller then pages or reports `result_too_large`).
+/// The remediation of a response of `response_bytes` that does not fit: the
+/// `max_response_bytes` that holds it — twice it (the result and its text copy each get half),
+/// a KiB to spare (an envelope whose numbers grow a digit), rounded up to KiB.
+pub fn raise_limit(response_bytes: usize) -> String {
+    let need = (2 * response_bytes + 1024).div_ceil(1024) * 1024;
+    format!("raise [limits] max_response_bytes in docforge.toml to at least {need}")
+}
+
 pub fn fit(body: Map<String, Value>, limit: usize) -> Result<(String, Value), (Map<String, Value>, usize)> {
     let mut value = Value::Object(body);
     let mut text = value.to_string();

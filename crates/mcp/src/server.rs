@@ -160,8 +160,6 @@ impl ServerHandler for Handler {
 /// wrap the answer in the envelope and keep it within the response size limit.
 pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult {
     let mut diag = Diagnostics::default();
-    // Whether a smaller page could make an answer too large fit (see `too_large`).
-    let asked_one = args.get("limit").and_then(Value::as_u64) == Some(1);
     let mut engine = server.engine.lock().unwrap_or_else(|p| p.into_inner());
     let identity = Instant::now();
     // A custom context provider: task context answers without synchronising.
@@ -260,8 +258,8 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
             (value.to_string(), value, true)
         }
         Err((mut body, size)) => {
-            body.remove("result");
-            body.insert("error".into(), too_large(spec, asked_one, size, limit).to_json());
+            let result = body.remove("result");
+            body.insert("error".into(), too_large(result.as_ref(), size, limit).to_json());
             let value = Value::Object(body);
             (value.to_string(), value, true)
         }
@@ -276,16 +274,18 @@ pub fn execute(server: &Server, spec: &ToolSpec, args: Value) -> CallToolResult 
 }
 
 /// `result_too_large` for an answer of `size` bytes where each copy may take `limit`, with the
-/// remediation that can work: a smaller page while the tool pages and the call asked for more
-/// than one item, else only a larger `max_response_bytes` (the answer and its text copy travel
-/// together: twice its size, rounded up to KiB for an envelope that grows a little).
-fn too_large(spec: &ToolSpec, asked_one: bool, size: usize, limit: usize) -> ToolError {
-    let pages = (spec.input_schema)()["properties"].get("limit").is_some();
-    let remediation = if pages && !asked_one {
-        "request a smaller limit (down to 1) or page with the cursor".to_string()
-    } else {
-        let need = (2 * size).div_ceil(1024) * 1024;
-        format!("raise [limits] max_response_bytes in docforge.toml to at least {need}")
+/// remediation that can work: a smaller page when the page that did not fit held more than one
+/// item (the paging tools that pack their pages to the limit never send such a page), else a
+/// larger `max_response_bytes`.
+fn too_large(result: Option<&Value>, size: usize, limit: usize) -> ToolError {
+    let returned = result.and_then(|r| {
+        [&r["returned"], &r["page"]["returned"], &r["pagination"]["returned"]]
+            .into_iter()
+            .find_map(Value::as_u64)
+    });
+    let remediation = match returned {
+        Some(n) if n > 1 => "request a smaller limit or page with the cursor".to_string(),
+        _ => crate::reply::raise_limit(size),
     };
     ToolError::new(
         "result_too_large",

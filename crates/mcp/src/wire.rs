@@ -3,11 +3,12 @@
 //! names instead of silence or a misleading code:
 //!
 //! - a line that is not JSON: `-32700` (parse error, `id: null`);
-//! - JSON that is not a JSON-RPC 2.0 message (not an object, no `"jsonrpc": "2.0"`, neither
-//!   a string `method` nor a response's `id` with `result` or `error`): `-32600` (invalid
-//!   request, with its `id` when that is a string or number, else `id: null`);
-//! - a `tools/call` whose `params` or `params.arguments` is not an object: `-32602` (invalid
-//!   params, with the request's `id`).
+//! - JSON that is not a JSON-RPC 2.0 message (not an object, no `"jsonrpc": "2.0"`, an `id`
+//!   that is not a string, number or null, neither a string `method` nor a response's
+//!   `result` or `error`, or both): `-32600` (invalid request, with its `id` when that is a
+//!   string or number, else `id: null`);
+//! - a request whose `params` is not an object, or a `tools/call` whose `params.arguments` is
+//!   not one: `-32602` (invalid params, with the request's `id`).
 //!
 //! - a line that is not UTF-8: `-32700`; one longer than 16 MiB: `-32600` (discarded as it
 //!   streams in, never held whole).
@@ -37,24 +38,39 @@ pub fn check(line: &str) -> Option<Value> {
     let Some(obj) = msg.as_object() else {
         return error(Value::Null, -32600, "Invalid Request: a JSON-RPC message is a JSON object".into());
     };
-    // A request or notification names its method; a client's response (to a server request)
-    // carries the id it answers and a result or an error.
-    let method = obj.get("method").is_some_and(Value::is_string);
-    let response = obj.contains_key("id") && (obj.contains_key("result") || obj.contains_key("error"));
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") || !(method || response) {
-        let id = obj.get("id").filter(|v| v.is_string() || v.is_number()).cloned().unwrap_or(Value::Null);
+    // A request or notification names its method (a request by a string or number id); a
+    // client's response to a server request carries a result or an error (an error may lack
+    // the id it could not tell), never both, and no method.
+    let (has_result, has_error) = (obj.contains_key("result"), obj.contains_key("error"));
+    let id = obj.get("id");
+    let message = match obj.get("method") {
+        Some(Value::String(_)) => !has_result && !has_error,
+        Some(_) => false,
+        None => has_result != has_error && (has_error || id.is_some()),
+    };
+    let id_ok = id.is_none_or(|v| v.is_string() || v.is_number() || v.is_null());
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") || !message || !id_ok {
+        let id = id.filter(|v| v.is_string() || v.is_number()).cloned().unwrap_or(Value::Null);
         return error(
             id,
             -32600,
-            "Invalid Request: a JSON-RPC 2.0 message has \"jsonrpc\": \"2.0\" and a string \"method\" \
-             (a response: its \"id\" and a \"result\" or \"error\")"
+            "Invalid Request: a JSON-RPC 2.0 message has \"jsonrpc\": \"2.0\", a string or number \
+             \"id\" if any, and a string \"method\" (a response: a \"result\" or an \"error\")"
                 .into(),
         );
     }
-    if obj.get("method").and_then(Value::as_str) != Some("tools/call") {
+    let method = obj.get("method").and_then(Value::as_str);
+    let id = id.cloned().unwrap_or(Value::Null);
+    match obj.get("params") {
+        // A notification's (no id) is not answered, as JSON-RPC says; rmcp drops it.
+        Some(p) if !p.is_object() && !id.is_null() => {
+            return error(id, -32602, format!("Invalid params: `params` must be an object, not {}", kind(p)));
+        }
+        _ => {}
+    }
+    if method != Some("tools/call") {
         return None;
     }
-    let id = obj.get("id").cloned().unwrap_or(Value::Null);
     match obj.get("params") {
         Some(Value::Object(params)) => match params.get("arguments") {
             // `null` is no arguments, as rmcp reads it.
@@ -253,6 +269,15 @@ mod tests {
             (r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None),
             (r#"{"jsonrpc":"2.0","id":6,"result":{}}"#, None),
             (r#"{"jsonrpc":"2.0","id":6,"error":{"code":1,"message":"m"}}"#, None),
+            (r#"{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}"#, None),
+            (r#"{"jsonrpc":"2.0","result":{}}"#, Some((json!(null), -32600))),
+            (r#"{"jsonrpc":"2.0","id":6,"result":{},"error":{}}"#, Some((json!(6), -32600))),
+            (r#"{"jsonrpc":"2.0","id":6,"method":"ping","result":{}}"#, Some((json!(6), -32600))),
+            (r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, Some((json!(null), -32600))),
+            (r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#, Some((json!(null), -32600))),
+            (r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":5}"#, Some((json!(9), -32602))),
+            (r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#, None),
+            (r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{}}"#, None),
         ];
         for (line, want) in cases {
             let got = check(line).map(|r| (r["id"].clone(), r["error"]["code"].as_i64().unwrap()));

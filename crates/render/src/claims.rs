@@ -87,10 +87,10 @@ pub struct ClaimsReceipt {
     pub project_id: String,
     pub root: String,
     pub adapter_version: String,
-    /// The code that evaluated the outcomes ([`crate::receipt::build_id`]); absent in
+    /// The code that evaluated the outcomes ([`crate::receipt::code_fingerprint`]); absent in
     /// receipts of earlier builds.
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub build: String,
+    pub code: String,
     pub config_sha256: String,
     pub go_sources: Vec<SourceHash>,
     pub claims: Vec<RecordedClaim>,
@@ -152,7 +152,7 @@ pub fn record<'o>(
         project_id: project.id.clone(),
         root: project.root.display().to_string(),
         adapter_version: docforge_db::ENGINE_VERSION.into(),
-        build: crate::receipt::build_id(),
+        code: crate::receipt::code_fingerprint(),
         config_sha256: config_sha256(project),
         go_sources: go_sources
             .iter()
@@ -235,7 +235,7 @@ impl Claims {
         if receipt.project_id != project.id
             || receipt.root != project.root.display().to_string()
             || receipt.adapter_version != docforge_db::ENGINE_VERSION
-            || receipt.build != crate::receipt::build_id()
+            || receipt.code != crate::receipt::code_fingerprint()
             || receipt.config_sha256 != config_sha256(project)
         {
             return Claims::none(

@@ -128,7 +128,7 @@ pub fn publish_failing_after(
             project_id: project.id.clone(),
             root: project.root.display().to_string(),
             adapter_version: docforge_db::ENGINE_VERSION.into(),
-            build: crate::receipt::build_id(),
+            code: crate::receipt::code_fingerprint(),
             view: ViewStamp {
                 id: view.id.clone(),
                 renderer: view.renderer.as_str().into(),

@@ -103,7 +103,7 @@ impl IndexStamp {
 /// The code a receipt's pages or outcomes come from: the engine's derivation fingerprint (the
 /// graph pages are made of) and this crate's (the pages, and the validation whose outcomes
 /// they show; see `build.rs`). Two builds of one version may differ in either.
-pub fn build_id() -> String {
+pub fn code_fingerprint() -> String {
     format!("{}.{}", docforge_db::DERIVATION, env!("DOCFORGE_RENDER_CODE"))
 }
 
@@ -115,9 +115,9 @@ pub struct RenderReceipt {
     pub project_id: String,
     pub root: String,
     pub adapter_version: String,
-    /// The code that rendered it ([`build_id`]); absent in receipts of earlier builds.
+    /// The code that rendered it ([`code_fingerprint`]); absent in receipts of earlier builds.
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub build: String,
+    pub code: String,
     pub view: ViewStamp,
     pub index: IndexStamp,
     /// The cheap identity (paths, sizes, modification times) of every source of the project

@@ -165,7 +165,7 @@ fn early_verdict(
     if receipt.adapter_version != docforge_db::ENGINE_VERSION {
         return Some((Stale, "the receipt was written by another DocForge version", true));
     }
-    if receipt.build != crate::receipt::build_id() {
+    if receipt.code != crate::receipt::code_fingerprint() {
         return Some((Stale, "the receipt was written by another build of DocForge", true));
     }
     if receipt.view.declaration_sha256 != declaration_sha256(view) {

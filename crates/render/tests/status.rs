@@ -33,14 +33,14 @@ fn append(path: &Path, text: &str) {
     fs::write(path, bytes).unwrap();
 }
 
-/// Rewrite the architecture view's receipt as one written by the build `build` (`""`: a
+/// Rewrite the architecture view's receipt as one written by code with the fingerprint `code` (`""`: a
 /// build from before receipts recorded it), its hash made anew so that it verifies.
-fn receipt_of_build(root: &Path, build: &str) {
+fn receipt_of_code(root: &Path, code: &str) {
     let path = receipt_path(root, "architecture");
     let mut receipt: docforge_render::RenderReceipt =
         serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
-    assert_eq!(receipt.build, docforge_render::receipt::build_id());
-    receipt.build = build.into();
+    assert_eq!(receipt.code, docforge_render::receipt::code_fingerprint());
+    receipt.code = code.into();
     receipt.receipt_hash = docforge_db::receipt::canonical_hash(&mut receipt, |r| &mut r.receipt_hash);
     fs::write(&path, serde_json::to_vec(&receipt).unwrap()).unwrap();
 }
@@ -235,13 +235,13 @@ fn cases() -> &'static [(&'static str, Change, ReceiptState, &'static str)] {
         ),
         (
             "the pages of another build of the same version",
-            |r| receipt_of_build(r, "0123456789abcdef.0123456789abcdef"),
+            |r| receipt_of_code(r, "0123456789abcdef.0123456789abcdef"),
             ReceiptState::Stale,
             "written by another build of DocForge",
         ),
         (
             "the pages of a build from before builds were recorded",
-            |r| receipt_of_build(r, ""),
+            |r| receipt_of_code(r, ""),
             ReceiptState::Stale,
             "written by another build of DocForge",
         ),

@@ -58,13 +58,14 @@ pub fn apply_changeset(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError
         "changed_sources": { "total": 99_999, "created": 99_999, "modified": 99_999, "deleted": 99_999 },
         "derived_refresh": { "state": "degraded", "generation": 99_999_999, "problems": 999, "remediation": "docforge_sync, then docforge render for the views named by docforge_render_status" },
     });
-    if minimum.to_string().len() > call.budget {
+    let size = minimum.to_string().len();
+    if size > call.budget {
         return Err(ToolError::new(
             "result_too_large",
             "the minimum application receipt cannot fit the response limit; nothing was written",
         )
         .details(json!({ "stage": "preflight", "mutation_committed": false }))
-        .remediation("raise [limits] max_response_bytes"));
+        .remediation(call.raise_limit(size)));
     }
     let applied = docforge_proposals::apply::apply(
         call.engine,

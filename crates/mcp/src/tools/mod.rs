@@ -35,6 +35,15 @@ pub struct Call<'a> {
     pub budget: usize,
 }
 
+impl Call<'_> {
+    /// The remediation of a result that needs `result_bytes` and does not fit: the
+    /// `max_response_bytes` that holds it in this call's envelope.
+    pub fn raise_limit(&self, result_bytes: usize) -> String {
+        let envelope = (self.server.max_response_bytes as usize / 2).saturating_sub(self.budget);
+        crate::reply::raise_limit(envelope + result_bytes)
+    }
+}
+
 pub type Handler = fn(&mut Call<'_>, Value) -> Result<Value, ToolError>;
 
 pub struct ToolSpec {

@@ -3,7 +3,6 @@
 //! `canonical_json_chunk` pages for a payload that only travels in pieces.
 
 use crate::cursor::{self, CursorV1};
-use crate::reply::ToolError;
 use serde_json::{json, Value};
 
 /// Room for the `next_cursor` string a page may carry.
@@ -51,19 +50,11 @@ pub fn ascii_canonical(v: &Value) -> String {
 
 /// One `canonical_json_chunk` page of `payload` (ASCII) from byte `offset`: as many bytes
 /// as fit `budget` once embedded in a JSON string (quotes and backslashes count twice).
-pub fn chunk_page(
-    payload: &str,
-    offset: usize,
-    base: usize,
-    budget: usize,
-) -> Result<(usize, usize), ToolError> {
+/// `Err`: the result bytes the smallest page needs, when `budget` is less.
+pub fn chunk_page(payload: &str, offset: usize, base: usize, budget: usize) -> Result<(usize, usize), usize> {
     let room = budget.saturating_sub(base + CURSOR_ROOM);
     if room < 64 {
-        return Err(ToolError::new(
-            "result_too_large",
-            "the response limit leaves no room for a chunk of the payload",
-        )
-        .remediation("raise [limits] max_response_bytes"));
+        return Err(base + CURSOR_ROOM + 64);
     }
     let bytes = payload.as_bytes();
     let mut used = 0;

@@ -80,7 +80,7 @@ fn preflight_receipt(call: &Call<'_>, outcome: &str) -> Result<(), ToolError> {
             format!("the minimum success receipt ({size} bytes) cannot fit the response limit; nothing was written"),
         )
         .details(json!({ "stage": "preflight", "mutation_committed": false }))
-        .remediation("raise [limits] max_response_bytes"));
+        .remediation(call.raise_limit(size)));
     }
     Ok(())
 }
@@ -641,7 +641,10 @@ pub fn get_changeset_diff(call: &mut Call<'_>, a: Value) -> Result<Value, ToolEr
     out["chunk"] = json!("");
     out["reassembly"] = json!("concatenate the chunks of every page in order; the result is ASCII canonical JSON of {\"changes\": [...], \"operations\": [...]} whose SHA-256 is payload_sha256");
     let base = out.to_string().len();
-    let (start, end) = chunk_page(&payload, offset, base, call.budget)?;
+    let (start, end) = chunk_page(&payload, offset, base, call.budget).map_err(|need| {
+        ToolError::new("result_too_large", "the response limit leaves no room for a chunk of the payload")
+            .remediation(call.raise_limit(need))
+    })?;
     out["chunk"] = json!(&payload[start..end]);
     out["next_cursor"] = json!(next_cursor(&expect, end, payload.len(), ""));
     out["complete"] = json!(end == payload.len());

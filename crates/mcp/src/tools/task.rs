@@ -48,6 +48,7 @@ pub struct TaskArgs {
     /// An exact node ID to focus on instead of a lexical search of the description.
     pub focus_node_id: Option<String>,
     /// Approximate token budget for evidence excerpts (default 20,000, at most 200,000).
+    #[schemars(range(min = 1, max = MAX_TOKEN_BUDGET))]
     pub budget: Option<u32>,
     #[serde(skip_serializing)]
     #[schemars(range(min = 1))]
