@@ -172,9 +172,10 @@ pub fn stats(root: &Path, no_ast: bool, json: bool) -> Result<(), String> {
 
 pub fn search(root: &Path, no_ast: bool, query: &str, limit: usize, json: bool) -> Result<(), String> {
     let (index, current) = open_for_read(root, no_ast)?;
-    let hits = index.search(query, limit).map_err(|e| e.to_string())?;
+    let planned = index.search_query(query).map_err(|e| e.to_string())?;
+    let hits = index.search_with(&planned, limit).map_err(|e| e.to_string())?;
     if json {
-        let snippets = index.snippets(query, &hits).map_err(|e| e.to_string())?;
+        let snippets = index.snippets_with(&planned, &hits).map_err(|e| e.to_string())?;
         print_json(&json!({
             "schema_version": "docforge.search.v1",
             "query": query,

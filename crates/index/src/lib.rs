@@ -63,7 +63,7 @@ pub use error::IndexError;
 pub use fts::fts_query;
 pub use open::Index;
 pub use publish::graph_digest;
-pub use search::SNIPPET_BYTES;
+pub use search::{SearchQuery, SNIPPET_BYTES};
 
 /// The schema this build reads and writes. Any other stored version is refused.
 pub const SCHEMA_VERSION: u32 = 6;

@@ -13,7 +13,28 @@ use crate::{Index, IndexError, SearchHit};
 /// common-terms query — unless the other tokens find nothing.
 const COMMON_SHARE: f64 = 0.05;
 
+/// A query as [`Index::search`] reads it on one index: its words, and the words so common
+/// there that the search leaves them out ([`COMMON_SHARE`]). Made once for a search and the
+/// snippets of its page ([`Index::search_query`]).
+pub struct SearchQuery<'q> {
+    text: &'q str,
+    words: QueryWords,
+    common: Vec<String>,
+}
+
 impl Index {
+    /// `query` read for [`Index::search_with`] and [`Index::snippets_with`].
+    pub fn search_query<'q>(&self, query: &'q str) -> Result<SearchQuery<'q>, IndexError> {
+        let words = QueryWords::of(query);
+        let common = self.common_tokens(&words.tokens())?;
+        Ok(SearchQuery { text: query, words, common })
+    }
+
+    /// [`Index::search_with`] for `query`.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
+        self.search_with(&self.search_query(query)?, limit)
+    }
+
     /// Lexical search over node titles, IDs and text, ranked by bm25 over the query's words
     /// joined by OR ([`QueryWords::fts`]: stems, identifier parts, a prefix for the last
     /// word, stop words left out, neighbouring words as a phrase and joined; see [`COMMON_SHARE`]
@@ -21,12 +42,12 @@ impl Index {
     /// test's ranked lower ([`prior`]). A node whose ID is exactly the
     /// query (trimmed) comes first, marked [`SearchHit::exact_id`]. `query` is data, never FTS5
     /// syntax; an empty query or `limit == 0` returns nothing.
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
+    pub fn search_with(&self, query: &SearchQuery<'_>, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
         if limit == 0 {
             return Ok(Vec::new());
         }
         let mut out: Vec<SearchHit> = Vec::new();
-        let exact = query.trim();
+        let exact = query.text.trim();
         if !exact.is_empty() {
             let mut stmt = self
                 .conn
@@ -39,9 +60,8 @@ impl Index {
                 out.push(SearchHit { exact_id: true, ..h.ctx(&self.path)? });
             }
         }
-        let words = QueryWords::of(query);
-        let common = self.common_tokens(&words.tokens())?;
-        let Some(fts) = words.fts(&common) else { return Ok(out) };
+        let (words, common) = (&query.words, &query.common);
+        let Some(fts) = words.fts(common) else { return Ok(out) };
         let fetch = limit.saturating_add(out.len());
         let mut ranked = self.ranked(&fts, fetch)?;
         if ranked.is_empty() && !common.is_empty() {
@@ -108,25 +128,33 @@ impl Index {
         }
     }
 
+    /// [`Index::snippets_with`] for `query`.
+    pub fn snippets(&self, query: &str, hits: &[SearchHit]) -> Result<Vec<String>, IndexError> {
+        self.snippets_with(&self.search_query(query)?, hits)
+    }
+
     /// A short excerpt of each hit's text, in order: the words of its text around where the
     /// query's words are (as [`Index::search`] matches them, the common words it leaves out
     /// left out), else around the first of the query's words or identifier parts the text
     /// holds (`parser` in `BlockParser`), else its text's start; lines joined by spaces, at
     /// most [`SNIPPET_BYTES`] bytes, `…` where text is left out. Asked for the hits a page
     /// shows, not for every hit ranked; each from the hit's own row.
-    pub fn snippets(&self, query: &str, hits: &[SearchHit]) -> Result<Vec<String>, IndexError> {
+    pub fn snippets_with(
+        &self,
+        query: &SearchQuery<'_>,
+        hits: &[SearchHit],
+    ) -> Result<Vec<String>, IndexError> {
         let rows: Vec<i64> = hits.iter().map(|h| h.row).collect();
         let list = serde_json::to_string(&rows).map_err(|e| IndexError::Malformed {
             path: self.path.clone(),
             detail: format!("node rows: {e}"),
         })?;
-        let words = QueryWords::of(query);
+        let (words, common) = (&query.words, &query.common);
         let tokens = words.tokens();
-        let common = self.common_tokens(&tokens)?;
         let mut found: std::collections::HashMap<i64, String> = std::collections::HashMap::new();
         // As the search: without the common words, then (for what that finds nothing in, as
         // the search does when the other words find nothing) with them.
-        let forms: &[&[String]] = if common.is_empty() { &[&[]] } else { &[&common, &[]] };
+        let forms: &[&[String]] = if common.is_empty() { &[&[]] } else { &[common.as_slice(), &[]] };
         for fts in forms.iter().filter_map(|c| words.fts(c)) {
             if rows.iter().all(|r| found.contains_key(r)) {
                 break;

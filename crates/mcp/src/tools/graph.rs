@@ -246,10 +246,12 @@ pub fn search(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let (pos, _) = call.position(a.cursor.as_deref(), &expect)?;
     let pos = pos as usize;
     let want = (pos + page + 1).min(MAX_SEARCH_POSITION + 1);
-    let hits = call.engine.index().search(&a.query, want).map_err(index_err)?;
-    call.diag.count("rows_read", hits.len() as u64);
+    let index = call.engine.index();
+    let query = index.search_query(&a.query).map_err(index_err)?;
+    let hits = index.search_with(&query, want).map_err(index_err)?;
     let shown = &hits[pos.min(hits.len())..(pos + page).min(hits.len())];
-    let snippets = call.engine.index().snippets(&a.query, shown).map_err(index_err)?;
+    let snippets = index.snippets_with(&query, shown).map_err(index_err)?;
+    call.diag.count("rows_read", hits.len() as u64);
     let mut items: Vec<Value> = shown
         .iter()
         .zip(snippets)
