@@ -107,6 +107,15 @@ fn threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A search word: one with nothing but white space is a usage error, not a query that finds
+/// nothing.
+fn query_word(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a query word must not be empty".into());
+    }
+    Ok(s.to_string())
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Create a commented docforge.toml and ignore the derived state (.docforge/, .gograph/).
@@ -152,8 +161,10 @@ enum Command {
         root: Root,
         #[command(flatten)]
         binding: Binding,
-        /// Words to look for (data, never query syntax), e.g. `Repository` or `storage design`.
-        query: String,
+        /// Words to look for (data, never query syntax), e.g. `Repository` or `storage design`;
+        /// several arguments are one query, as if quoted.
+        #[arg(required = true, num_args = 1.., value_parser = query_word)]
+        query: Vec<String>,
         /// At most this many results (1..=1000).
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
         limit: u32,
@@ -492,7 +503,7 @@ fn main() -> ExitCode {
                 Command::Search { root, binding, query, limit, json } => (
                     root,
                     Box::new(move |dir| {
-                        commands::search(dir, binding.no_ast, &query, limit as usize, json.json)
+                        commands::search(dir, binding.no_ast, &query.join(" "), limit as usize, json.json)
                     }),
                 ),
                 Command::Node { root, binding, id, all, json } => {

@@ -41,6 +41,15 @@ fn index_stats_search_node_on_the_shop_fixture() {
     assert_eq!(publication["schema_version"], docforge_index::SCHEMA_VERSION);
     assert_eq!(publication["source_fingerprint"].as_str().unwrap().len(), 64);
 
+    // Several words are one query, as if quoted; an empty one is a usage error.
+    let words = json(&run(root, &["search", "storage", "design", "--json"]));
+    assert_eq!(words["query"], "storage design");
+    assert_eq!(words["results"], json(&run(root, &["search", "storage design", "--json"]))["results"]);
+    for empty in ["", "  "] {
+        let out = run(root, &["search", empty]);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("a query word must not be empty"));
+    }
     let hits = json(&run(root, &["search", "Repository", "--limit", "5", "--json"]));
     assert!(hits["count"].as_u64().unwrap() >= 1 && hits["count"].as_u64().unwrap() <= 5);
     let ids: Vec<&str> =
@@ -341,6 +350,49 @@ fn reads_say_when_the_index_is_older_than_the_sources() {
     let empty = run(root, &["search", "zzqqxx"]);
     assert!(empty.status.success() && empty.stdout.is_empty());
     assert!(String::from_utf8(empty.stderr).unwrap().contains("no node matches \"zzqqxx\""));
+}
+
+/// A file the engine may not read (permission denied) is recorded with its stamp: while that
+/// stands the index is current — a second `docforge index` is up to date and reads carry no
+/// note — and once readable (its status-change time moved) it is read. Run as an unprivileged
+/// user (`setpriv`, when the tests run as root, who may read anything).
+#[test]
+fn an_unreadable_file_does_not_keep_the_index_stale() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(
+        root.join("docforge.toml"),
+        "schema_version = 1\n[project]\nid = \"p\"\n[sources]\ndocs = [\"**/*.md\"]\ngo = []\n",
+    )
+    .unwrap();
+    fs::write(root.join("a.md"), "# A\n\nalpha\n").unwrap();
+    fs::write(root.join("secret.md"), "# S\n\nzanzibar\n").unwrap();
+    fs::set_permissions(root, fs::Permissions::from_mode(0o777)).unwrap();
+    fs::set_permissions(root.join("secret.md"), fs::Permissions::from_mode(0o000)).unwrap();
+    let as_root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    let user = |args: &[&str]| {
+        let mut cmd = if as_root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin()]);
+            c
+        } else {
+            Command::new(bin())
+        };
+        cmd.arg("--project-root").arg(root).args(args).output().unwrap()
+    };
+    let first = user(&["index"]);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let again = user(&["index"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("is up to date"), "{again:?}");
+    let read = user(&["search", "alpha"]);
+    assert!(read.status.success() && read.stderr.is_empty(), "{}", String::from_utf8_lossy(&read.stderr));
+
+    fs::set_permissions(root.join("secret.md"), fs::Permissions::from_mode(0o644)).unwrap();
+    let fixed = user(&["index"]);
+    assert!(!String::from_utf8_lossy(&fixed.stdout).contains("up to date"), "{fixed:?}");
+    let found = user(&["search", "zanzibar"]);
+    assert!(String::from_utf8_lossy(&found.stdout).contains("secret"), "{found:?}");
 }
 
 /// An edit that keeps the size and puts the modification time back (as `cp -p`, `rsync -t`,

@@ -60,12 +60,14 @@ fn all_hashes(snap: &Snapshot) -> crate::receipt::OwnerHashes {
 /// The index record of one loaded file (memoised: unchanged files yield the same `Arc`).
 #[salsa::tracked(returns(ref))]
 pub fn file_record(db: &dyn Db, ws: Workspace, file: SourceFile) -> Arc<FileRecord> {
+    let stamp = file.stamp(db);
     let (size, sha256) = match file.content(db) {
         Content::Bytes(b) => (b.len() as u64, file_digest(db, file).clone().unwrap_or_default()),
-        Content::Unreadable { .. } => (0, String::new()),
+        // Its size as it was when it could not be read: a refusal stands while the file's
+        // stamp does (a permission fixed moves its ctime, a smaller file its size).
+        Content::Unreadable { .. } => (stamp.size, String::new()),
     };
     let status = crate::graph::file_status(db, ws, file);
-    let stamp = file.stamp(db);
     Arc::new(FileRecord {
         path: file.rel(db).clone(),
         size,
@@ -609,8 +611,11 @@ pub fn published_sources_current(
                     && record.mtime_ns == stamp.mtime_ns
                     && record.ctime_ns == stamp.ctime_ns
                     && record.ino == stamp.ino
-                    && !record.status.starts_with("refused:")
-                    && (!record.racy || holds(project, &e.rel, &record.sha256))
+                    // A refused file has no content to compare: its stamp stands for the
+                    // refusal (a permission fixed moves the status-change time).
+                    && (!record.racy
+                        || record.status.starts_with("refused:")
+                        || holds(project, &e.rel, &record.sha256))
             }
             (docforge_project::EntryStatus::Selected, None) => false,
             (status, _) => record.status == status.label(),

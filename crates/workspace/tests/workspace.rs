@@ -148,6 +148,30 @@ fn an_index_derived_by_other_code_is_rederived_not_adopted() {
     assert!(third.ensure_current(true).unwrap().stats.publish.is_none(), "adopted, not re-analysed");
 }
 
+/// A file the walk selects but the engine refuses to read (here too large for the limit; an
+/// unreadable one the same) is recorded with its stamp: while that stands the index is
+/// current, and a new process adopts it instead of analysing again. Grown smaller, it is read.
+#[test]
+fn a_refused_file_keeps_the_index_current_until_it_changes() {
+    let dir = project("[limits]\nmax_file_bytes = 200\n");
+    let root = dir.path();
+    write(root, "docs/big.md", &format!("# Big\n\n{}\n", "word ".repeat(100)));
+    let synced = bind(root, Options::default()).ensure_current(false).unwrap();
+    assert_eq!(synced.staleness, Staleness::Rebuilt);
+    let mut second = bind(root, Options::default());
+    let adopted = second.ensure_current(true).unwrap();
+    assert_eq!(adopted.staleness, Staleness::Current);
+    assert!(adopted.stats.publish.is_none(), "adopted, not re-analysed: {:?}", adopted.stats);
+    assert!(second.ensure_current(false).unwrap().stats.publish.is_none(), "and current after");
+    drop(second);
+
+    write(root, "docs/big.md", "# Big\n\nSmall now.\n");
+    let mut third = bind(root, Options::default());
+    let read = third.ensure_current(true).unwrap();
+    assert_eq!(read.staleness, Staleness::Rebuilt, "the file changed: it is read");
+    assert!(third.index().search("small", 5).unwrap().iter().any(|h| h.id == "docs/big"));
+}
+
 /// A restricted process never writes the project's index: `--no-ast` binds an index of its
 /// own, and the project's keeps its precision, inode and bytes.
 #[test]
