@@ -62,9 +62,21 @@ impl ChangesetCommand {
 
 fn refusal(e: docforge_proposals::ProposalError) -> String {
     match &e.remediation {
-        Some(r) => format!("{}: {} ({r})", e.code, e.message),
+        Some(r) => format!("{}: {} ({})", e.code, e.message, on_the_command_line(r)),
         None => format!("{}: {}", e.code, e.message),
     }
+}
+
+/// A remediation the proposal API words for MCP agents, in this command line's terms: the
+/// commands that do the same, else the MCP tool named as such.
+fn on_the_command_line(remediation: &str) -> String {
+    const SAME: &[(&str, &str)] = &[
+        ("docforge_list_changesets with history=true", "docforge changeset list --history"),
+        ("docforge_search or docforge_filter_nodes", "docforge search"),
+        ("docforge_rebase_changeset", "the MCP tool docforge_rebase_changeset"),
+        ("docforge_sync", "docforge index"),
+    ];
+    SAME.iter().fold(remediation.to_string(), |r, (tool, command)| r.replace(tool, command))
 }
 
 /// Run one `docforge changeset` command. `Ok(false)`: it ran, and the answer is "not ready"
@@ -89,7 +101,7 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
         )
         .map_err(refusal)?;
         if json {
-            print_json(&serde_json::to_value(&a).expect("serialises"));
+            print_json(&versioned("apply", &a));
         } else {
             outln!(
                 "applied {} ({} files changed), receipt {}",
@@ -128,7 +140,7 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
                 .collect::<Result<Vec<_>, _>>()?;
             let list = p.list((!statuses.is_empty()).then_some(&statuses[..]), *history).map_err(refusal)?;
             if json {
-                print_json(&json!({ "changesets": list }));
+                print_json(&json!({ "schema_version": "docforge.changeset_list.v1", "changesets": list }));
             } else if list.is_empty() {
                 outln!("no changesets");
             } else {
@@ -148,7 +160,7 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
         ChangesetCommand::Show { id } => {
             let c = p.get(id).map_err(refusal)?;
             if json {
-                print_json(&serde_json::to_value(&c).expect("serialises"));
+                print_json(&versioned("show", &c));
             } else {
                 let cs = &c.changeset;
                 outln!("{} {} ({})", cs.changeset_id, c.status.as_str(), cs.title);
@@ -171,6 +183,7 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
             let diffs = p.diffs(&c.changeset).map_err(refusal)?;
             if json {
                 print_json(&json!({
+                    "schema_version": "docforge.changeset_diff.v1",
                     "changeset_id": c.changeset.changeset_id,
                     "changeset_sha256": c.changeset.changeset_sha256,
                     "status": c.status,
@@ -195,7 +208,7 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
         ChangesetCommand::Validate { id } => {
             let v = p.validate(id).map_err(refusal)?;
             if json {
-                print_json(&serde_json::to_value(&v).expect("serialises"));
+                print_json(&versioned("validate", &v));
             } else {
                 print_issues(&v.issues);
                 outln!("{} {}", v.changeset_id, v.status.as_str());
@@ -206,7 +219,7 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
         ChangesetCommand::Abandon { id, reason, .. } => {
             let a = p.abandon(id, reason).map_err(refusal)?;
             if json {
-                print_json(&serde_json::to_value(&a).expect("serialises"));
+                print_json(&versioned("abandon", &a));
             } else {
                 outln!("abandoned {} (receipt {})", a.changeset.changeset_id, a.receipt_path);
             }
@@ -221,4 +234,18 @@ fn print_issues(issues: &[docforge_proposals::Issue]) {
         let at = i.path.as_deref().unwrap_or("");
         outln!("{severity} {} {at} {}", i.code, i.message);
     }
+}
+
+/// `value` as the JSON document of `docforge changeset <command> --json`, which names its
+/// schema first (`docforge.changeset_<command>.v1`).
+fn versioned(command: &str, value: &impl serde::Serialize) -> serde_json::Value {
+    let mut doc = serde_json::Map::new();
+    doc.insert("schema_version".into(), format!("docforge.changeset_{command}.v1").into());
+    match serde_json::to_value(value).expect("serialises") {
+        serde_json::Value::Object(fields) => doc.extend(fields),
+        other => {
+            doc.insert("result".into(), other);
+        }
+    }
+    serde_json::Value::Object(doc)
 }

@@ -327,7 +327,7 @@ pub fn diagnostics(
 pub fn logic(root: &Path, id: &str, json: bool) -> Result<(), String> {
     let workspace = bind(root, false)?;
     let declared_ast = workspace.precision() != Precision::Precise;
-    let (index, _) = read_published(&workspace, false)?;
+    let (index, current) = read_published(&workspace, false)?;
     let Some(record) = index.logic(id).map_err(|e| e.to_string())? else {
         let why = match index.node(id).map_err(|e| e.to_string())? {
             None => return Err(format!("no Logic: {}", not_found(&index, id))),
@@ -344,7 +344,13 @@ pub fn logic(root: &Path, id: &str, json: bool) -> Result<(), String> {
     let logic: docforge_go::FunctionLogic = serde_json::from_str(&record.json)
         .map_err(|e| format!("the index holds a malformed Logic projection for {id:?}: {e}"))?;
     if json {
-        print_json(&json!({ "node": record.node, "owner": record.owner, "logic": logic }));
+        print_json(&json!({
+            "schema_version": "docforge.logic.v1",
+            "index_current": current,
+            "node": record.node,
+            "owner": record.owner,
+            "logic": logic,
+        }));
     } else {
         out!("{}", logic.render());
     }

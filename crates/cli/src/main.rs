@@ -22,6 +22,11 @@ Exit codes:
      index, node not found); one line on stderr says why
   2  bad arguments (clap's message and the usage on stderr)";
 
+const VERSION_HELP: &str = "\
+Exit codes:
+  0  success (it reads no project)
+  2  bad arguments (clap's message and the usage on stderr)";
+
 const VALIDATE_HELP: &str = "\
 Exit codes:
   0  every claim passes
@@ -78,6 +83,14 @@ struct Cli {
 #[derive(clap::Args, Debug)]
 struct Root {
     /// The project root (default: the current directory).
+    #[arg(long = "project-root", value_name = "DIR")]
+    project_root: Option<PathBuf>,
+}
+
+/// `--project-root` of `docforge mcp`, which never guesses its project.
+#[derive(clap::Args, Debug)]
+struct ServerRoot {
+    /// The project root (required; before or after the command).
     #[arg(long = "project-root", value_name = "DIR")]
     project_root: Option<PathBuf>,
 }
@@ -246,7 +259,7 @@ enum Command {
     #[command(after_help = SERVER_HELP)]
     Mcp {
         #[command(flatten)]
-        root: Root,
+        root: ServerRoot,
         /// Never analyse Go code with an AST; Logic is never extracted or returned.
         #[arg(long)]
         no_ast: bool,
@@ -327,7 +340,7 @@ enum Command {
         debug_execution_log: bool,
     },
     /// The engine version and build (the git commit it was built from).
-    #[command(after_help = EXIT_HELP)]
+    #[command(after_help = VERSION_HELP)]
     Version {
         /// Print `{"schema_version": "docforge.version.v1", "version": ..., "build": ...}`.
         #[arg(long)]
@@ -416,7 +429,7 @@ fn main() -> ExitCode {
             if top.is_none() && root.project_root.is_none() {
                 return bad_arguments("mcp needs an explicit --project-root DIR");
             }
-            let project_root = match project_root(&top, root) {
+            let project_root = match project_root(&top, Root { project_root: root.project_root }) {
                 Ok(dir) => dir,
                 Err(message) => return bad_arguments(&message),
             };

@@ -86,9 +86,14 @@ fn list_show_diff_validate_and_abandon() {
     assert_eq!(gone["changesets"][0]["changeset_id"], json!(draft));
     let all = json(&run(root, &["changeset", "list", "--history", "--json"]));
     assert_eq!(all["changesets"].as_array().unwrap().len(), 2);
+    // Every JSON document names its schema.
+    for (name, doc) in [("list", &all), ("show", &show), ("diff", &diff), ("abandon", &a)] {
+        assert!(doc["schema_version"].as_str().is_some_and(|v| v.starts_with("docforge.")), "{name}: {doc}");
+    }
 
     let e = one_line_error(&run(root, &["changeset", "show", "cs-00000000000000000000"]), 1);
     assert!(e.starts_with("docforge: changeset_not_found: "), "{e}");
+    assert!(e.trim_end().ends_with("(list the changesets (docforge changeset list --history))"), "{e}");
     let e = one_line_error(&run(root, &["changeset", "list", "--status", "bogus"]), 1);
     assert!(e.contains("unknown status"), "{e}");
 }

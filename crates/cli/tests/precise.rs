@@ -31,6 +31,10 @@ fn precise_index_stores_implements_and_logic_beside_the_graph() {
     assert!(hits["hits"].as_array().is_none_or(|h| h.iter().all(|h| h["kind"] != "logic")), "{hits}");
 
     let logic = json(&run(root, &["logic", PLACE, "--json"]));
+    assert_eq!(
+        (&logic["schema_version"], &logic["index_current"]),
+        (&serde_json::json!("docforge.logic.v1"), &serde_json::json!(true))
+    );
     assert_eq!(logic["node"], PLACE);
     assert_eq!(logic["owner"], "gofile:service/service.go");
     let steps = logic["logic"]["steps"].as_array().unwrap();
