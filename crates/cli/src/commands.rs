@@ -264,17 +264,25 @@ fn not_found(index: &Index, id: &str) -> String {
             break;
         }
     }
-    let last = id.rsplit(['/', ':', '#', '.']).find(|s| !s.is_empty()).unwrap_or(id);
-    for query in [id, last] {
+    // The last element of an ID: a symbol's name, a section's slug, a path's file name.
+    let tail = |s: &'_ str| -> String {
+        s.rsplit(['/', ':', '#', '.']).find(|p| !p.is_empty()).unwrap_or(s).to_string()
+    };
+    let last = tail(id);
+    for query in [id, last.as_str()] {
         for hit in index.search(query, 30).unwrap_or_default() {
             candidates.push(hit.id);
         }
     }
-    // Ranked: the same ID in another case first, then by edit distance; a suggestion is at
-    // most half the ID's length of edits away (farther ones mislead).
+    // Ranked: the same ID in another case first, then by edit distance, of the whole ID or of
+    // its last element (`OrderService` for `go:…/service::OrderService`: a name typed for its
+    // ID); a suggestion is at most half the ID's length of edits away (farther ones mislead).
     let mut ranked: Vec<(bool, usize, String)> = candidates
         .into_iter()
-        .map(|c| (!c.eq_ignore_ascii_case(id), strsim::levenshtein(id, &c), c))
+        .map(|c| {
+            let distance = strsim::levenshtein(id, &c).min(strsim::levenshtein(&last, &tail(&c)));
+            (!c.eq_ignore_ascii_case(id), distance, c)
+        })
         .filter(|(other_case, distance, _)| !*other_case || *distance <= id.chars().count() / 2)
         .collect();
     ranked.sort();

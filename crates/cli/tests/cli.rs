@@ -256,6 +256,14 @@ fn node_not_found_is_exit_1_and_suggests_the_closest_ids() {
     assert!(err.contains(r#"closest: "arch.storage""#), "{err}");
     let err = one_line_error(&run(dir.path(), &["node", "zzzz-nothing-like-it"]), 1);
     assert!(err.ends_with("try `docforge search WORDS`\n"), "{err}");
+    // A name typed for its ID: the symbols of that name first.
+    for (typed, want) in [
+        ("OrderService", "go:example.com/shop/service::OrderService"),
+        ("Place", "go:example.com/shop/service::(*OrderService).Place"),
+    ] {
+        let err = one_line_error(&run(dir.path(), &["node", typed]), 1);
+        assert!(err.contains(&format!("closest: {want:?}")), "{typed}: {err}");
+    }
 }
 
 #[test]
