@@ -160,6 +160,19 @@ def test_bad_arguments_are_structured_errors(shop):
             ]:
                 err, c, _ = await call(s, name, args)
                 assert err and c["error"]["code"] == code, (name, args, c.get("error"))
+            # A node not found names the IDs the caller may have meant, on every tool.
+            for name, typed, want in [
+                ("docforge_get_node", "ARCH.STORAGE", "arch.storage"),
+                ("docforge_get_context", "arch.storag", "arch.storage"),
+                ("docforge_backlinks", "OrderService", "go:example.com/shop/service::OrderService"),
+                ("docforge_impact", "Place", "go:example.com/shop/service::(*OrderService).Place"),
+            ]:
+                err, c, _ = await call(s, name, {"node_id": typed})
+                assert err and c["error"]["code"] == "node_not_found", (name, c)
+                assert c["error"]["details"]["closest"][0] == want, (name, typed, c["error"])
+                assert "details.closest" in c["error"]["remediation"]
+            err, c, _ = await call(s, "docforge_get_node", {"node_id": "zzzz-nothing-like-it"})
+            assert c["error"]["details"]["closest"] == [] and "docforge_search" in c["error"]["remediation"]
     run(go())
 
 

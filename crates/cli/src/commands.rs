@@ -253,41 +253,7 @@ fn place(l: &docforge_model::Location) -> String {
 /// "No node with ID …", with the closest IDs the index holds: IDs equal but for case, then
 /// search hits for the ID's words, ranked by edit distance.
 fn not_found(index: &Index, id: &str) -> String {
-    let mut candidates = index.ids_ignoring_case(id, 3).unwrap_or_default();
-    // The IDs sharing the longest prefix with `id` (a typo or a cut near the end).
-    let chars: Vec<(usize, char)> = id.char_indices().collect();
-    for keep in (chars.len().div_ceil(2)..=chars.len()).rev() {
-        let end = chars.get(keep).map_or(id.len(), |(i, _)| *i);
-        let found = index.ids_with_prefix(&id[..end], 20).unwrap_or_default();
-        if !found.is_empty() {
-            candidates.extend(found);
-            break;
-        }
-    }
-    // The last element of an ID: a symbol's name, a section's slug, a path's file name.
-    let tail = |s: &'_ str| -> String {
-        s.rsplit(['/', ':', '#', '.']).find(|p| !p.is_empty()).unwrap_or(s).to_string()
-    };
-    let last = tail(id);
-    for query in [id, last.as_str()] {
-        for hit in index.search(query, 30).unwrap_or_default() {
-            candidates.push(hit.id);
-        }
-    }
-    // Ranked: the same ID in another case first, then by edit distance, of the whole ID or of
-    // its last element (`OrderService` for `go:…/service::OrderService`: a name typed for its
-    // ID); a suggestion is at most half the ID's length of edits away (farther ones mislead).
-    let mut ranked: Vec<(bool, usize, String)> = candidates
-        .into_iter()
-        .map(|c| {
-            let distance = strsim::levenshtein(id, &c).min(strsim::levenshtein(&last, &tail(&c)));
-            (!c.eq_ignore_ascii_case(id), distance, c)
-        })
-        .filter(|(other_case, distance, _)| !*other_case || *distance <= id.chars().count() / 2)
-        .collect();
-    ranked.sort();
-    ranked.dedup();
-    let suggestions: Vec<&String> = ranked.iter().map(|(_, _, c)| c).take(3).collect();
+    let suggestions = index.closest_ids(id, 3).unwrap_or_default();
     let mut message = format!("no node with ID {id:?} (IDs are exact and case-sensitive)");
     if suggestions.is_empty() {
         message.push_str("; try `docforge search WORDS`");

@@ -268,6 +268,42 @@ impl Index {
         rows.collect::<Result<_, _>>().ctx(&self.path)
     }
 
+    /// Up to `n` IDs a person who typed `id` (no node's ID) may have meant, best first: the
+    /// same ID in another case, then by edit distance of the whole ID or of its last element
+    /// (a name typed for its ID: `OrderService` for `go:…/service::OrderService`), among the
+    /// IDs in another case, those sharing the longest prefix with it (a typo or a cut near the
+    /// end) and the search hits for it and its last element. None is more than half the ID's
+    /// length of edits away (farther ones mislead).
+    pub fn closest_ids(&self, id: &str, n: usize) -> Result<Vec<String>, IndexError> {
+        let mut candidates = self.ids_ignoring_case(id, 3)?;
+        let chars: Vec<(usize, char)> = id.char_indices().collect();
+        for keep in (chars.len().div_ceil(2)..=chars.len()).rev() {
+            let end = chars.get(keep).map_or(id.len(), |(i, _)| *i);
+            let found = self.ids_with_prefix(&id[..end], 20)?;
+            if !found.is_empty() {
+                candidates.extend(found);
+                break;
+            }
+        }
+        // The last element of an ID: a symbol's name, a section's slug, a path's file name.
+        let tail = |s: &str| s.rsplit(['/', ':', '#', '.']).find(|p| !p.is_empty()).unwrap_or(s).to_string();
+        let last = tail(id);
+        for query in [id, last.as_str()] {
+            candidates.extend(self.search(query, 30)?.into_iter().map(|h| h.id));
+        }
+        let mut ranked: Vec<(bool, usize, String)> = candidates
+            .into_iter()
+            .map(|c| {
+                let distance = strsim::levenshtein(id, &c).min(strsim::levenshtein(&last, &tail(&c)));
+                (!c.eq_ignore_ascii_case(id), distance, c)
+            })
+            .filter(|(other_case, distance, _)| !*other_case || *distance <= id.chars().count() / 2)
+            .collect();
+        ranked.sort();
+        ranked.dedup();
+        Ok(ranked.into_iter().map(|(_, _, c)| c).take(n).collect())
+    }
+
     /// Up to `limit` IDs that start with `prefix`, in ID order (through the ID index).
     pub fn ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<String>, IndexError> {
         // Every UTF-8 string that starts with `prefix` sorts before `prefix` + U+10FFFF.

@@ -94,9 +94,10 @@ pub fn get_context(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let (page_size, clamped) = limit(a.limit, call.max_results())?;
     let cap = call.max_results() as usize;
     let index = call.engine.index();
-    let focus = index.node_only(&a.node_id).map_err(index_err)?.ok_or_else(|| {
-        ToolError::new("node_not_found", format!("no node has the exact ID `{}`", a.node_id))
-    })?;
+    let focus = index
+        .node_only(&a.node_id)
+        .map_err(index_err)?
+        .ok_or_else(|| super::graph::not_found(index, &a.node_id))?;
     // A project integration's provider selects the stream itself; it is paginated below.
     if let Some(provider) = call.server.integrations.context.clone() {
         let limits = crate::ContextLimits { max_results: cap, edge_budget: super::graph::EDGE_BUDGET };

@@ -12,9 +12,18 @@ pub(crate) fn index_err(e: IndexError) -> ToolError {
     ToolError::new("index_unavailable", format!("reading the index failed: {e}"))
 }
 
-pub(crate) fn not_found(id: &str) -> ToolError {
+/// `node_not_found`, naming in `details.closest` the IDs the caller may have meant
+/// ([`docforge_index::Index::closest_ids`]: another case, a typo, a name typed for its ID).
+pub(crate) fn not_found(index: &docforge_index::Index, id: &str) -> ToolError {
+    let closest = index.closest_ids(id, 5).unwrap_or_default();
+    let remediation = if closest.is_empty() {
+        "use docforge_search to find the exact ID"
+    } else {
+        "IDs are exact and case-sensitive: one of details.closest, or docforge_search to find another"
+    };
     ToolError::new("node_not_found", format!("no node has the exact ID `{id}`"))
-        .remediation("use docforge_search to find the exact ID")
+        .remediation(remediation)
+        .details(json!({ "closest": closest }))
 }
 
 fn check_id(id: &str) -> Result<(), ToolError> {
@@ -121,8 +130,12 @@ fn page(
 pub fn get_node(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let a: GetNodeArgs = args(a)?;
     check_id(&a.node_id)?;
-    let rec =
-        call.engine.index().node(&a.node_id).map_err(index_err)?.ok_or_else(|| not_found(&a.node_id))?;
+    let rec = call
+        .engine
+        .index()
+        .node(&a.node_id)
+        .map_err(index_err)?
+        .ok_or_else(|| not_found(call.engine.index(), &a.node_id))?;
     let cap = call.max_results() as usize;
     call.diag.count("rows_read", (1 + rec.outgoing.len() + rec.incoming.len()) as u64);
     let n = &rec.node;
@@ -205,7 +218,7 @@ pub fn get_logic(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
         return Ok(json!({ "node_id": rec.node, "steps": rec.steps, "logic": logic }));
     }
     if !index.has_node(&a.node_id).map_err(index_err)? {
-        return Err(not_found(&a.node_id));
+        return Err(not_found(index, &a.node_id));
     }
     if !call.engine.precision().semantic() {
         return Err(ToolError::new(
@@ -370,7 +383,7 @@ pub fn backlinks(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let (page, clamped) = limit(a.limit, call.max_results())?;
     let index = call.engine.index();
     if !index.has_node(&a.node_id).map_err(index_err)? {
-        return Err(not_found(&a.node_id));
+        return Err(not_found(index, &a.node_id));
     }
     // Read one more row than a page of the matching relation (bounded by the edge index).
     let budget = page * 4 + 1;
@@ -420,7 +433,7 @@ fn traverse(call: &mut Call<'_>, a: Value, direction: Direction) -> Result<Value
     let (page, clamped) = limit(a.limit, call.max_results())?;
     let index = call.engine.index();
     if !index.has_node(&a.node_id).map_err(index_err)? {
-        return Err(not_found(&a.node_id));
+        return Err(not_found(index, &a.node_id));
     }
     let limits = TraverseLimits { max_depth: depth, max_results: page, edge_budget: EDGE_BUDGET };
     let t = index.traverse(&a.node_id, direction, a.relations.as_deref(), limits).map_err(index_err)?;

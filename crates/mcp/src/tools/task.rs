@@ -192,7 +192,7 @@ fn build(
     let focus: Vec<String> = match &a.focus_node_id {
         Some(id) => {
             if !index.has_node(id).map_err(index_err)? {
-                return Err(super::graph::not_found(id));
+                return Err(super::graph::not_found(index, id));
             }
             vec![id.clone()]
         }
