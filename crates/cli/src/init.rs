@@ -49,7 +49,9 @@ pub fn init(root: &Path) -> Result<(), String> {
     let ignore = root.join(".gitignore");
     let existing = match std::fs::symlink_metadata(&ignore) {
         Ok(m) if !m.is_file() => return Err(format!("{} is not a regular file; refused", ignore.display())),
-        Ok(_) => std::fs::read_to_string(&ignore).map_err(|e| format!("{}: {e}", ignore.display()))?,
+        Ok(_) => docforge_project::read_regular_file(&ignore, 1 << 24)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| format!("{}: {e}", ignore.display()))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("{}: {e}", ignore.display())),
     };

@@ -524,7 +524,8 @@ pub(crate) fn read_verified(index_path: &Path) -> Option<Receipt> {
     if !m.file_type().is_file() || m.len() > MAX_RECEIPT_FILE_BYTES {
         return None;
     }
-    let mut r: Receipt = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    let bytes = docforge_project::read_regular_file(&path, MAX_RECEIPT_FILE_BYTES).ok()?;
+    let mut r: Receipt = serde_json::from_slice(&bytes).ok()?;
     (canonical_hash(&mut r, |r| &mut r.receipt_hash) == r.receipt_hash).then_some(r)
 }
 

@@ -6,6 +6,9 @@ use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+/// The largest `docforge.toml` read (16 MiB): a larger one is an error, not a long read.
+const CONFIG_MAX_BYTES: u64 = 16 << 20;
+
 /// A project bound to an explicit, canonical root.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Project {
@@ -50,11 +53,15 @@ impl Project {
         let mut config_text = String::new();
         let (config, config_present) = match fs::symlink_metadata(&config_path) {
             Ok(m) if m.is_file() => {
-                let text = fs::read_to_string(&config_path).map_err(|e| ConfigError {
+                let cannot = |message: String| ConfigError {
                     path: config_path.display().to_string(),
                     key: None,
-                    message: format!("cannot read: {e}"),
-                })?;
+                    message: format!("cannot read: {message}"),
+                };
+                // Never blocking: a FIFO put in its place after the check above is refused.
+                let bytes = crate::read_regular_file(&config_path, CONFIG_MAX_BYTES)
+                    .map_err(|e| cannot(e.to_string()))?;
+                let text = String::from_utf8(bytes).map_err(|_| cannot("not UTF-8".into()))?;
                 let config = Config::parse(&config_path, &text)?;
                 config_text = text;
                 (config, true)

@@ -12,6 +12,9 @@ use ignore::Match;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// The largest ignore file read (16 MiB): a larger one is a scanner error.
+const IGNORE_MAX_BYTES: u64 = 16 << 20;
+
 #[derive(Default)]
 pub(crate) struct DocIgnores {
     /// Per directory the walk entered (`""`: the root): its own rules, and whether it is
@@ -43,9 +46,18 @@ impl DocIgnores {
                 continue;
             }
             any = true;
-            if let Some(e) = builder.add(&file) {
-                let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
-                errors.push((shown, e.to_string()));
+            let shown = || file.strip_prefix(root).unwrap_or(&file).display().to_string();
+            // Never blocking on a FIFO or device named like an ignore file.
+            match crate::read_regular_file(&file, IGNORE_MAX_BYTES) {
+                Ok(bytes) => {
+                    let text = String::from_utf8_lossy(&bytes);
+                    for line in text.strip_prefix('\u{feff}').unwrap_or(&text).lines() {
+                        if let Err(e) = builder.add_line(Some(file.clone()), line) {
+                            errors.push((shown(), e.to_string()));
+                        }
+                    }
+                }
+                Err(e) => errors.push((shown(), format!("cannot read: {e}"))),
             }
         }
         let rules = any.then(|| builder.build()).and_then(|r| match r {
@@ -91,11 +103,13 @@ fn git_exclude(dir: &Path) -> Option<PathBuf> {
     if meta.is_dir() {
         return Some(dot_git.join("info/exclude"));
     }
-    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let small =
+        |p: &Path| crate::read_regular_file(p, 4096).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
+    let text = small(&dot_git)?;
     let gitdir = dir.join(text.strip_prefix("gitdir:")?.trim());
-    let common = match std::fs::read_to_string(gitdir.join("commondir")) {
-        Ok(c) => gitdir.join(c.trim()),
-        Err(_) => gitdir,
+    let common = match small(&gitdir.join("commondir")) {
+        Some(c) => gitdir.join(c.trim()),
+        None => gitdir,
     };
     Some(common.join("info/exclude"))
 }

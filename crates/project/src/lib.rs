@@ -27,7 +27,8 @@ pub use discover::{
     Inventory, Project, ProjectError, Seen, Surroundings, EXCLUDED_BY_CONFIG,
 };
 pub use read::{
-    read_source, read_source_into, stat_beneath, NotBeneath, ReadError, SourceReader, DEFAULT_MAX_FILE_BYTES,
+    read_regular_file, read_source, read_source_into, stat_beneath, NotBeneath, ReadError, SourceReader,
+    DEFAULT_MAX_FILE_BYTES,
 };
 pub use stamp::{PathState, ReadStamp, RACY_WINDOW};
 pub use transaction::{Change, Recovery, TransactionError, JOURNAL_VERSION};

@@ -35,6 +35,27 @@ impl ReadError {
 
 const O_NONBLOCK: i32 = 0o4000;
 
+/// The bytes of the regular file at `path` (a symlink followed), at most `max` of them, read
+/// without ever blocking: a FIFO, socket or device is refused (`InvalidInput`) instead of
+/// waiting on it, as the source reader does. For the files DocForge reads besides sources:
+/// `docforge.toml`, ignore files, Git's pointers, receipts.
+pub fn read_regular_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    let file = fs::OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, socket or device is never read)",
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("larger than {max} bytes")));
+    }
+    Ok(bytes)
+}
+
 /// A handle on the root for opening many files beneath it: the root directory is opened once
 /// (`O_PATH`), not once per file.
 pub struct SourceReader<'r> {

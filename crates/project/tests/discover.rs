@@ -156,6 +156,37 @@ fn symlinks_and_special_files_are_refused_and_recorded() {
     assert_eq!(read_source(root, "dangling.md", 1 << 20).unwrap_err().code(), "unreadable");
 }
 
+/// A FIFO where DocForge reads a file of its own (an ignore file, Git's pointer, the
+/// configuration) is refused, never waited on: the walk finishes with a scanner error, the
+/// configuration is an error.
+#[test]
+fn a_fifo_in_place_of_an_ignore_file_or_the_configuration_never_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write(&root, "docs/a.md", "# a\n");
+    for fifo in [".gitignore", "docs/.ignore", ".git"] {
+        assert!(std::process::Command::new("mkfifo").arg(root.join(fifo)).status().unwrap().success());
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let walked = root.clone();
+    std::thread::spawn(move || {
+        let project = Project::load(&walked).unwrap();
+        tx.send(discover(&project)).unwrap();
+    });
+    // Generous: a walk of one file; a blocked open never returns at all.
+    let inv = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the walk returned");
+    assert_eq!(status(&inv, "docs/a.md"), Some(EntryStatus::Selected));
+    let errors: Vec<&str> = inv.errors.iter().map(|(p, _)| p.as_str()).collect();
+    assert!(errors.contains(&".gitignore") && errors.contains(&"docs/.ignore"), "{:?}", inv.errors);
+    assert!(inv.errors.iter().all(|(_, m)| m.contains("not a regular file")), "{:?}", inv.errors);
+
+    assert!(std::process::Command::new("mkfifo").arg(root.join("docforge.toml")).status().unwrap().success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(Project::load(&root).map(|_| ()).map_err(|e| e.to_string())).unwrap());
+    let err = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the load returned").unwrap_err();
+    assert!(err.contains("is not a regular file"), "{err}");
+}
+
 #[test]
 fn oversized_files_are_refused_without_reading() {
     let dir = tempfile::tempdir().unwrap();

@@ -94,7 +94,8 @@ fn stamp_of(path: &Path) -> String {
 /// configuration) and a long-lived process must be restarted to bind again.
 pub(crate) fn binding_stamp(root: &Path) -> String {
     let exe = std::env::current_exe().map(|p| stamp_of(&p)).unwrap_or_default();
-    let config = std::fs::read(root.join(docforge_project::CONFIG_FILE)).unwrap_or_default();
+    let config = docforge_project::read_regular_file(&root.join(docforge_project::CONFIG_FILE), 1 << 24)
+        .unwrap_or_else(|e| e.to_string().into_bytes());
     let engine = docforge_db::ENGINE_VERSION;
     hex::encode(Sha256::digest(format!("{engine}\n{exe}\n{}", hex::encode(Sha256::digest(&config)))))
 }

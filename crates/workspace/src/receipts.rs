@@ -133,7 +133,7 @@ pub fn read_verified_bytes<R: HashBound>(
     if before.len() > R::MAX_FILE_BYTES {
         return Err(ReceiptStatus::new(Unverified, "the receipt is larger than any receipt DocForge writes"));
     }
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = docforge_project::read_regular_file(path, R::MAX_FILE_BYTES) else {
         return Err(ReceiptStatus::new(Unverified, "the receipt could not be read"));
     };
     match std::fs::symlink_metadata(path) {
