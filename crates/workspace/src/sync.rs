@@ -347,7 +347,7 @@ impl Workspace {
         identity: &str,
     ) -> Result<Option<Generation>, WorkspaceError> {
         let path = self.settings.index_path.clone();
-        if !path.is_file() {
+        if !path.is_file() || state_dirs_are_real(&self.project.root, &path).is_err() {
             return Ok(None);
         }
         let Ok(index) = Index::open_read_only(&path) else { return Ok(None) };
@@ -462,6 +462,9 @@ impl Workspace {
             }
             None => None,
         };
+        if reuse.is_none() {
+            state_dirs_are_real(&self.project.root, &path)?;
+        }
         let mut writer = match reuse {
             Some(w) => w,
             None => match Index::open(&path) {
@@ -667,4 +670,20 @@ fn precision_of(index: &Index) -> String {
 /// The stamp of the index file (`None`: there is none).
 fn index_file_stamp(path: &Path) -> Option<docforge_project::FileStamp> {
     std::fs::symlink_metadata(path).ok().map(|m| docforge_project::FileStamp::of(&m))
+}
+
+/// Every directory between the project root and the index file is a real directory, or
+/// absent (then created as one): DocForge writes its state through no symlink, and a
+/// symlinked `.docforge` would put the index and its receipts outside the project.
+fn state_dirs_are_real(root: &Path, index: &Path) -> Result<(), WorkspaceError> {
+    let Some(rel) = index.parent().and_then(|d| d.strip_prefix(root).ok()) else { return Ok(()) };
+    let mut at = root.to_path_buf();
+    for part in rel.components() {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            let why = "is a symlink: DocForge writes its state through no symlink (remove it)";
+            return Err(IndexError::Io { path: at, source: std::io::Error::other(why) }.into());
+        }
+    }
+    Ok(())
 }

@@ -172,6 +172,19 @@ fn a_refused_file_keeps_the_index_current_until_it_changes() {
     assert!(third.index().search("small", 5).unwrap().iter().any(|h| h.id == "docs/big"));
 }
 
+/// DocForge writes its state through no symlink: a `.docforge` that is a symlink (to a
+/// directory elsewhere) is refused, and nothing is written where it points.
+#[test]
+fn a_symlinked_state_directory_is_refused_and_nothing_is_written_through_it() {
+    let dir = project("");
+    let root = dir.path();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), root.join(".docforge")).unwrap();
+    let err = bind(root, Options::default()).ensure_current(false).unwrap_err();
+    assert!(err.to_string().contains(".docforge: is a symlink"), "{err}");
+    assert_eq!(fs::read_dir(elsewhere.path()).unwrap().count(), 0, "nothing written through it");
+}
+
 /// A restricted process never writes the project's index: `--no-ast` binds an index of its
 /// own, and the project's keeps its precision, inode and bytes.
 #[test]
