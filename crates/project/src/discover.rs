@@ -228,6 +228,9 @@ pub struct Entry {
 pub struct Inventory {
     pub entries: Vec<Entry>,
     pub errors: Vec<(String, String)>,
+    /// The entries that are symlinks (read through their target), sorted: a write to the
+    /// target changes them too, though no event names them.
+    pub symlinks: Vec<String>,
     /// What around the walked files decides how the go command reads them.
     pub surroundings: Surroundings,
 }
@@ -309,6 +312,24 @@ impl Inventory {
                 return None;
             }
             updates.push((i, FileStamp::of(&m)));
+        }
+        // A symlink read through its target changes with it, and no event names it: each is
+        // stat'ed through the link (anything but a regular file inside the root: walk).
+        for rel in &self.symlinks {
+            let Some(&i) = at.get(rel.as_str()) else { continue };
+            if self.entries[i].status != EntryStatus::Selected {
+                continue;
+            }
+            let target = fs::canonicalize(project.root.join(rel)).ok()?;
+            let m =
+                fs::metadata(&target).ok().filter(|m| target.starts_with(&project.root) && m.is_file())?;
+            if m.len() > project.config.limits.max_file_bytes {
+                return None;
+            }
+            let stamp = FileStamp::of(&m);
+            if self.entries[i].stamp != Some(stamp) {
+                updates.push((i, stamp));
+            }
         }
         let mut rels = Vec::with_capacity(updates.len());
         for (i, stamp) in updates {
@@ -410,16 +431,19 @@ fn go_ignored_dir(rel: &str) -> bool {
 pub fn discover(project: &Project) -> Inventory {
     let mut entries = Vec::new();
     let mut links = Vec::new();
-    let errors = walk(project, None, |e| entries.push(e), &mut |seen| {
-        if let Seen::Link(rel) = seen {
-            links.push(rel.to_string());
-        }
+    let mut symlinks = Vec::new();
+    let errors = walk(project, None, |e| entries.push(e), &mut |seen| match seen {
+        Seen::Link(rel) => links.push(rel.to_string()),
+        Seen::Symlink(rel) => symlinks.push(rel.to_string()),
+        _ => {}
     });
     entries.sort_by(|a, b| a.rel.cmp(&b.rel));
     links.sort();
+    symlinks.sort();
     Inventory {
         entries,
         errors,
+        symlinks,
         surroundings: Surroundings { links, enclosing: enclosing_go_files(project) },
     }
 }

@@ -143,7 +143,7 @@ fn walk_listing(project: &Project) -> (Inventory, Option<Vec<String>>) {
     dirs.sort();
     vouchable &= errors.is_empty()
         && entries.iter().all(|e| e.stamp.is_some() || !matches!(e.status, EntryStatus::Refused(_)));
-    let inventory = Inventory { entries, errors, surroundings: Default::default() };
+    let inventory = Inventory { entries, errors, symlinks: Vec::new(), surroundings: Default::default() };
     (inventory, vouchable.then_some(dirs))
 }
 

@@ -18,7 +18,12 @@ impl crate::Workspace {
         let Ok(Some(span)) = NodeSpan::from_attrs(&node.attrs) else { return Ok(None) };
         let Some(loc) = &node.location else { return Ok(None) };
         let project = self.project();
-        let changed = || SourceChanged { path: loc.path.clone() };
+        // The index does not hold these bytes although the watcher may have seen nothing (a
+        // write through a hard link outside the project): the next call walks the tree.
+        let changed = || {
+            self.walk_next.store(true, std::sync::atomic::Ordering::Relaxed);
+            SourceChanged { path: loc.path.clone() }
+        };
         let bytes =
             docforge_project::read_source(&project.root, &loc.path, project.config.limits.max_file_bytes)
                 .map_err(|_| changed())?;

@@ -117,6 +117,9 @@ pub struct Workspace {
     inventory: Option<Inventory>,
     /// Full index statistics, computed once per generation when asked for.
     stats: Option<(u64, Arc<docforge_index::Stats>)>,
+    /// A read found a source unlike the index although the watcher saw nothing (a write
+    /// through a hard link outside the project, say): the next call walks the whole tree.
+    pub(crate) walk_next: std::sync::atomic::AtomicBool,
 }
 
 impl Workspace {
@@ -157,6 +160,7 @@ impl Workspace {
             warm_pending: None,
             inventory: None,
             stats: None,
+            walk_next: Default::default(),
         })
     }
 
@@ -234,6 +238,13 @@ impl Workspace {
     pub fn ensure_current(&mut self, force_walk: bool) -> Result<Synced, WorkspaceError> {
         if binding_stamp(&self.project.root) != self.stamp {
             return Err(WorkspaceError::BindingChanged);
+        }
+        let force_walk = force_walk || self.walk_next.swap(false, std::sync::atomic::Ordering::Relaxed);
+        // The root directory itself was removed or moved (the project replaced by a copy):
+        // its watches follow the old tree; watch the new one (the first call walks).
+        if self.watcher.as_ref().is_some_and(|w| w.root_lost()) {
+            let derived = self.project.config.derived_dirs();
+            self.watcher = Watcher::start(&self.project.root, &derived).ok();
         }
         // An application another process left unfinished (it was killed) is finished or
         // undone first; a live one is waited for (the recovery takes its lock).

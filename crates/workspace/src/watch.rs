@@ -26,6 +26,12 @@ pub struct Watcher {
     unknown: bool,
     /// A watch could not be added: the watcher proves nothing.
     broken: bool,
+    /// The root directory's watch, and whether it is gone (the root removed or moved).
+    root: Option<WatchDescriptor>,
+    root_lost: bool,
+    /// Watches on Git's `info` directories: their `exclude` file decides which documents
+    /// are sources, though the VCS directory is otherwise not watched.
+    git_info: std::collections::HashSet<WatchDescriptor>,
     buf: Vec<u8>,
 }
 
@@ -60,10 +66,21 @@ impl Watcher {
             touched: BTreeSet::new(),
             unknown: true,
             broken: false,
+            root: None,
+            root_lost: false,
+            git_info: Default::default(),
             buf: vec![0; 64 * 1024],
         };
         w.watch_tree(root);
+        w.root = w.dirs.iter().find(|(_, d)| d.as_path() == root).map(|(wd, _)| wd.clone());
+        w.broken |= w.root.is_none();
         Ok(w)
+    }
+
+    /// The root directory was removed or moved since the watcher started: it watches a tree
+    /// that is no longer the project (and proves nothing); a new one must be started.
+    pub fn root_lost(&self) -> bool {
+        self.root_lost
     }
 
     fn watch_tree(&mut self, dir: &Path) {
@@ -84,8 +101,16 @@ impl Watcher {
             };
             for entry in rd.flatten() {
                 // Symlinked directories are not followed (the walk refuses or records them).
-                if entry.file_type().is_ok_and(|t| t.is_dir()) && !skipped(&self.derived, &entry.path()) {
+                if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    continue;
+                }
+                if !skipped(&self.derived, &entry.path()) {
                     stack.push(entry.path());
+                } else if entry.file_name() == ".git" {
+                    // Only its `info/exclude` is a source of rules; absent, nothing to watch.
+                    if let Ok(wd) = self.ino.watches().add(entry.path().join("info"), mask()) {
+                        self.git_info.insert(wd);
+                    }
                 }
             }
         }
@@ -106,6 +131,18 @@ impl Watcher {
             let mut any = false;
             for ev in events {
                 any = true;
+                if self.git_info.contains(&ev.wd) {
+                    if ev.name.is_some_and(|n| n == "exclude") {
+                        // Which documents are sources may have changed: walk.
+                        (self.dirty, self.unknown) = (true, true);
+                    }
+                    continue;
+                }
+                if Some(&ev.wd) == self.root.as_ref()
+                    && ev.mask.intersects(EventMask::IGNORED | EventMask::DELETE_SELF | EventMask::MOVE_SELF)
+                {
+                    (self.root_lost, self.broken) = (true, true);
+                }
                 // The entries of the VCS directory and of derived directories (the state
                 // directory is created by the first publication) are not sources.
                 if let (Some(dir), Some(name)) = (self.dirs.get(&ev.wd), ev.name) {
@@ -196,5 +233,41 @@ mod tests {
         assert!(w.quiet(), "a derived directory (a view output) is not watched");
         std::fs::write(dir.path().join("site/notes.md"), "# a source beside it").unwrap();
         assert!(!w.quiet(), "its parent still is");
+    }
+
+    #[test]
+    fn gits_exclude_file_is_watched_and_the_rest_of_git_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git/info")).unwrap();
+        std::fs::create_dir_all(dir.path().join(".git/objects")).unwrap();
+        let mut w = Watcher::start(dir.path(), &[]).unwrap();
+        w.rearm();
+        std::fs::write(dir.path().join(".git/objects/x"), "x").unwrap();
+        std::fs::write(dir.path().join(".git/info/other"), "x").unwrap();
+        assert!(w.quiet(), "Git's own files are not sources");
+        std::fs::write(dir.path().join(".git/info/exclude"), "docs/\n").unwrap();
+        assert!(!w.quiet(), "its exclude file decides which documents are sources");
+        assert!(w.touched().is_none(), "a change of rules needs a walk");
+    }
+
+    #[test]
+    fn a_removed_or_moved_root_is_lost() {
+        for how in ["remove", "move"] {
+            let parent = tempfile::tempdir().unwrap();
+            let root = parent.path().join("project");
+            std::fs::create_dir(&root).unwrap();
+            let mut w = Watcher::start(&root, &[]).unwrap();
+            w.rearm();
+            assert!(w.quiet() && !w.root_lost());
+            match how {
+                "remove" => std::fs::remove_dir(&root).unwrap(),
+                _ => std::fs::rename(&root, parent.path().join("moved")).unwrap(),
+            }
+            std::fs::create_dir(&root).unwrap();
+            assert!(!w.quiet(), "{how}");
+            assert!(w.root_lost(), "{how}: it watches a tree that is no longer the project");
+            w.rearm();
+            assert!(!w.quiet(), "{how}: and proves nothing from then on");
+        }
     }
 }

@@ -185,6 +185,53 @@ fn a_symlinked_state_directory_is_refused_and_nothing_is_written_through_it() {
     assert_eq!(fs::read_dir(elsewhere.path()).unwrap().count(), 0, "nothing written through it");
 }
 
+/// With the change watcher on, what no event names is still seen: a symlink read through a
+/// target that changed, a project root replaced by a copy, a write through a hard link
+/// outside the project (found by a read of the node's bytes, after which the next call walks).
+#[test]
+fn the_watcher_hides_no_change() {
+    let found = |ws: &mut Workspace, word: &str| {
+        ws.ensure_current(false).unwrap();
+        ws.index().search(word, 20).unwrap().into_iter().map(|h| h.id).collect::<Vec<_>>()
+    };
+    let watched = Options { watch: true, ..Default::default() };
+
+    // A symlink inside the root, to a document that changes.
+    let dir = project("");
+    let root = dir.path();
+    std::os::unix::fs::symlink("b.md", root.join("docs/alias.md")).unwrap();
+    let mut ws = bind(root, watched.clone());
+    assert!(found(&mut ws, "text").contains(&"docs/alias".to_string()));
+    write(root, "docs/b.md", "# B\n\nzanzibar\n");
+    let hits = found(&mut ws, "zanzibar");
+    assert!(hits.contains(&"docs/b".to_string()) && hits.contains(&"docs/alias".to_string()), "{hits:?}");
+    drop(ws);
+
+    // The root replaced by a copy: edits to the new tree are seen, call after call.
+    let parent = tempfile::tempdir().unwrap();
+    let root = parent.path().join("p");
+    std::process::Command::new("cp").arg("-r").arg(dir.path()).arg(&root).status().unwrap();
+    let mut ws = bind(&root, watched.clone());
+    found(&mut ws, "zanzibar");
+    std::fs::rename(&root, parent.path().join("old")).unwrap();
+    std::process::Command::new("cp").arg("-r").arg(parent.path().join("old")).arg(&root).status().unwrap();
+    for (i, word) in ["quokka", "numbat", "bilby"].iter().enumerate() {
+        write(&root, "docs/b.md", &format!("# B\n\n{word}\n"));
+        assert!(found(&mut ws, word).contains(&"docs/b".to_string()), "edit {i} after the copy");
+    }
+    drop(ws);
+
+    // A write through a hard link outside the project.
+    let mut ws = bind(&root, watched);
+    found(&mut ws, "bilby");
+    let outside = parent.path().join("link.md");
+    std::fs::hard_link(root.join("docs/b.md"), &outside).unwrap();
+    std::fs::write(&outside, "# B\n\nwombat\n").unwrap();
+    let node = ws.index().node("docs/b").unwrap().unwrap().node;
+    assert!(ws.node_source(&node).is_err(), "its bytes are not the index's");
+    assert!(found(&mut ws, "wombat").contains(&"docs/b".to_string()), "the next call walked");
+}
+
 /// A restricted process never writes the project's index: `--no-ast` binds an index of its
 /// own, and the project's keeps its precision, inode and bytes.
 #[test]
