@@ -307,7 +307,25 @@ def test_validate_project_reports_every_claim(shop):
             assert r["claims"] == len(r["items"]) > 0
             assert sum(r["outcomes"].values()) == r["claims"]
             assert all(i["result"]["schema_version"] == "gograph.validation.v1" for i in r["items"])
+            assert r["returned"] == r["claims"] and r["truncated"] is False and r["truncation"] is None
+            rank = {"fail": 0, "cannot_evaluate": 1, "pass": 2}
+            outcomes = [rank[i["outcome"]] for i in r["items"]]
+            assert outcomes == sorted(outcomes) and outcomes[0] == 0, "what fails comes first"
     run(go())
+
+    # A response too small for every claim's full result: the first ones that fit, saying so.
+    cfg = shop / "docforge.toml"
+    cfg.write_text(cfg.read_text() + "\n[limits]\nmax_response_bytes = 9000\n")
+
+    async def small():
+        async with session(shop) as s:
+            err, c, _ = await call(s, "docforge_validate_project")
+            assert not err, c.get("error")
+            r = c["result"]
+            assert 1 <= r["returned"] == len(r["items"]) < r["claims"], r["returned"]
+            assert r["truncated"] is True and r["truncation"] == "response_limit"
+            assert r["items"][0]["outcome"] == "fail"
+    run(small())
 
 
 def test_no_ast_binding_forbids_logic_and_names_the_excluded_operations(shop):

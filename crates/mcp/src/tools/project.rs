@@ -243,27 +243,53 @@ pub fn validate_project(call: &mut Call<'_>, a: Value) -> Result<Value, ToolErro
     for r in &v.results {
         *counts.entry(r.outcome().as_str()).or_default() += 1;
     }
-    let items: Vec<Value> = v
-        .claims
-        .iter()
-        .zip(&v.results)
-        .take(cap)
-        .map(|(c, r)| {
-            json!({
-                "document": c.document,
-                "location": { "path": c.location.path, "line": c.location.line },
-                "predicate": c.predicate, "subject": c.subject, "object": c.object,
-                "outcome": r.outcome().as_str(),
-                "reason": r.evaluation.reason.as_str(),
-                "result": serde_json::to_value(r).unwrap_or(Value::Null),
-            })
-        })
-        .collect();
-    Ok(json!({
+    // What needs attention first: the claims that fail, then those that cannot be evaluated,
+    // then those that pass, each in document order.
+    let mut order: Vec<usize> = (0..v.claims.len()).collect();
+    order.sort_by_key(|&i| match v.results[i].outcome().as_str() {
+        "fail" => 0,
+        "cannot_evaluate" => 1,
+        _ => 2,
+    });
+    let mut out = json!({
         "claims": v.claims.len(),
         "outcomes": counts,
-        "items": items,
-        "truncated": v.claims.len() > cap,
+        "items": [],
+        "returned": 0,
+        "truncated": false,
+        "truncation": null,
         "warnings": v.warnings,
-    }))
+    });
+    // Items while they fit the response (each carries its full result), at most `cap`.
+    let room = call.budget.saturating_sub(out.to_string().len() + 64);
+    let (mut items, mut used) = (Vec::new(), 0);
+    for &i in order.iter().take(cap) {
+        let (c, r) = (&v.claims[i], &v.results[i]);
+        let item = json!({
+            "document": c.document,
+            "location": { "path": c.location.path, "line": c.location.line },
+            "predicate": c.predicate, "subject": c.subject, "object": c.object,
+            "outcome": r.outcome().as_str(),
+            "reason": r.evaluation.reason.as_str(),
+            "result": serde_json::to_value(r).unwrap_or(Value::Null),
+        });
+        let size = item.to_string().len() + 1;
+        if used + size > room {
+            break;
+        }
+        used += size;
+        items.push(item);
+    }
+    let truncation = if items.len() == v.claims.len() {
+        Value::Null
+    } else if items.len() == cap {
+        json!("result_limit")
+    } else {
+        json!("response_limit")
+    };
+    out["returned"] = json!(items.len());
+    out["truncated"] = json!(items.len() < v.claims.len());
+    out["truncation"] = truncation;
+    out["items"] = Value::Array(items);
+    Ok(out)
 }

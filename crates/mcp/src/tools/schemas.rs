@@ -314,8 +314,12 @@ pub struct ClaimResult {
 pub struct ValidateProject {
     pub claims: u64,
     pub outcomes: std::collections::BTreeMap<String, u64>,
+    /// Failing claims first, then those that cannot be evaluated, then passing ones.
     pub items: Vec<ClaimResult>,
+    pub returned: u64,
     pub truncated: bool,
+    /// `result_limit` (max_results) or `response_limit` (the response size), when truncated.
+    pub truncation: Nullable<String>,
     pub warnings: Vec<Value>,
 }
 
