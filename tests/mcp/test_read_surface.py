@@ -152,6 +152,8 @@ def test_bad_arguments_are_structured_errors(shop):
                 ("docforge_get_node", {"node_id": "arch.storage", "extra": 1}, "invalid_arguments"),
                 ("docforge_get_node", {}, "invalid_arguments"),
                 ("docforge_get_node", {"node_id": "ARCH.STORAGE"}, "node_not_found"),
+                ("docforge_get_context", {"node_id": "x" * 5000}, "invalid_arguments"),
+                ("docforge_get_task_context", {"task": "change", "description": "x", "focus_node_id": "x" * 5000}, "invalid_arguments"),
                 ("docforge_search", {"query": ""}, "invalid_arguments"),
                 ("docforge_dependencies", {"node_id": "arch.storage", "depth": 9}, "invalid_arguments"),
                 ("docforge_filter_nodes", {}, "invalid_arguments"),

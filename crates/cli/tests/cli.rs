@@ -264,6 +264,10 @@ fn node_not_found_is_exit_1_and_suggests_the_closest_ids() {
         let err = one_line_error(&run(dir.path(), &["node", typed]), 1);
         assert!(err.contains(&format!("closest: {want:?}")), "{typed}: {err}");
     }
+    // A near last element is no licence for a far ID: `storage` is not near `Repositry`.
+    let err = one_line_error(&run(dir.path(), &["node", "go:example.com/shop/storage::Repositry"]), 1);
+    assert!(err.contains(r#"closest: "go:example.com/shop/storage::Repository""#), "{err}");
+    assert!(!err.contains("arch.storage"), "{err}");
 }
 
 #[test]

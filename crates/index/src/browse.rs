@@ -80,6 +80,9 @@ fn like_escape(s: &str) -> String {
     out
 }
 
+/// The longest ID (in characters) [`Index::closest_ids`] suggests for.
+pub const CLOSEST_MAX_CHARS: usize = 256;
+
 impl Index {
     /// Nodes matching `filter`, ordered by ID, starting after `after` (exclusive), at most
     /// `limit`. Returns one row per distinct ID (IDs declared twice are reported as diagnostics).
@@ -272,9 +275,13 @@ impl Index {
     /// same ID in another case, then by edit distance of the whole ID or of its last element
     /// (a name typed for its ID: `OrderService` for `go:…/service::OrderService`), among the
     /// IDs in another case, those sharing the longest prefix with it (a typo or a cut near the
-    /// end) and the search hits for it and its last element. None is more than half the ID's
-    /// length of edits away (farther ones mislead).
+    /// end) and the search hits for it and its last element. Each is within half the length of
+    /// edits of the ID, or its last element of the last element (farther ones mislead). An ID
+    /// longer than [`CLOSEST_MAX_CHARS`] gets none: no one typed it.
     pub fn closest_ids(&self, id: &str, n: usize) -> Result<Vec<String>, IndexError> {
+        if id.chars().count() > CLOSEST_MAX_CHARS {
+            return Ok(Vec::new());
+        }
         let mut candidates = self.ids_ignoring_case(id, 3)?;
         let chars: Vec<(usize, char)> = id.char_indices().collect();
         for keep in (chars.len().div_ceil(2)..=chars.len()).rev() {
@@ -291,13 +298,16 @@ impl Index {
         for query in [id, last.as_str()] {
             candidates.extend(self.search(query, 30)?.into_iter().map(|h| h.id));
         }
+        let (id_len, last_len) = (id.chars().count(), last.chars().count());
         let mut ranked: Vec<(bool, usize, String)> = candidates
             .into_iter()
-            .map(|c| {
-                let distance = strsim::levenshtein(id, &c).min(strsim::levenshtein(&last, &tail(&c)));
-                (!c.eq_ignore_ascii_case(id), distance, c)
+            .filter_map(|c| {
+                let other_case = !c.eq_ignore_ascii_case(id);
+                let whole = strsim::levenshtein(id, &c);
+                let end = strsim::levenshtein(&last, &tail(&c));
+                let near = !other_case || whole <= id_len / 2 || end <= last_len / 2;
+                near.then(|| (other_case, whole.min(end), c))
             })
-            .filter(|(other_case, distance, _)| !*other_case || *distance <= id.chars().count() / 2)
             .collect();
         ranked.sort();
         ranked.dedup();

@@ -91,6 +91,7 @@ pub fn cut_text(item: &mut Value, key: &str, id: &str, text: &str, max: usize) {
 
 pub fn get_context(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError> {
     let a: ContextArgs = args(a)?;
+    super::graph::check_id(&a.node_id)?;
     let (page_size, clamped) = limit(a.limit, call.max_results())?;
     let cap = call.max_results() as usize;
     let index = call.engine.index();

@@ -26,7 +26,7 @@ pub(crate) fn not_found(index: &docforge_index::Index, id: &str) -> ToolError {
         .details(json!({ "closest": closest }))
 }
 
-fn check_id(id: &str) -> Result<(), ToolError> {
+pub(crate) fn check_id(id: &str) -> Result<(), ToolError> {
     if id.is_empty() || id.len() > 4096 || id.chars().any(char::is_control) {
         return Err(ToolError::invalid("node_id must be 1..4096 bytes without control characters"));
     }

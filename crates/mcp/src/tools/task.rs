@@ -191,6 +191,7 @@ fn build(
     let precision = facts.precision;
     let focus: Vec<String> = match &a.focus_node_id {
         Some(id) => {
+            super::graph::check_id(id)?;
             if !index.has_node(id).map_err(index_err)? {
                 return Err(super::graph::not_found(index, id));
             }
