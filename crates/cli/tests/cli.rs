@@ -399,6 +399,11 @@ fn an_unreadable_file_does_not_keep_the_index_stale() {
     assert!(String::from_utf8_lossy(&again.stdout).contains("is up to date"), "{again:?}");
     let read = user(&["search", "alpha"]);
     assert!(read.status.success() && read.stderr.is_empty(), "{}", String::from_utf8_lossy(&read.stderr));
+    if as_root {
+        // A reader allowed what the publisher was not finds the refusal no longer stands.
+        let err = String::from_utf8(run(root, &["search", "alpha"]).stderr).unwrap();
+        assert!(err.contains("the index is older than the sources"), "{err}");
+    }
 
     fs::set_permissions(root.join("secret.md"), fs::Permissions::from_mode(0o644)).unwrap();
     let fixed = user(&["index"]);

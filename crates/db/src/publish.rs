@@ -577,6 +577,13 @@ pub fn holds(project: &docforge_project::Project, rel: &str, sha256: &str) -> bo
         .is_ok_and(|bytes| crate::sha256_hex(&bytes) == sha256)
 }
 
+/// Whether reading the source `rel` of `project` now fails with the refusal `code` it was
+/// recorded with.
+fn refused_again(project: &docforge_project::Project, rel: &str, code: &str) -> bool {
+    let limit = project.config.limits.max_file_bytes;
+    docforge_project::read_source(&project.root, rel, limit).is_err_and(|e| e.code() == code)
+}
+
 /// Whether the published generation was derived from exactly the sources `inventory` saw
 /// (same engine version and [`DERIVATION`], same `docforge.toml`, every file with the size,
 /// times and inode recorded), whatever its policy and precision: the cheap identity a read
@@ -611,11 +618,13 @@ pub fn published_sources_current(
                     && record.mtime_ns == stamp.mtime_ns
                     && record.ctime_ns == stamp.ctime_ns
                     && record.ino == stamp.ino
-                    // A refused file has no content to compare: its stamp stands for the
-                    // refusal (a permission fixed moves the status-change time).
-                    && (!record.racy
-                        || record.status.starts_with("refused:")
-                        || holds(project, &e.rel, &record.sha256))
+                    && match record.status.strip_prefix("refused:") {
+                        // No content to compare: tried again, it must fail the same way (a
+                        // passing I/O error, or a reader allowed what the publisher was not,
+                        // reads it now).
+                        Some(code) => refused_again(project, &e.rel, code),
+                        None => !record.racy || holds(project, &e.rel, &record.sha256),
+                    }
             }
             (docforge_project::EntryStatus::Selected, None) => false,
             (status, _) => record.status == status.label(),
