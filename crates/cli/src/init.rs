@@ -50,8 +50,11 @@ pub fn init(root: &Path) -> Result<(), String> {
     let existing = match std::fs::symlink_metadata(&ignore) {
         Ok(m) if !m.is_file() => return Err(format!("{} is not a regular file; refused", ignore.display())),
         Ok(_) => docforge_project::read_regular_file(&ignore, 1 << 24)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .map_err(|e| format!("{}: {e}", ignore.display()))?,
+            .map_err(|e| format!("{}: {e}", ignore.display()))
+            .and_then(|b| {
+                String::from_utf8(b)
+                    .map_err(|_| format!("{} is not UTF-8; refused (nothing written)", ignore.display()))
+            })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("{}: {e}", ignore.display())),
     };

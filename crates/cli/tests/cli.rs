@@ -512,6 +512,13 @@ fn init_writes_a_commented_config_and_the_ignore_entries_and_never_overwrites() 
     let err = one_line_error(&run(linked.path(), &["init"]), 1);
     assert!(err.contains("docforge.toml is a symlink; refused"), "{err}");
     assert_eq!(fs::read_to_string(outside.path().join("ignore")).unwrap(), "keep\n");
+    // A .gitignore that is not UTF-8 is refused, its bytes kept (never rewritten lossily).
+    let latin = tempfile::tempdir().unwrap();
+    fs::write(latin.path().join(".gitignore"), b"caf\xe9/\n").unwrap();
+    let err = one_line_error(&run(latin.path(), &["init"]), 1);
+    assert!(err.contains(".gitignore is not UTF-8; refused (nothing written)"), "{err}");
+    assert_eq!(fs::read(latin.path().join(".gitignore")).unwrap(), b"caf\xe9/\n");
+    assert!(!latin.path().join("docforge.toml").exists());
 }
 
 #[test]

@@ -50,10 +50,17 @@ impl DocIgnores {
             // Never blocking on a FIFO or device named like an ignore file.
             match crate::read_regular_file(&file, IGNORE_MAX_BYTES) {
                 Ok(bytes) => {
-                    let text = String::from_utf8_lossy(&bytes);
-                    for line in text.strip_prefix('\u{feff}').unwrap_or(&text).lines() {
-                        if let Err(e) = builder.add_line(Some(file.clone()), line) {
-                            errors.push((shown(), e.to_string()));
+                    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
+                    // Line by line, as the ignore crate reads a file: a line that is not UTF-8
+                    // or not a valid pattern is an error naming it, and is left out.
+                    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
+                        let line = line.strip_suffix(b"\r").unwrap_or(line);
+                        let added =
+                            std::str::from_utf8(line).map_err(|_| "not UTF-8".to_string()).and_then(|l| {
+                                builder.add_line(Some(file.clone()), l).map(drop).map_err(|e| e.to_string())
+                            });
+                        if let Err(e) = added {
+                            errors.push((shown(), format!("line {}: {e}", n + 1)));
                         }
                     }
                 }

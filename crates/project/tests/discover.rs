@@ -187,6 +187,21 @@ fn a_fifo_in_place_of_an_ignore_file_or_the_configuration_never_blocks() {
     assert!(err.contains("is not a regular file"), "{err}");
 }
 
+/// An ignore file is read line by line: a line that is not UTF-8 is an error naming it and is
+/// left out; the other lines still apply.
+#[test]
+fn an_ignore_file_line_that_is_not_utf8_is_an_error_and_the_rest_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "keep.md", "# keep\n");
+    write(root, "drafts/d.md", "# draft\n");
+    fs::write(root.join(".gitignore"), b"\xef\xbb\xbf# rules\r\nbad\xff\ndrafts/\r\n").unwrap();
+    let inv = discover(&Project::load(root).unwrap());
+    assert_eq!(status(&inv, "keep.md"), Some(EntryStatus::Selected));
+    assert_eq!(status(&inv, "drafts/d.md"), None, "the valid rule applies (CRLF, after a BOM)");
+    assert_eq!(inv.errors, [(".gitignore".to_string(), "line 2: not UTF-8".to_string())]);
+}
+
 #[test]
 fn oversized_files_are_refused_without_reading() {
     let dir = tempfile::tempdir().unwrap();

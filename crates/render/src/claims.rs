@@ -217,7 +217,9 @@ impl Claims {
         };
         claims.input = Some(used.unwrap_or_else(|| match std::fs::symlink_metadata(&path) {
             Ok(m) if m.is_file() => {
-                input(docforge_project::FileStamp::of(&m), &std::fs::read(&path).unwrap_or_default())
+                let max = <ClaimsReceipt as docforge_workspace::HashBound>::MAX_FILE_BYTES;
+                let bytes = docforge_project::read_regular_file(&path, max);
+                input(docforge_project::FileStamp::of(&m), &bytes.unwrap_or_default())
             }
             _ => crate::receipt::InputFile {
                 path: rel.clone(),

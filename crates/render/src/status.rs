@@ -399,7 +399,7 @@ pub fn deep_status(
     for p in paths {
         let disk = stat_confined(root, &format!("{output}/{p}"), &mut dirs, false)
             .ok()
-            .and_then(|_| std::fs::read(root.join(&output).join(p)).ok())
+            .and_then(|_| docforge_project::read_regular_file(&root.join(&output).join(p), u64::MAX).ok())
             .map(|b| hex::encode(Sha256::digest(b)));
         let ours = now.get(p);
         if ours.is_none() || receipt.get(p) != ours || disk.as_ref() != ours {
