@@ -320,13 +320,7 @@ impl Inventory {
             if self.entries[i].status != EntryStatus::Selected {
                 continue;
             }
-            let target = fs::canonicalize(project.root.join(rel)).ok()?;
-            let m =
-                fs::metadata(&target).ok().filter(|m| target.starts_with(&project.root) && m.is_file())?;
-            if m.len() > project.config.limits.max_file_bytes {
-                return None;
-            }
-            let stamp = FileStamp::of(&m);
+            let stamp = symlink_stamp(project, rel)?;
             if self.entries[i].stamp != Some(stamp) {
                 updates.push((i, stamp));
             }
@@ -338,6 +332,28 @@ impl Inventory {
         }
         Some(rels)
     }
+}
+
+impl Inventory {
+    /// Whether a selected symlink's target changed since the walk (or is no longer a regular
+    /// file inside the root): a target where no watch is (`.git`, a derived directory) moves
+    /// without an event.
+    pub fn symlinks_moved(&self, project: &Project) -> bool {
+        self.symlinks.iter().any(|rel| {
+            self.entries
+                .iter()
+                .find(|e| &e.rel == rel)
+                .is_some_and(|e| e.status == EntryStatus::Selected && symlink_stamp(project, rel) != e.stamp)
+        })
+    }
+}
+
+/// The stamp of the regular file inside the root that the symlink `rel` leads to, within
+/// the size limit.
+fn symlink_stamp(project: &Project, rel: &str) -> Option<FileStamp> {
+    let target = fs::canonicalize(project.root.join(rel)).ok()?;
+    let m = fs::metadata(&target).ok().filter(|m| target.starts_with(&project.root) && m.is_file())?;
+    (m.len() <= project.config.limits.max_file_bytes).then(|| FileStamp::of(&m))
 }
 
 struct Selection {

@@ -104,7 +104,7 @@ impl DocIgnores {
 
 /// Git's `info/exclude` for a directory holding a `.git` (a directory, or a worktree's
 /// `gitdir:` file, whose exclude file lives in the common directory).
-fn git_exclude(dir: &Path) -> Option<PathBuf> {
+pub fn git_exclude(dir: &Path) -> Option<PathBuf> {
     let dot_git = dir.join(".git");
     let meta = std::fs::symlink_metadata(&dot_git).ok()?;
     if meta.is_dir() {

@@ -10,6 +10,7 @@
 mod config;
 mod discover;
 mod ignores;
+pub use ignores::git_exclude;
 mod read;
 mod stamp;
 mod transaction;

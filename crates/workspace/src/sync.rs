@@ -239,10 +239,10 @@ impl Workspace {
         if binding_stamp(&self.project.root) != self.stamp {
             return Err(WorkspaceError::BindingChanged);
         }
-        let force_walk = force_walk || self.walk_next.swap(false, std::sync::atomic::Ordering::Relaxed);
-        // The root directory itself was removed or moved (the project replaced by a copy):
-        // its watches follow the old tree; watch the new one (the first call walks).
-        if self.watcher.as_ref().is_some_and(|w| w.root_lost()) {
+        // The root directory is no longer the one watched (removed, moved, the project
+        // replaced by a copy): its watches follow the old tree; watch the new one (the first
+        // call walks).
+        if self.watcher.as_mut().is_some_and(|w| w.root_lost()) {
             let derived = self.project.config.derived_dirs();
             self.watcher = Watcher::start(&self.project.root, &derived).ok();
         }
@@ -250,6 +250,7 @@ impl Workspace {
         // undone first; a live one is waited for (the recovery takes its lock).
         docforge_project::recover_application(&self.project.root)
             .map_err(|e| WorkspaceError::Recovery(e.to_string()))?;
+        let force_walk = force_walk || self.walk_next.swap(false, std::sync::atomic::Ordering::Relaxed);
         let mut stats = SyncStats::default();
         let index_stamp = index_file_stamp(self.index_path());
         let index_id = index_stamp.map(|s| (s.dev, s.ino));
@@ -274,7 +275,8 @@ impl Workspace {
             });
         }
         if let (Some(cur), false) = (&self.current, force_walk) {
-            let quiet = self.watcher.as_mut().is_some_and(|w| w.quiet());
+            let quiet = self.watcher.as_mut().is_some_and(|w| w.quiet())
+                && !self.inventory.as_ref().is_some_and(|inv| inv.symlinks_moved(&self.project));
             if quiet
                 && same_generation
                 && !cur.cheap_identity.is_empty()
@@ -423,6 +425,8 @@ impl Workspace {
         identity: String,
         stats: &mut SyncStats,
     ) -> Result<(), WorkspaceError> {
+        // Before any analysis: the state is never written through a symlink.
+        state_dirs_are_real(&self.project.root, &self.settings.index_path)?;
         let analysis = Instant::now();
         self.warm_pending = None;
         self.adopted_racy.clear();
@@ -473,9 +477,6 @@ impl Workspace {
             }
             None => None,
         };
-        if reuse.is_none() {
-            state_dirs_are_real(&self.project.root, &path)?;
-        }
         let mut writer = match reuse {
             Some(w) => w,
             None => match Index::open(&path) {

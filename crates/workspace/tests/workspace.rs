@@ -205,6 +205,13 @@ fn the_watcher_hides_no_change() {
     write(root, "docs/b.md", "# B\n\nzanzibar\n");
     let hits = found(&mut ws, "zanzibar");
     assert!(hits.contains(&"docs/b".to_string()) && hits.contains(&"docs/alias".to_string()), "{hits:?}");
+    // A symlink to a file where no watch is (Git's directory): its change has no event.
+    std::fs::create_dir(root.join(".git")).unwrap();
+    write(root, ".git/notes.md", "# Notes\n\nfirst\n");
+    std::os::unix::fs::symlink("../.git/notes.md", root.join("docs/notes.md")).unwrap();
+    assert!(found(&mut ws, "first").contains(&"docs/notes".to_string()));
+    write(root, ".git/notes.md", "# Notes\n\nsecond\n");
+    assert!(found(&mut ws, "second").contains(&"docs/notes".to_string()), "seen without an event");
     drop(ws);
 
     // The root replaced by a copy: edits to the new tree are seen, call after call.
