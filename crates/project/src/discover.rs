@@ -339,11 +339,13 @@ impl Inventory {
     /// file inside the root): a target where no watch is (`.git`, a derived directory) moves
     /// without an event.
     pub fn symlinks_moved(&self, project: &Project) -> bool {
+        // Entries are sorted by path (as `discover` leaves them).
         self.symlinks.iter().any(|rel| {
-            self.entries
-                .iter()
-                .find(|e| &e.rel == rel)
-                .is_some_and(|e| e.status == EntryStatus::Selected && symlink_stamp(project, rel) != e.stamp)
+            let at = self.entries.binary_search_by(|e| e.rel.as_str().cmp(rel));
+            at.is_ok_and(|i| {
+                let e = &self.entries[i];
+                e.status == EntryStatus::Selected && symlink_stamp(project, rel) != e.stamp
+            })
         })
     }
 }
