@@ -237,6 +237,10 @@ enum Command {
         /// Only the view with this ID (as declared in docforge.toml).
         #[arg(long, value_name = "ID")]
         view: Option<String>,
+        /// Render nothing: print each view's state (current, stale, missing, unverified,
+        /// unsafe) and why, from its receipt.
+        #[arg(long)]
+        status: bool,
         #[command(flatten)]
         json: Json,
     },
@@ -528,9 +532,13 @@ fn main() -> ExitCode {
                         commands::diagnostics(dir, binding.no_ast, severity.as_deref(), &code, json.json)
                     }),
                 ),
-                Command::Render { root, view, json } => {
-                    (root, Box::new(move |dir| render::render(dir, view.as_deref(), json.json)))
-                }
+                Command::Render { root, view, status, json } => (
+                    root,
+                    Box::new(move |dir| match status {
+                        true => render::status(dir, view.as_deref(), json.json),
+                        false => render::render(dir, view.as_deref(), json.json),
+                    }),
+                ),
                 Command::Logic { root, id, json } => {
                     (root, Box::new(move |dir| commands::logic(dir, &id, json.json)))
                 }

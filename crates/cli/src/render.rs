@@ -10,10 +10,11 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
 
-pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String> {
-    let started = Instant::now();
-    let mut workspace = Workspace::bind(root, Options::default()).map_err(|e| e.to_string())?;
-    let project = workspace.project().clone();
+/// The declared views `only` names (all without it), or why none is.
+fn selected<'p>(
+    project: &'p docforge_project::Project,
+    only: Option<&str>,
+) -> Result<Vec<&'p docforge_project::View>, String> {
     let views: Vec<&docforge_project::View> = match only {
         None => project.config.views.iter().collect(),
         Some(id) => match project.config.views.iter().find(|v| v.id == id) {
@@ -37,6 +38,39 @@ pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String>
                 .into(),
         );
     }
+    Ok(views)
+}
+
+/// `docforge render --status`: each view's receipt state and why, as the cheap status reads
+/// it (the receipt, the output's and sources' stamps; nothing is rendered, synchronised or
+/// written).
+pub fn status(root: &Path, only: Option<&str>, json: bool) -> Result<(), String> {
+    let project = docforge_project::Project::load(root).map_err(|e| e.to_string())?;
+    let statuses: Vec<docforge_render::ViewStatus> =
+        selected(&project, only)?.into_iter().map(|v| docforge_render::status(&project, v)).collect();
+    if json {
+        print_json(&json!({
+            "schema_version": "docforge.render_status.v1",
+            "views": statuses.iter().map(|s| json!({
+                "id": s.view_id,
+                "state": s.state.as_str(),
+                "reason": s.reason,
+                "receipt": docforge_render::receipt::receipt_rel(&s.view_id),
+            })).collect::<Vec<_>>(),
+        }));
+    } else {
+        for s in &statuses {
+            outln!("{}\t{}\t{}", s.view_id, s.state.as_str(), s.reason);
+        }
+    }
+    Ok(())
+}
+
+pub fn render(root: &Path, only: Option<&str>, json: bool) -> Result<(), String> {
+    let started = Instant::now();
+    let mut workspace = Workspace::bind(root, Options::default()).map_err(|e| e.to_string())?;
+    let project = workspace.project().clone();
+    let views = selected(&project, only)?;
     // Synchronise first, as `docforge index` does: pages are rendered from a current index.
     let progress = crate::progress::Progress::new(!json && std::io::stderr().is_terminal());
     let counters = workspace.progress();

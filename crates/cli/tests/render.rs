@@ -95,6 +95,35 @@ fn render_writes_the_declared_outputs_and_state_only() {
     assert_eq!(again, after, "a second render gives the same files");
 }
 
+/// `docforge render --status` says each view's state and why, and writes nothing: the
+/// command-line side of `docforge_render_status`.
+#[test]
+fn render_status_reports_each_view_and_writes_nothing() {
+    let dir = shop();
+    let root = dir.path();
+    let states = |args: &[&str]| -> Vec<(String, String)> {
+        let before = tree(root);
+        let out = run(root, &[&["render", "--status", "--json"][..], args].concat());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(tree(root), before, "nothing written");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["schema_version"], "docforge.render_status.v1");
+        let views = doc["views"].as_array().unwrap().iter();
+        views.map(|v| (v["id"].as_str().unwrap().into(), v["state"].as_str().unwrap().into())).collect()
+    };
+    let pair = |id: &str, state: &str| (id.to_string(), state.to_string());
+    assert_eq!(states(&[]), [pair("architecture", "unverified"), pair("pages", "unverified")]);
+    assert!(run(root, &["render"]).status.success());
+    assert_eq!(states(&[]), [pair("architecture", "current"), pair("pages", "current")]);
+    let notes = root.join("docs/notes.md");
+    fs::write(&notes, fs::read_to_string(&notes).unwrap() + "\nMore.\n").unwrap();
+    assert_eq!(states(&["--view", "pages"]), [pair("pages", "stale")]);
+    let text = String::from_utf8(run(root, &["render", "--status", "--view", "pages"]).stdout).unwrap();
+    assert!(text.starts_with("pages\tstale\tdocs/notes.md changed since the render"), "{text}");
+    let err = one_line_error(&run(root, &["render", "--status", "--view", "nope"]), 1);
+    assert!(err.contains("declared: architecture, pages"), "{err}");
+}
+
 /// An output spelled `./site//a/` is the directory `site/a`, rendered into and replaced there.
 #[test]
 fn an_output_spelled_with_dot_and_slashes_is_its_directory() {
