@@ -18,6 +18,8 @@ pub struct Index {
     /// A staged build's first publish with at least this many edges writes them on a second
     /// thread (`split.rs`); tests lower it.
     pub(crate) side_min_edges: usize,
+    /// A publication numbers its generation after this one at least ([`Index::number_after`]).
+    pub(crate) generation_floor: u64,
 }
 
 impl std::fmt::Debug for Index {
@@ -61,7 +63,15 @@ impl Index {
     }
 
     fn new(conn: Connection, path: PathBuf, read_only: bool, staged: Option<Staged>) -> Index {
-        Index { conn, path, read_only, hook: None, staged, side_min_edges: crate::split::SIDE_MIN_EDGES }
+        Index {
+            conn,
+            path,
+            read_only,
+            hook: None,
+            staged,
+            side_min_edges: crate::split::SIDE_MIN_EDGES,
+            generation_floor: 0,
+        }
     }
 
     /// Replace a staged build file that holds part of a generation with a fresh one (best

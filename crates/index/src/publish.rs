@@ -48,12 +48,21 @@ impl Index {
         })
     }
 
+    /// Number the next full publication's generation after `generation` at least (it is
+    /// `max(stored, generation) + 1`): a binding that served generations of an index since
+    /// deleted or replaced keeps its revisions increasing, so one number never names two
+    /// graphs for its clients. A delta is numbered after its base, as always.
+    pub fn number_after(&mut self, generation: u64) {
+        self.generation_floor = generation;
+    }
+
     /// Publish a validated batch in one transaction on this thread.
     pub(crate) fn publish_here(&mut self, batch: &Batch) -> Result<PublishReport, IndexError> {
         let path = self.path.clone();
+        let floor = self.generation_floor;
         let mut hook = self.hook.take();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(&path)?;
-        let result = write(&tx, &path, batch, &mut hook, None);
+        let result = write(&tx, &path, batch, &mut hook, None, floor);
         self.hook = hook;
         match result? {
             Some(report) => {
@@ -187,6 +196,7 @@ pub(crate) fn write(
     batch: &Batch,
     hook: &mut Option<crate::PublishHook>,
     side_edges: Option<&[Option<(i64, i64)>]>,
+    floor: u64,
 ) -> Result<Option<PublishReport>, IndexError> {
     let meta = read_meta(tx, path)?;
     let generation: u64 = read_generation(tx, path)?;
@@ -206,7 +216,7 @@ pub(crate) fn write(
     if is_noop(&plan, generation, &meta, &batch.source_fingerprint, &batch.meta) {
         return Ok(None);
     }
-    let next = generation + 1;
+    let next = generation.max(floor) + 1;
     let report = apply(tx, path, &plan, next, hook, side_edges)?;
     let digest = graph_digest(&batch.owners);
     write_meta(tx, path, &batch.source_fingerprint, &batch.meta, &meta, next, &digest)?;

@@ -98,6 +98,7 @@ fn run<T: Send, R>(
     side_path.push("-edges");
     let side_path = std::path::PathBuf::from(side_path);
     let cancel = AtomicBool::new(false);
+    let floor = index.generation_floor;
     let mut hook = index.hook.take();
     std::thread::scope(|s| {
         // The side database is handed over as soon as it is written; the job runs after.
@@ -124,7 +125,7 @@ fn run<T: Send, R>(
                     detail: "a new index's build file already holds owners or edges".to_string(),
                 });
             }
-            let report = write(&tx, &path, batch, &mut hook, Some(&ranges))?;
+            let report = write(&tx, &path, batch, &mut hook, Some(&ranges), floor)?;
             if report.is_some() {
                 tx.commit().ctx(&path)?;
             }
@@ -376,6 +377,20 @@ mod tests {
         aside.integrity_check().unwrap();
         let salted = (0..320).filter(|i| i % 11 != 3 && i % 4 == 0).count();
         assert_eq!(aside.search("x", 1000).unwrap().len(), 3 * salted);
+    }
+
+    #[test]
+    fn a_new_index_numbers_its_first_generation_after_the_floor_on_either_path() {
+        for side_min_edges in [1, usize::MAX] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut index = new_index(dir.path(), side_min_edges);
+            index.number_after(7);
+            let first = batch((0..300).map(|i| owner(i, "")), "fp1");
+            assert_eq!(index.publish(first).unwrap().generation, 8, "{side_min_edges}");
+            assert_eq!(index.publication().unwrap().unwrap().generation, 8);
+            let second = batch((0..300).map(|i| owner(i, "y")), "fp2");
+            assert_eq!(index.publish(second).unwrap().generation, 9, "then one by one");
+        }
     }
 
     #[test]

@@ -120,6 +120,9 @@ pub struct Workspace {
     /// A read found a source unlike the index although the watcher saw nothing (a write
     /// through a hard link outside the project, say): the next call walks the whole tree.
     pub(crate) walk_next: std::sync::atomic::AtomicBool,
+    /// The highest generation this binding served: a new index file (the old one deleted or
+    /// replaced) numbers its generations after it, so one revision never names two graphs.
+    revision_floor: u64,
 }
 
 impl Workspace {
@@ -161,6 +164,7 @@ impl Workspace {
             inventory: None,
             stats: None,
             walk_next: Default::default(),
+            revision_floor: 0,
         })
     }
 
@@ -383,6 +387,7 @@ impl Workspace {
         self.index_opened_on = file_identity(&path);
         self.index = Some(index);
         self.index_stamp = index_file_stamp(&path);
+        self.revision_floor = self.revision_floor.max(generation.revision);
         self.current = Some(generation.clone());
         self.warm_pending = Some(inv.clone());
         Ok(Some(generation))
@@ -494,6 +499,7 @@ impl Workspace {
             // A generation another process published from the same sources is adopted.
             let _ = host.adopt_publication(&writer);
         }
+        writer.number_after(self.revision_floor);
         let report = match host.publish(&mut writer) {
             // A file found corrupt only now (overwritten under the connections): built anew.
             Err(docforge_db::PublishError::Index(e @ IndexError::Corrupt { .. })) => {
@@ -501,6 +507,7 @@ impl Workspace {
                 self.stats = None;
                 drop(writer);
                 writer = Index::recreate(&path)?;
+                writer.number_after(self.revision_floor);
                 host.forget_publication();
                 host.publish(&mut writer)
             }
@@ -510,6 +517,7 @@ impl Workspace {
             docforge_db::PublishError::Cancelled => WorkspaceError::Cancelled,
             docforge_db::PublishError::Index(e) => e.into(),
         })?;
+        self.revision_floor = self.revision_floor.max(report.generation);
         stats.owners_written = report.owners_written + report.owners_deleted;
         stats.publish = Some(report);
         let on_disk = file_identity(&path);
@@ -535,6 +543,7 @@ impl Workspace {
                 detail: "no committed generation after publishing".into(),
             })
         })?;
+        self.revision_floor = self.revision_floor.max(publication.generation);
         self.current = Some(Generation::of(&publication, precision_of(&index), &identity));
         self.index = Some(index);
         self.index_stamp = index_file_stamp(&path);

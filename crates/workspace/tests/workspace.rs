@@ -239,6 +239,24 @@ fn the_watcher_hides_no_change() {
     assert!(found(&mut ws, "wombat").contains(&"docs/b".to_string()), "the next call walked");
 }
 
+/// A binding's revisions only increase: after its index is deleted (or replaced by an older
+/// one) the next publication is numbered after the highest it served, so one revision never
+/// names two graphs for the same client.
+#[test]
+fn revisions_never_go_back_when_the_index_is_deleted() {
+    let dir = project("");
+    let root = dir.path();
+    let mut ws = bind(root, Options::default());
+    assert_eq!(ws.ensure_current(false).unwrap().generation.revision, 1);
+    write(root, "docs/b.md", "# B\n\nOne edit.\n");
+    assert_eq!(ws.ensure_current(false).unwrap().generation.revision, 2);
+    fs::remove_dir_all(root.join(".docforge")).unwrap();
+    write(root, "docs/b.md", "# B\n\nAnother edit.\n");
+    let synced = ws.ensure_current(false).unwrap();
+    assert_eq!((synced.staleness, synced.generation.revision), (Staleness::Rebuilt, 3));
+    assert!(ws.index().search("another", 5).unwrap().iter().any(|h| h.id == "docs/b"));
+}
+
 /// A restricted process never writes the project's index: `--no-ast` binds an index of its
 /// own, and the project's keeps its precision, inode and bytes.
 #[test]
