@@ -63,8 +63,17 @@ def test_apply_a_multi_file_changeset(shop):
         async with session(shop, "--capability-mode", "application", *APPLIER) as s:
             tools = {t.name: t for t in (await s.list_tools()).tools}
             assert tools["docforge_apply_changeset"].annotations.readOnlyHint is False
+            assert tools["docforge_apply_changeset"].annotations.destructiveHint is True, "it overwrites documents"
+            assert "docforge_apply_changeset" in s.init_result.instructions
             r = result((await call(s, "docforge_get_contract"))[1])
             assert r["capabilities"]["application_access"]["enabled"] is True
+            codes = {e["code"] for e in r["error_codes"]}
+            for code in ["changeset_hash_mismatch", "changeset_not_ready", "changeset_already_applied",
+                         "proposal_writer_not_allowed", "canonical_applier_required", "applier_mismatch",
+                         "application_failed", "application_verification_failed"]:
+                assert code in codes, code
+            boot = result((await call(s, "docforge_bootstrap"))[1])
+            assert boot["session_contract"]["application_tools"] == ["docforge_apply_changeset"]
             assert "canonical_application" not in r["effective_policy"]["excluded_operations"]
             cs = result((await call(s, "docforge_register_changes", {"title": "four files", "operations": OPS}))[1])
             assert cs["status"] == "ready"

@@ -26,6 +26,11 @@ const PROPOSAL_INSTRUCTIONS: &str = " Proposals: docforge_register_changes store
 edits below the changeset root (never in the documents themselves); check it with docforge_validate_changeset \
 and docforge_get_changeset_diff.";
 
+const APPLICATION_INSTRUCTIONS: &str =
+    " Exception: docforge_apply_changeset is registered on this binding: it \
+writes a ready changeset, reviewed by its exact hash, into the documents, as docforge.toml's [application] \
+applier. Apply only what a person asked to apply.";
+
 const NO_AST_INSTRUCTIONS: &str = " This binding runs under --no-ast: do not add Python AST, Tree-sitter, \
 compiler-AST or function-Logic extraction; docforge_get_logic answers adapter_policy_forbids_logic.";
 
@@ -74,7 +79,8 @@ fn tool(spec: &ToolSpec) -> Tool {
     let input = (spec.input_schema)();
     let annotations = ToolAnnotations::new()
         .read_only(!spec.mutates)
-        .destructive(false)
+        // Only the application overwrites and deletes documents.
+        .destructive(spec.name == "docforge_apply_changeset")
         .idempotent(!spec.mutates)
         .open_world(false);
     Tool::new(spec.name, spec.description, Arc::new(input.as_object().cloned().unwrap_or_default()))
@@ -90,6 +96,9 @@ impl Handler {
         }
         if self.server.opts.proposal_writer.is_some() && self.server.opts.proposal_surface() {
             s.push_str(PROPOSAL_INSTRUCTIONS);
+        }
+        if self.server.opts.application_bound {
+            s.push_str(APPLICATION_INSTRUCTIONS);
         }
         s
     }

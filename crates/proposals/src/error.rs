@@ -75,4 +75,16 @@ pub const CODES: &[(&str, &str)] = &[
     ("store_error", "the changeset store cannot be read or written"),
     ("unknown_view", "no view with this ID is declared in docforge.toml"),
     ("preview_failed", "the view could not be rendered over the changeset's projected sources"),
+    // Canonical application (docforge_apply_changeset).
+    ("changeset_hash_mismatch", "the changeset's hash is not the one reviewed: read it again"),
+    ("changeset_not_ready", "only a ready changeset (validated, no errors) is applied"),
+    ("changeset_already_applied", "the changeset was applied already: never apply again"),
+    ("proposal_writer_not_allowed", "its proposal writer is not one [application] accepts"),
+    (
+        "canonical_applier_required",
+        "docforge.toml declares no [application] applier, or the server is not bound to it",
+    ),
+    ("applier_mismatch", "the applier given is not the one [application] declares"),
+    ("application_failed", "the application could not be written; nothing was changed"),
+    ("application_verification_failed", "the written files did not verify; the application was undone"),
 ];

@@ -64,10 +64,21 @@ fn session_contract(opts: &crate::Options) -> Value {
             "Proposals never change canonical files: a changeset is applied by a separate, explicitly enabled gate.",
         ]);
     }
+    let application: Vec<&str> = if opts.application_bound {
+        super::APPLICATION_SPECS.iter().map(|s| s.name).collect()
+    } else {
+        vec![]
+    };
+    if opts.application_bound {
+        workflow.push(
+            "This binding is that gate: docforge_apply_changeset writes a ready changeset, by its exact reviewed hash, into the documents. Apply only what a person asked to apply.",
+        );
+    }
     json!({
         "version": 1,
         "read_tools": read,
         "proposal_tools": proposal,
+        "application_tools": application,
         "first_operation": "docforge_search or docforge_filter_nodes to find exact node IDs, then docforge_get_node / docforge_get_context",
         "workflow": workflow,
         "proposal_writer": opts.proposal_writer,
