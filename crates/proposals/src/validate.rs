@@ -64,6 +64,15 @@ pub fn validate(graph: &BaseGraph<'_>, p: &Projection) -> Result<Vec<Issue>, Pro
     for (path, f) in &parsed {
         let Some(after) = &f.after else { continue };
         new_diagnostics(path, f.before.as_deref(), after, &mut issues);
+        // A document whose ID the change replaces in place (a body or front matter with
+        // another `id`): nothing that names the old ID follows it.
+        if let Some(before) = f.before.as_ref().filter(|b| b.id != after.id) {
+            let message = format!(
+                "the document's ID would change from {:?} to {:?}: links, relations and references to {:?} would not follow",
+                before.id, after.id, before.id
+            );
+            issues.push(Issue::error("document_id_changed", message).node(&before.id).at(*path));
+        }
         // IDs the projection defines twice, or that another (untouched) file already holds.
         for id in ids(after) {
             if defined[&id].len() > 1 {

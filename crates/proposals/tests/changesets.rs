@@ -318,6 +318,25 @@ fn validation_finds_broken_links_unknown_targets_and_bad_front_matter() {
     };
     abandon(&mut s, &cs);
 
+    // An update whose body gives the document another ID: an error, not a silent rename.
+    let cs = s
+        .register(vec![json!({"op": "node_update", "node_id": "docs/notes", "body": "+++\nid = \"brand.new\"\n+++\n# New\n"})])
+        .unwrap();
+    let changed: Vec<&str> = cs
+        .validation
+        .iter()
+        .filter(|i| i.code == "document_id_changed")
+        .map(|i| i.message.as_str())
+        .collect();
+    assert_eq!(
+        changed,
+        ["the document's ID would change from \"docs/notes\" to \"brand.new\": links, relations and references to \"docs/notes\" would not follow"],
+        "{:?}",
+        cs.validation
+    );
+    assert_eq!(cs.status, docforge_proposals::Status::Draft);
+    abandon(&mut s, &cs);
+
     // A relation to nothing, a link to nothing and a front-matter value of the wrong type.
     let cs = s
         .register(vec![
