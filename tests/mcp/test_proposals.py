@@ -202,6 +202,11 @@ def test_refusal_codes(shop):
             for name, args, code in cases:
                 err, c, _ = await call(s, name, args)
                 assert err and error(c)["code"] == code, (name, args, c)
+            # An operation that cannot be read names itself, as every refused operation does.
+            for bad in [{"op": "node_rename", "node_id": "glossary"}, {"op": "node_create", "node_id": "x.z", "title": "X"}]:
+                ops = [UPDATE_STORAGE, bad]
+                err, c, _ = await call(s, "docforge_register_changes", {"title": "t", "operations": ops})
+                assert err and error(c)["code"] == "invalid_arguments" and error(c)["details"] == {"operation": 1}, c
             err, c, _ = await call(s, "docforge_register_changes", {"title": "t", "operations": [{"op": "node_update", "node_id": "arch.storage", "title": "x"}]})
             assert error(c)["details"]["conflicting_changeset_id"] == first["changeset_id"]
         async with session(shop, "--proposal-writer", "agent-2") as s:

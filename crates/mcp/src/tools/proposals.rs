@@ -271,7 +271,9 @@ pub fn register_changes(call: &mut Call<'_>, a: Value) -> Result<Value, ToolErro
         .into_iter()
         .enumerate()
         .map(|(i, v)| {
-            Operation::from_json(v).map_err(|e| ToolError::invalid(format!("operations[{i}]: {e}")))
+            Operation::from_json(v).map_err(|e| {
+                ToolError::invalid(format!("operations[{i}]: {e}")).details(json!({ "operation": i }))
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     preflight(call, "registered")?;
