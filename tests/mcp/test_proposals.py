@@ -198,6 +198,9 @@ def test_refusal_codes(shop):
                 ("docforge_register_changes", {"title": "t", "operations": [{"op": "node_create", "node_id": "x.y", "path": ".docforge/x.md", "title": "X"}]}, "path_not_allowed"),
                 ("docforge_register_changes", {"title": "t", "operations": [{"op": "relationship_update", "node_id": "arch.storage", "add": [{"relation": "depends_on", "target": "glossary"}]}]}, "conflict"),
                 ("docforge_get_changeset", {"changeset_id": "cs-00000000000000000000"}, "changeset_not_found"),
+                ("docforge_register_changes", {"title": "t", "operations": [{"op": "node_update", "node_id": "glossary", "title": "a\nb"}]}, "invalid_arguments"),
+                ("docforge_register_changes", {"title": "t", "operations": [{"op": "node_update", "node_id": "glossary", "title": ""}]}, "invalid_arguments"),
+                ("docforge_register_changes", {"title": "t", "operations": [{"op": "node_create", "node_id": "x.h", "path": "docs/h.md", "title": "Foo ##"}]}, "invalid_arguments"),
             ]
             for name, args, code in cases:
                 err, c, _ = await call(s, name, args)

@@ -258,18 +258,26 @@ pub fn set_heading(bytes: &[u8], facts: &DocFacts, index: usize, title: &str) ->
         .filter(|_| docforge_docs::heading_id(title).is_none())
         .map(|id| format!(" {{#{id}}}"))
         .unwrap_or_default();
-    let title = one_line(title)?;
+    let title = check_title(title)?;
     let line = format!("{} {title}{keep_id}{}", "#".repeat(section.level as usize), newline(bytes));
     Ok(splice(bytes, heading.range(), line.as_bytes()))
 }
 
-fn one_line(title: &str) -> Result<&str, String> {
+/// A node's new title, trimmed: one line, not empty, and not ending in a space and `#`s
+/// (Markdown reads those as a heading's closing sequence: `# Foo ##` is titled `Foo`).
+pub fn check_title(title: &str) -> Result<&str, String> {
     let t = title.trim();
     if t.is_empty() {
         return Err("the title is empty".into());
     }
     if t.contains(['\n', '\r']) {
         return Err("the title must be one line".into());
+    }
+    let open = t.trim_end_matches('#');
+    if open.len() < t.len() && (open.is_empty() || open.ends_with([' ', '\t'])) {
+        return Err(format!(
+            "the title {t:?} ends in `#`s that Markdown reads as the heading's closing sequence"
+        ));
     }
     Ok(t)
 }
@@ -328,7 +336,7 @@ pub fn set_document_title(
     format: Format,
     title: &str,
 ) -> Result<Vec<u8>, String> {
-    let title = one_line(title)?;
+    let title = check_title(title)?;
     let has_key = |bytes: &[u8]| -> bool {
         let text = match format {
             Format::Toml => Some(&bytes[bom_len(bytes)..]),
@@ -355,7 +363,7 @@ pub fn new_document(
     fields: &Map<String, Value>,
     relations: &BTreeMap<String, Vec<String>>,
 ) -> Result<Vec<u8>, String> {
-    let title = one_line(title)?;
+    let title = check_title(title)?;
     let mut doc = DocumentMut::new();
     doc["id"] = toml_edit::value(node_id);
     // The keys documents conventionally start with, in their usual order, then the others.
@@ -453,6 +461,28 @@ mod tests {
         );
         let whole = set_body(text.as_bytes(), &f, None, "# Fresh\n\nAll new.").unwrap();
         assert_eq!(String::from_utf8(whole).unwrap(), "+++\nid = \"a\"\n+++\n# Fresh\n\nAll new.\n");
+    }
+
+    #[test]
+    fn a_title_is_one_line_and_reads_back_as_written() {
+        for (title, ok) in [
+            ("Foo", Some("Foo")),
+            ("  Foo  ", Some("Foo")),
+            ("C#", Some("C#")),
+            ("F# and C#", Some("F# and C#")),
+            ("Foo ##", None),
+            ("Foo\t#", None),
+            ("###", None),
+            ("", None),
+            ("a\nb", None),
+        ] {
+            assert_eq!(check_title(title).ok(), ok, "{title:?}");
+        }
+        for title in ["C#", "F# and C#"] {
+            let bytes = new_document("n.t", title, None, &Map::new(), &BTreeMap::new()).unwrap();
+            let f = docforge_docs::parse_markdown_bytes("docs/t.md", &bytes);
+            assert_eq!(f.node.title, title, "the index reads the title written");
+        }
     }
 
     #[test]

@@ -310,6 +310,9 @@ impl Projector<'_, '_> {
                         "node_update needs at least one of title, body, fields",
                     ));
                 }
+                if let Some(title) = &u.title {
+                    edit::check_title(title).map_err(ProposalError::invalid)?;
+                }
                 let mut bytes = bytes;
                 if let Some(fields) = &u.fields {
                     if let Place::Section(_) = place {
