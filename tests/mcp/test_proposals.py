@@ -223,6 +223,24 @@ def test_refusal_codes(shop):
     run(go())
 
 
+def test_a_record_that_cannot_be_read_is_listed_as_such_never_hidden(shop):
+    async def go():
+        async with session(shop, *WRITER) as s:
+            first = result((await call(s, "docforge_register_changes", {"title": "first", "operations": [UPDATE_STORAGE]}))[1])
+            bad = shop / ".docforge" / "changesets" / "cs-99999999999999999999"
+            bad.mkdir()
+            (bad / "changeset.json").write_text("{ not json")
+            r = result((await call(s, "docforge_list_changesets", {"history": True}))[1])
+            assert [i["changeset_id"] for i in r["items"]] == [first["changeset_id"]]
+            assert [u["changeset_id"] for u in r["unreadable"]] == ["cs-99999999999999999999"], r
+            assert r["unreadable"][0]["message"]
+    run(go())
+    out = subprocess.run([str(BIN), "--project-root", str(shop), "changeset", "list", "--json"], capture_output=True)
+    doc = json.loads(out.stdout)
+    assert [u["changeset_id"] for u in doc["unreadable"]] == ["cs-99999999999999999999"], doc
+    assert b"cs-99999999999999999999 cannot be read" in out.stderr
+
+
 def test_a_canonical_edit_makes_a_changeset_stale_rebase_moves_it_then_refuses_to_merge_prose(shop):
     service = shop / "docs" / "arch" / "service.md"
 

@@ -138,9 +138,22 @@ pub fn run(root: &Path, command: &ChangesetCommand, json: bool) -> Result<bool, 
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            let list = p.list((!statuses.is_empty()).then_some(&statuses[..]), *history).map_err(refusal)?;
+            let (list, unreadable) =
+                p.listing((!statuses.is_empty()).then_some(&statuses[..]), *history).map_err(refusal)?;
+            // Never hidden: a record that cannot be read is named on stderr (and in the JSON).
+            for (id, why) in &unreadable {
+                eprintln!("docforge: warning: changeset {id} cannot be read: {why}");
+            }
             if json {
-                print_json(&json!({ "schema_version": "docforge.changeset_list.v1", "changesets": list }));
+                let unreadable: Vec<_> = unreadable
+                    .iter()
+                    .map(|(id, why)| json!({ "changeset_id": id, "message": why }))
+                    .collect();
+                print_json(&json!({
+                    "schema_version": "docforge.changeset_list.v1",
+                    "changesets": list,
+                    "unreadable": unreadable,
+                }));
             } else if list.is_empty() {
                 outln!("no changesets");
             } else {

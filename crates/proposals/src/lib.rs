@@ -348,12 +348,23 @@ impl<'a> Proposals<'a> {
     /// Every changeset whose effective status is in `statuses` (default: draft and ready;
     /// `history` adds stale, applied and abandoned), ordered by creation then ID.
     pub fn list(&self, statuses: Option<&[Status]>, history: bool) -> Result<Vec<Summary>, ProposalError> {
+        Ok(self.listing(statuses, history)?.0)
+    }
+
+    /// [`Proposals::list`], with the records that cannot be read ([`Unreadable`]), which no
+    /// status can be given: a listing never hides them.
+    pub fn listing(
+        &self,
+        statuses: Option<&[Status]>,
+        history: bool,
+    ) -> Result<(Vec<Summary>, Unreadable), ProposalError> {
         let wanted: Vec<Status> = match (statuses, history) {
             (Some(s), _) => s.to_vec(),
             (None, true) => Status::ALL.to_vec(),
             (None, false) => vec![Status::Draft, Status::Ready],
         };
-        let all = self.store().load_all()?.changesets;
+        let loaded = self.store().load_all()?;
+        let (all, unreadable) = (loaded.changesets, loaded.unreadable);
         let mut out = Vec::new();
         for cs in all {
             let c = self.current(cs)?;
@@ -376,7 +387,7 @@ impl<'a> Proposals<'a> {
             });
         }
         out.sort_by(|a, b| (&a.created_at, &a.changeset_id).cmp(&(&b.created_at, &b.changeset_id)));
-        Ok(out)
+        Ok((out, unreadable))
     }
 
     /// Validate a stored changeset against the current graph, writing nothing.
@@ -531,3 +542,6 @@ impl<'a> Proposals<'a> {
         Ok(Abandoned { changeset: cs, receipt_path, receipt })
     }
 }
+
+/// Changeset records that cannot be read: each one's ID and why.
+pub type Unreadable = Vec<(String, String)>;

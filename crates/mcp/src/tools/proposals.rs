@@ -401,16 +401,19 @@ pub fn list_changesets(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError
         })
         .transpose()?;
     let history = a.history.unwrap_or(false);
-    let list = with(call, |p| p.list(statuses.as_deref(), history))?;
+    let (list, unreadable) = with(call, |p| p.listing(statuses.as_deref(), history))?;
+    let unreadable: Vec<Value> =
+        unreadable.iter().map(|(id, why)| json!({ "changeset_id": id, "message": why })).collect();
     let records: Vec<Value> = list.iter().map(|s| serde_json::to_value(s).expect("serialises")).collect();
     let collection = cursor::hash_json(&Value::Array(records.clone()));
     let params = json!({ "status": a.status, "history": history });
     let expect = expect(call, "docforge_list_changesets", params, "changesets", &collection);
     let (pos, _) = call.position(a.cursor.as_deref(), &expect)?;
     let start = (pos as usize).min(records.len());
-    let base = json!({ "items": [], "total": records.len(), "returned": 0, "limit_clamped": clamped })
-        .to_string()
-        .len();
+    let base =
+        json!({ "items": [], "total": records.len(), "returned": 0, "limit_clamped": clamped, "unreadable": unreadable })
+            .to_string()
+            .len();
     let end = take_fitting(&records, start, page, base, call.budget);
     Ok(json!({
         "items": records[start..end],
@@ -418,6 +421,7 @@ pub fn list_changesets(call: &mut Call<'_>, a: Value) -> Result<Value, ToolError
         "returned": end - start,
         "limit_clamped": clamped,
         "next_cursor": next_cursor(&expect, end, records.len(), ""),
+        "unreadable": unreadable,
     }))
 }
 

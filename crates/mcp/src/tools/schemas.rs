@@ -397,6 +397,14 @@ pub struct ListChangesets {
     pub returned: u64,
     pub limit_clamped: bool,
     pub next_cursor: Nullable<String>,
+    /// Records that cannot be read (no status can be given them): each changeset's ID and why.
+    pub unreadable: Vec<UnreadableChangeset>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct UnreadableChangeset {
+    pub changeset_id: String,
+    pub message: String,
 }
 
 /// A paged read of one changeset (`docforge_get_changeset`, `docforge_validate_changeset`).
