@@ -364,7 +364,9 @@ pub fn check_overlap(
             };
             return Err(ProposalError::new(
                 "conflict",
-                format!("changeset {} ({}) also touches {what}", other.changeset_id, other.status.as_str()),
+                // Not its status: the stored one may be out of date (stale is worked out
+                // from the sources, not here).
+                format!("changeset {}, still open, also touches {what}", other.changeset_id),
             )
             .detail("conflicting_changeset_id", other.changeset_id.as_str())
             .remediation("wait for it to be applied or abandoned, or change other nodes"));
