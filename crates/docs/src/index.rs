@@ -33,6 +33,12 @@ impl DocFacts {
         out
     }
 
+    /// Whether a link fragment names a part of this document as the index resolves it (a
+    /// section slug, an anchor, GitHub's `user-content-` form of either).
+    pub fn has_fragment(&self, fragment: &str) -> bool {
+        matches!(section(&self.index_entry(), Some(fragment)), Resolution::Found(_))
+    }
+
     /// This document's entry in the [`DocIndex`].
     pub fn index_entry(&self) -> DocIndexEntry {
         DocIndexEntry {

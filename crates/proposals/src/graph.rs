@@ -132,8 +132,8 @@ impl<'a> BaseGraph<'a> {
     }
 
     /// The link-resolution entry of the document `id` (path, section slugs) as the index
-    /// holds it. HTML anchors and `{#id}` names are not in the index: a link naming one is
-    /// reported by the validation as unverifiable, not as broken.
+    /// holds it. HTML anchors and `{#id}` names are not in the index: the validation reads
+    /// them from the target's own facts.
     pub fn entry_for_id(&self, id: &str) -> Result<Option<DocIndexEntry>, ProposalError> {
         let Some(node) = self.node(id)? else { return Ok(None) };
         if !matches!(node.kind.as_str(), "document" | "toml_node") {

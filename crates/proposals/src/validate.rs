@@ -302,8 +302,16 @@ fn check_link(
                     Ok(broken(format!("the section `{id}#{f}` is removed by this changeset")))
                 }
                 Some(f) => {
-                    let section = format!("{id}#{f}");
-                    Ok((!known(&section)?).then(|| unverified_fragment(destination, f)))
+                    if known(&format!("{id}#{f}"))? {
+                        return Ok(None);
+                    }
+                    // Anchors are not in the index: the target's own facts, as projected.
+                    let path =
+                        match parsed.iter().find(|(_, g)| g.after.as_ref().is_some_and(|a| &a.id == id)) {
+                            Some((p, _)) => Some(p.to_string()),
+                            None => graph.node(id)?.map(|n| n.path),
+                        };
+                    Ok(fragment_issue(graph, parsed, path.as_deref(), destination, f)?)
                 }
                 None => Ok(None),
             }
@@ -326,18 +334,46 @@ fn check_link(
                 Some(f) if removed.contains(&format!("{doc_id}#{f}")) => {
                     Ok(broken(format!("the section `{doc_id}#{f}` is removed by this changeset")))
                 }
-                Some(f) if !slugs.contains(f.as_str()) => Ok(Some(unverified_fragment(destination, f))),
+                Some(f) if !slugs.contains(f.as_str()) => {
+                    Ok(fragment_issue(graph, parsed, Some(path), destination, f)?)
+                }
                 _ => Ok(None),
             }
         }
     }
 }
 
+/// A link's fragment that names no section slug, checked as the index checks it against the
+/// target document at `path` (its projected bytes when the changeset touches it): an anchor
+/// or a `user-content-` name resolves; nothing else does, and that is the index's
+/// `broken_link` error. A target that cannot be read stays [`unverified_fragment`].
+fn fragment_issue(
+    graph: &BaseGraph<'_>,
+    parsed: &BTreeMap<&str, Parsed>,
+    path: Option<&str>,
+    destination: &str,
+    fragment: &str,
+) -> Result<Option<Issue>, ProposalError> {
+    let Some(path) = path else { return Ok(Some(unverified_fragment(destination, fragment))) };
+    let facts = match parsed.get(path) {
+        Some(p) => p.after.clone(),
+        None => graph.read(path)?.map(|bytes| graph.parse(path, &bytes)),
+    };
+    Ok(match facts {
+        Some(f) if f.has_fragment(fragment) => None,
+        Some(f) => Some(Issue::error(
+            "broken_link",
+            format!("link `{destination}`: document `{}` ({path}) has no heading `#{fragment}`", f.id),
+        )),
+        None => Some(unverified_fragment(destination, fragment)),
+    })
+}
+
 fn unverified_fragment(destination: &str, fragment: &str) -> Issue {
     Issue::warning(
         "unverified_fragment",
         format!(
-            "link `{destination}`: `#{fragment}` is no section slug of the target (HTML anchors and `{{#id}}` names are not checked here)"
+            "link `{destination}`: `#{fragment}` could not be checked (the target document cannot be read)"
         ),
     )
 }
