@@ -102,6 +102,12 @@ def test_apply_a_multi_file_changeset(shop):
             err, c, _ = await call(s, "docforge_apply_changeset", {"changeset_id": cs["changeset_id"], "changeset_sha256": cs["changeset_sha256"]})
             assert err and c["error"]["code"] == "changeset_already_applied"
             assert c["error"]["details"]["receipt"]["changeset_sha256"] == cs["changeset_sha256"]
+            # A draft is refused for what it is, before its hash is looked at.
+            draft = result((await call(s, "docforge_register_changes", {"title": "draft", "operations": [
+                {"op": "node_create", "node_id": "arch.broken", "path": "docs/arch/broken.md", "title": "B", "body": "See [[arch.nothing]]."}]}))[1])
+            assert draft["status"] == "draft"
+            err, c, _ = await call(s, "docforge_apply_changeset", {"changeset_id": draft["changeset_id"], "changeset_sha256": "0" * 64})
+            assert err and c["error"]["code"] == "changeset_not_ready", c
     run(go())
 
 

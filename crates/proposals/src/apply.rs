@@ -186,6 +186,14 @@ pub fn apply(
         }
         _ => {}
     }
+    let not_ready = || {
+        ProposalError::new("changeset_not_ready", format!("changeset {id} is a draft: it does not validate"))
+            .detail("changeset_id", id)
+    };
+    // In the documented order: its status, its hash, who proposed it, then its sources.
+    if cs.status == Status::Draft {
+        return Err(not_ready());
+    }
     if !cs.changeset_sha256.eq_ignore_ascii_case(sha256) {
         return Err(ProposalError::new(
             "changeset_hash_mismatch",
@@ -193,32 +201,6 @@ pub fn apply(
         )
         .detail("changeset_sha256", cs.changeset_sha256.as_str()));
     }
-    if let Some(stale) = p.stale_sources(&cs)?.first() {
-        return Err(ProposalError::new(
-            "changeset_stale",
-            format!("{stale} changed since the changeset's base"),
-        )
-        .detail("changeset_id", id)
-        .remediation("docforge_rebase_changeset, then review the new hash"));
-    }
-    if cs.status != Status::Ready {
-        return Err(ProposalError::new(
-            "changeset_not_ready",
-            format!("changeset {id} is a draft: it does not validate"),
-        )
-        .detail("changeset_id", id));
-    }
-    // Everything again, against the canonical base as it is now.
-    let graph = p.graph();
-    let projected = projection::project(&graph, cs.operations.clone())?;
-    if projected.changes() != cs.changes {
-        return Err(ProposalError::new(
-            "changeset_stale",
-            "on the current base the operations no longer project to the reviewed bytes",
-        )
-        .detail("changeset_id", id));
-    }
-    let issues = validate::validate(&graph, &projected)?;
     if let Some(allowed) = project.config.application.as_ref().and_then(|a| a.proposal_writers.as_ref()) {
         if !allowed.contains(&cs.writer) {
             return Err(ProposalError::new(
@@ -231,6 +213,28 @@ pub fn apply(
             .detail("proposal_writer", cs.writer.as_str()));
         }
     }
+    if let Some(stale) = p.stale_sources(&cs)?.first() {
+        return Err(ProposalError::new(
+            "changeset_stale",
+            format!("{stale} changed since the changeset's base"),
+        )
+        .detail("changeset_id", id)
+        .remediation("docforge_rebase_changeset, then review the new hash"));
+    }
+    if cs.status != Status::Ready {
+        return Err(not_ready());
+    }
+    // Everything again, against the canonical base as it is now.
+    let graph = p.graph();
+    let projected = projection::project(&graph, cs.operations.clone())?;
+    if projected.changes() != cs.changes {
+        return Err(ProposalError::new(
+            "changeset_stale",
+            "on the current base the operations no longer project to the reviewed bytes",
+        )
+        .detail("changeset_id", id));
+    }
+    let issues = validate::validate(&graph, &projected)?;
     if let Some(e) = issues.iter().find(|i| i.severity == Severity::Error) {
         return Err(ProposalError::new("validation_failed", format!("{}: {}", e.code, e.message))
             .detail("issues", serde_json::to_value(&issues).unwrap_or_default()));
