@@ -282,7 +282,9 @@ impl Index {
         if id.chars().count() > CLOSEST_MAX_CHARS {
             return Ok(Vec::new());
         }
-        let mut candidates = self.ids_ignoring_case(id, 3)?;
+        // Each candidate once (a prefix match is often a search hit too), ranked below.
+        let mut candidates: std::collections::BTreeSet<String> =
+            self.ids_ignoring_case(id, 3)?.into_iter().collect();
         let chars: Vec<(usize, char)> = id.char_indices().collect();
         for keep in (chars.len().div_ceil(2)..=chars.len()).rev() {
             let end = chars.get(keep).map_or(id.len(), |(i, _)| *i);
@@ -293,9 +295,11 @@ impl Index {
             }
         }
         // The last element of an ID: a symbol's name, a section's slug, a path's file name.
-        let tail = |s: &str| s.rsplit(['/', ':', '#', '.']).find(|p| !p.is_empty()).unwrap_or(s).to_string();
+        fn tail(s: &str) -> &str {
+            s.rsplit(['/', ':', '#', '.']).find(|p| !p.is_empty()).unwrap_or(s)
+        }
         let last = tail(id);
-        for query in [id, last.as_str()] {
+        for query in [id, last] {
             candidates.extend(self.search(query, 30)?.into_iter().map(|h| h.id));
         }
         let (id_len, last_len) = (id.chars().count(), last.chars().count());
@@ -304,13 +308,12 @@ impl Index {
             .filter_map(|c| {
                 let other_case = !c.eq_ignore_ascii_case(id);
                 let whole = strsim::levenshtein(id, &c);
-                let end = strsim::levenshtein(&last, &tail(&c));
+                let end = strsim::levenshtein(last, tail(&c));
                 let near = !other_case || whole <= id_len / 2 || end <= last_len / 2;
                 near.then(|| (other_case, whole.min(end), c))
             })
             .collect();
         ranked.sort();
-        ranked.dedup();
         Ok(ranked.into_iter().map(|(_, _, c)| c).take(n).collect())
     }
 

@@ -40,7 +40,7 @@ const O_NONBLOCK: i32 = 0o4000;
 /// waiting on it, as the source reader does. For the files DocForge reads besides sources:
 /// `docforge.toml`, ignore files, Git's pointers, receipts.
 pub fn read_regular_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    let file = fs::OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(path)?;
+    let file = open_nonblocking(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::new(
@@ -145,7 +145,12 @@ fn open_canonical(root: &Path, rel: &str) -> Result<fs::File, ReadError> {
     if !real.starts_with(root) {
         return Err(ReadError::OutsideRoot { path: rel.to_string() });
     }
-    fs::OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(&real).map_err(io)
+    open_nonblocking(&real).map_err(io)
+}
+
+/// Open `path` for reading without blocking (a FIFO with no writer does not wait).
+fn open_nonblocking(path: &Path) -> std::io::Result<fs::File> {
+    fs::OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(path)
 }
 
 /// Read `rel` under the canonical `root`. Re-checks confinement and file type at open time

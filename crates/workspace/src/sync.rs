@@ -387,8 +387,7 @@ impl Workspace {
         self.index_opened_on = file_identity(&path);
         self.index = Some(index);
         self.index_stamp = index_file_stamp(&path);
-        self.revision_floor = self.revision_floor.max(generation.revision);
-        self.current = Some(generation.clone());
+        self.serve(generation.clone());
         self.warm_pending = Some(inv.clone());
         Ok(Some(generation))
     }
@@ -517,7 +516,6 @@ impl Workspace {
             docforge_db::PublishError::Cancelled => WorkspaceError::Cancelled,
             docforge_db::PublishError::Index(e) => e.into(),
         })?;
-        self.revision_floor = self.revision_floor.max(report.generation);
         stats.owners_written = report.owners_written + report.owners_deleted;
         stats.publish = Some(report);
         let on_disk = file_identity(&path);
@@ -543,8 +541,7 @@ impl Workspace {
                 detail: "no committed generation after publishing".into(),
             })
         })?;
-        self.revision_floor = self.revision_floor.max(publication.generation);
-        self.current = Some(Generation::of(&publication, precision_of(&index), &identity));
+        self.serve(Generation::of(&publication, precision_of(&index), &identity));
         self.index = Some(index);
         self.index_stamp = index_file_stamp(&path);
         Ok(())
@@ -564,6 +561,13 @@ impl Workspace {
     /// connections (closed without a checkpoint: their log must not be copied into a file
     /// that is no longer theirs), the statistics, and the host's delta base (its next
     /// publication is full).
+    /// The generation calls read from now on (the highest served is remembered: see
+    /// `revision_floor`).
+    fn serve(&mut self, generation: Generation) {
+        self.revision_floor = self.revision_floor.max(generation.revision);
+        self.current = Some(generation);
+    }
+
     fn forget_index(&mut self) {
         self.current = None;
         if let Some(index) = self.index.take() {
@@ -697,14 +701,15 @@ fn index_file_stamp(path: &Path) -> Option<docforge_project::FileStamp> {
 /// absent (then created as one): DocForge writes its state through no symlink, and a
 /// symlinked `.docforge` would put the index and its receipts outside the project.
 fn state_dirs_are_real(root: &Path, index: &Path) -> Result<(), WorkspaceError> {
-    let Some(rel) = index.parent().and_then(|d| d.strip_prefix(root).ok()) else { return Ok(()) };
-    let mut at = root.to_path_buf();
-    for part in rel.components() {
-        at.push(part);
-        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+    let Some(rel) = index.parent().and_then(|d| d.strip_prefix(root).ok()).and_then(Path::to_str) else {
+        return Ok(());
+    };
+    match docforge_project::stat_beneath(root, rel, true, &mut Default::default()) {
+        Err(docforge_project::NotBeneath::Symlink(link)) => {
             let why = "is a symlink: DocForge writes its state through no symlink (remove it)";
-            return Err(IndexError::Io { path: at, source: std::io::Error::other(why) }.into());
+            Err(IndexError::Io { path: root.join(link), source: std::io::Error::other(why) }.into())
         }
+        // Absent directories are created as real ones; anything else the open reports.
+        _ => Ok(()),
     }
-    Ok(())
 }
